@@ -1,0 +1,37 @@
+"""spoilfive_jax: Spoil Five and its family as jit-compiled, vmapped JAX array programs."""
+
+from spoilfive_jax._src.cards import card_id as card_id
+from spoilfive_jax._src.cards import card_str as card_str
+from spoilfive_jax._src.cards import card_symbol as card_symbol
+from spoilfive_jax._src.cards import parse_cards as parse_cards
+from spoilfive_jax._src.cards import plain_order as plain_order
+from spoilfive_jax._src.cards import trump_order as trump_order
+from spoilfive_jax._src.env import SpoilFive as SpoilFive
+from spoilfive_jax._src.env import action_str as action_str
+from spoilfive_jax._src.game import CLAIM as CLAIM
+from spoilfive_jax._src.game import JINK as JINK
+from spoilfive_jax._src.game import NUM_ACTIONS as NUM_ACTIONS
+from spoilfive_jax._src.game import PASS as PASS
+from spoilfive_jax._src.game import State as State
+from spoilfive_jax._src.game import state_bytes as state_bytes
+from spoilfive_jax._src.rules import Rules as Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CLAIM",
+    "JINK",
+    "NUM_ACTIONS",
+    "PASS",
+    "Rules",
+    "SpoilFive",
+    "State",
+    "action_str",
+    "card_id",
+    "card_str",
+    "card_symbol",
+    "parse_cards",
+    "plain_order",
+    "state_bytes",
+    "trump_order",
+]
