@@ -14,24 +14,46 @@ from spoilfive_jax._src.game import NUM_ACTIONS as NUM_ACTIONS
 from spoilfive_jax._src.game import PASS as PASS
 from spoilfive_jax._src.game import State as State
 from spoilfive_jax._src.game import state_bytes as state_bytes
+from spoilfive_jax._src.policies import HEURISTIC as HEURISTIC
+from spoilfive_jax._src.policies import RANDOM as RANDOM
+from spoilfive_jax._src.rollout import RolloutResult as RolloutResult
+from spoilfive_jax._src.rollout import rollout as rollout
 from spoilfive_jax._src.rules import Rules as Rules
+from spoilfive_jax._src.scorer import HandScores as HandScores
+from spoilfive_jax._src.scorer import TournamentResult as TournamentResult
+from spoilfive_jax._src.scorer import evaluate as evaluate
+from spoilfive_jax._src.scorer import score_hands as score_hands
+from spoilfive_jax._src.session import SessionResult as SessionResult
+from spoilfive_jax._src.session import auto_reset as auto_reset
+from spoilfive_jax._src.session import play_sessions as play_sessions
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CLAIM",
+    "HEURISTIC",
     "JINK",
     "NUM_ACTIONS",
     "PASS",
+    "RANDOM",
+    "HandScores",
+    "RolloutResult",
     "Rules",
+    "SessionResult",
     "SpoilFive",
     "State",
+    "TournamentResult",
     "action_str",
+    "auto_reset",
     "card_id",
     "card_str",
     "card_symbol",
+    "evaluate",
     "parse_cards",
     "plain_order",
+    "play_sessions",
+    "rollout",
+    "score_hands",
     "state_bytes",
     "trump_order",
 ]

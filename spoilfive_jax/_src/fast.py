@@ -1,0 +1,495 @@
+"""The rollout kernel: whole hands of Spoil Five on a batch-major, strength-encoded layout.
+
+The public ``State``/``step`` (``game``) is general and pgx-shaped; rollouts need raw speed.
+This module plays the SAME rules (an equivalence test replays its choices through ``step``)
+on a layout built for XLA:CPU/GPU loops:
+
+- Batch-major: every field is a ``[B]`` vector; per-seat data is a Python list of ``[B]``
+  vectors, so each op is one vectorised elementwise loop (no [B, N, 2] broadcasts).
+- Strength encoding: once the turn-up is known, a card's position in its 64-bit set says its
+  class and strength.  Slot ``position >> 4``: 0, 1, 3 hold the three plain suits (the
+  non-trump suits in suit order), slot 2 (positions 32..45) holds the trumps; ``position & 15``
+  is the strength (``cards.TRUMP_STRENGTH`` / ``cards.PLAIN_STRENGTH``).  Following suit,
+  reneging and trick winners become constant masks and comparisons.
+- Packed status: the small per-hand integers live in one int32 word (``_F_*`` fields) and the
+  tricks of all seats in another (3 bits a seat), so a decision writes few arrays.
+- Random choices come from a counter-based hash of (seed, hand, decision): no key splitting.
+
+Positions 13, 14, 15 (never cards) stand for PASS, JINK and CLAIM in action sets.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import bits
+from .bits import Bits
+from .cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from .game import CLAIM, JINK, PASS, State, deal_positions
+from .rules import Rules
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+P_PASS, P_JINK, P_CLAIM = 13, 14, 15  # action positions of the specials
+TRUMP_SLOT = 2
+_PLAIN_SLOTS = (0, 1, 3)
+_TRUMPS_HI = np.uint32(0x3FFF)  # the trump slot, hi word bits 0..13
+_TOPS_HI = np.uint32(0x3800)  # 5, J, A♥ of trumps: strengths 13, 12, 11
+_SLOT_MASK = np.uint32(0x1FFF)
+
+
+def _build_position_tables() -> tuple[np.ndarray, np.ndarray]:
+    """POSITION[t, card] (0..63) and CARD[t, position] (-1 where empty; specials map to
+    PASS/JINK/CLAIM)."""
+    position = np.zeros((4, NUM_CARDS), np.int32)
+    card = np.full((4, 64), -1, np.int32)
+    for t in range(4):
+        plain_suits = [s for s in range(4) if s != t]
+        for c in range(NUM_CARDS):
+            if TRUMP_STRENGTH[t, c] >= 0:
+                p = 16 * TRUMP_SLOT + int(TRUMP_STRENGTH[t, c])
+            else:
+                slot = _PLAIN_SLOTS[plain_suits.index(c // 13)]
+                p = 16 * slot + int(PLAIN_STRENGTH[c])
+            position[t, c] = p
+            card[t, p] = c
+        card[t, P_PASS], card[t, P_JINK], card[t, P_CLAIM] = PASS, JINK, CLAIM
+    return position, card
+
+
+POSITION, CARD = _build_position_tables()
+_PASS_BIT = np.uint32(1 << P_PASS)
+_JINK_CLAIM_BITS = np.uint32((1 << P_JINK) | (1 << P_CLAIM))
+
+# Packed status word: (shift, bits) of each field.  Values are stored offset by +1 where they
+# can be -1 (led slot, best power, renege level).
+_F_CUR = (0, 4)  # seat to act
+_F_LEADER = (4, 4)  # seat that leads the current trick
+_F_PHASE = (8, 2)  # 0 rob, 1 play, 2 jink decision, 3 done
+_F_LED = (10, 3)  # led slot + 1 (0: nothing led yet this trick)
+_F_BEST = (13, 5)  # best power + 1 (power: plain strength 0..12, trump 16 + strength)
+_F_SEAT = (18, 4)  # seat winning the trick
+_F_LEVEL = (22, 4)  # renege level + 1
+_F_TRICK = (26, 3)  # tricks completed
+_F_JINKING = (29, 1)  # a jink was declared (the jinker is the leader)
+_F_ROBBED = (30, 1)  # the robber took the turn-up
+
+ROB, PLAY, JINK_PHASE, DONE = 0, 1, 2, 3
+
+
+def get(word: jax.Array, field: tuple[int, int]) -> jax.Array:
+    shift, width = field
+    return (word >> shift) & ((1 << width) - 1)
+
+
+def put(word: jax.Array, field: tuple[int, int], value: jax.Array) -> jax.Array:
+    shift, width = field
+    mask = ((1 << width) - 1) << shift
+    return (word & ~mask) | ((value.astype(I32) & ((1 << width) - 1)) << shift)
+
+
+class Table(NamedTuple):
+    """Per-hand constants of a batch (set at the deal, never changed): ``[B]`` vectors."""
+
+    trump: jax.Array  # int32: trump suit
+    turnup_pos: jax.Array  # int32: strength position of the turn-up
+    dealer: jax.Array  # int32
+    robber: jax.Array  # int32: -1 if nobody may rob
+    carried: jax.Array  # int32: chips carried in
+
+
+class Hands(NamedTuple):
+    """The mutable part of a batch of hands (the rollout loop's carry)."""
+
+    lo: list[jax.Array]  # N x uint32[B]: hand of each seat, strength positions 0..31
+    hi: list[jax.Array]  # N x uint32[B]: positions 32..63
+    status: jax.Array  # int32[B]: packed ``_F_*`` fields
+    tricks: jax.Array  # int32[B]: 3 bits of tricks won per seat
+    played_trumps: jax.Array  # uint32[B]: trump strengths played so far (bit s = strength s)
+
+
+def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
+    out = values[0]
+    for i in range(1, len(values)):
+        out = jnp.where(seat == i, values[i], out)
+    return out
+
+
+def seat_tricks(tricks: jax.Array, seat: jax.Array) -> jax.Array:
+    return (tricks >> (3 * seat)) & 7
+
+
+def slot_masks(slot: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(lo, hi) masks of strength slot ``slot`` (0..3); empty for any other value."""
+    m = jnp.uint32(_SLOT_MASK)
+    lo = jnp.where(slot == 0, m, jnp.where(slot == 1, m << 16, U32(0)))
+    hi = jnp.where(slot == 2, jnp.uint32(_TRUMPS_HI), jnp.where(slot == 3, m << 16, U32(0)))
+    return lo, hi
+
+
+def legal_positions(
+    lo: jax.Array, hi: jax.Array, status: jax.Array, rules: Rules
+) -> tuple[jax.Array, jax.Array]:
+    """Legal action positions (lo, hi) of the player to act, whose hand is (lo, hi)."""
+    phase = get(status, _F_PHASE)
+    led = get(status, _F_LED) - 1
+    level = get(status, _F_LEVEL) - 1
+    trumps = hi & _TRUMPS_HI
+    # Plain slot led: follow suit or trump.
+    s_lo, s_hi = slot_masks(led)
+    f_lo, f_hi = lo & s_lo, (hi & s_hi) | trumps
+    seed_rule = rules.follow == "seed"  # holding the suit or a trump obliges
+    must = ((f_lo | f_hi) if seed_rule else ((lo & s_lo) | (hi & s_hi))) != 0
+    p_lo, p_hi = jnp.where(must, f_lo, lo), jnp.where(must, f_hi, hi)
+    # Trump led: top trumps stronger than the renege level may be withheld.
+    above = ~((jnp.uint32(1) << (level + 1).astype(U32)) - 1)
+    eligible = jnp.uint32(_TOPS_HI) & above
+    forced = (trumps & ~eligible) != 0
+    t_lo, t_hi = jnp.where(forced, U32(0), lo), jnp.where(forced, trumps, hi)
+    trump_led = led == TRUMP_SLOT
+    follow_lo = jnp.where(trump_led, t_lo, p_lo)
+    follow_hi = jnp.where(trump_led, t_hi, p_hi)
+    leading = led < 0
+    play_lo = jnp.where(leading, lo, follow_lo)
+    play_hi = jnp.where(leading, hi, follow_hi)
+    rob_lo = lo | jnp.uint32(_PASS_BIT) if rules.rob == "optional" else lo
+    out_lo = jnp.where(phase == ROB, rob_lo, play_lo)
+    out_hi = jnp.where(phase == ROB, hi, play_hi)
+    out_lo = jnp.where(phase == JINK_PHASE, jnp.uint32(_JINK_CLAIM_BITS), out_lo)
+    out_hi = jnp.where(phase == JINK_PHASE, U32(0), out_hi)
+    done = phase == DONE
+    return jnp.where(done, U32(0), out_lo), jnp.where(done, U32(0), out_hi)
+
+
+def legal(h: Hands, rules: Rules) -> tuple[jax.Array, jax.Array]:
+    """Legal action positions (lo, hi) of the player to act in each hand (empty once over)."""
+    cur = get(h.status, _F_CUR)
+    return legal_positions(seat_select(h.lo, cur), seat_select(h.hi, cur), h.status, rules)
+
+
+def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules) -> Hands:
+    """Play action position ``pos`` (int32[B], legal) in every live hand of the batch.
+
+    Finished hands are left unchanged.  No legality check: ``pos`` must come from ``legal``.
+    """
+    n = num_players
+    st = h.status
+    cur = get(st, _F_CUR)
+    phase = get(st, _F_PHASE)
+    in_rob, in_play, in_jink = phase == ROB, phase == PLAY, phase == JINK_PHASE
+    is_card = (pos != P_PASS) & (pos != P_JINK) & (pos != P_CLAIM)
+    card = bits.bit(pos)
+    # --- play
+    slot = pos >> 4
+    strength = pos & 15
+    led_old = get(st, _F_LED) - 1
+    leading = led_old < 0
+    led = jnp.where(leading, slot, led_old)
+    is_trump = slot == TRUMP_SLOT
+    power = jnp.where(is_trump, 16 + strength, jnp.where(slot == led, strength, -1))
+    best_old = get(st, _F_BEST) - 1
+    take = leading | (power > best_old)
+    best = jnp.where(take, power, best_old)
+    seat = jnp.where(take, cur, get(st, _F_SEAT))
+    level_old = get(st, _F_LEVEL) - 1
+    trump_played = jnp.where(is_trump, strength, -1)
+    if rules.renege == "deal":
+        level = jnp.maximum(level_old, trump_played)
+    elif rules.renege == "trick":
+        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
+    else:
+        level = jnp.where(leading, trump_played, level_old)
+    leader = get(st, _F_LEADER)
+    nxt = jnp.where(cur + 1 == n, 0, cur + 1)
+    trick_over = in_play & (nxt == leader)
+    trick_num = get(st, _F_TRICK) + trick_over.astype(I32)
+    won = seat_tricks(h.tricks, seat) + 1
+    jinking = get(st, _F_JINKING) == 1
+    jink_failed = jinking & (seat != leader)
+    jink_done = jinking & (trick_num == 5)
+    three = ~jinking & (won == 3)
+    ask_jink = three & (trick_num == 3) if rules.jink else jnp.bool_(False)
+    hand_over = trick_over & (jink_failed | jink_done | (three & ~ask_jink) | (trick_num == 5))
+    play_phase = jnp.where(hand_over, DONE, jnp.where(trick_over & ask_jink, JINK_PHASE, PLAY))
+    # --- jink decision
+    declares = pos == P_JINK
+    jink_phase = jnp.where(declares, PLAY, DONE)
+
+    new_phase = jnp.where(in_rob, PLAY, jnp.where(in_play, play_phase, jink_phase))
+    eldest = jnp.where(table.dealer + 1 == n, 0, table.dealer + 1)
+    new_cur = jnp.where(in_rob, eldest, jnp.where(in_play & ~trick_over, nxt, seat))
+    new_cur = jnp.where(in_jink, cur, new_cur)
+    st2 = put(st, _F_CUR, new_cur)
+    st2 = put(st2, _F_PHASE, new_phase)
+    st2 = put(st2, _F_ROBBED, get(st, _F_ROBBED) | (in_rob & is_card))
+    st2 = put(st2, _F_JINKING, jinking | (in_jink & declares))
+    play_st = put(st2, _F_LED, jnp.where(trick_over, 0, led + 1))
+    play_st = put(play_st, _F_BEST, jnp.where(trick_over, 0, best + 1))
+    play_st = put(play_st, _F_SEAT, seat)
+    play_st = put(play_st, _F_LEVEL, level + 1)  # a new lead resets it unless renege="deal"
+    play_st = put(play_st, _F_TRICK, trick_num)
+    play_st = put(play_st, _F_LEADER, jnp.where(trick_over, seat, leader))
+    status = jnp.where(in_play, play_st, st2)
+    status = jnp.where(phase == DONE, st, status)
+
+    # Hands: the card leaves whichever hand holds it (only the mover's); a robber also takes
+    # the turn-up.  Written per seat without selecting the mover's hand first.
+    live_card = (phase != DONE) & ~in_jink & is_card
+    c_lo = jnp.where(live_card, card.lo, U32(0))
+    c_hi = jnp.where(live_card, card.hi, U32(0))
+    robs = in_rob & is_card
+    turn = bits.bit(table.turnup_pos)
+    t_lo = jnp.where(robs, turn.lo, U32(0))
+    t_hi = jnp.where(robs, turn.hi, U32(0))
+    lo = [h.lo[i] & ~c_lo | jnp.where(cur == i, t_lo, U32(0)) for i in range(n)]
+    hi = [h.hi[i] & ~c_hi | jnp.where(cur == i, t_hi, U32(0)) for i in range(n)]
+    add = jnp.where(trick_over & (phase == PLAY), jnp.left_shift(1, 3 * seat), 0)
+    tricks = h.tricks + add
+    trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
+    pt = h.played_trumps | jnp.where(in_play & is_trump, trump_bit, U32(0))
+    return Hands(lo, hi, status, tricks, pt)
+
+
+# ------------------------------------------------------------------------------ the deal
+
+
+def position(card: jax.Array, trump: jax.Array) -> jax.Array:
+    """Strength position of ``card`` once ``trump`` is known (``POSITION[trump, card]``)."""
+    from .game import plain_strength, trump_strength
+
+    ts = trump_strength(card, trump)
+    suit = card // 13
+    index = suit - (suit > trump)  # 0, 1, 2 among the plain suits
+    slot = index + (index == 2)  # plain slots 0, 1, 3
+    return jnp.where(ts >= 0, 16 * TRUMP_SLOT + ts, 16 * slot + plain_strength(card))
+
+
+def deal(
+    deck: jax.Array, dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules
+) -> tuple[Table, Hands]:
+    """Deal a batch from decks int32[B, >= 5N+1] (deck[:, 0] first, deck[:, 5N] turned up)."""
+    cards = [deck[:, k] for k in range(5 * num_players + 1)]
+    return deal_cards(cards, dealer, carried, num_players, rules)
+
+
+def deal_cards(
+    cards: list[jax.Array],
+    dealer: jax.Array,
+    carried: jax.Array,
+    num_players: int,
+    rules: Rules,
+) -> tuple[Table, Hands]:
+    """Deal a batch from the deck's top 5N+1 cards, one int32[B] vector per deck position."""
+    n = num_players
+    dealer = jnp.asarray(dealer, I32)
+    turnup = cards[5 * n]
+    trump = turnup // 13
+    card_bits = [bits.bit(position(c, trump)) for c in cards]
+    by_offset = []  # eldest first
+    for row in deal_positions(n, rules):
+        lo = functools.reduce(jnp.bitwise_or, [card_bits[k].lo for k in row])
+        hi = functools.reduce(jnp.bitwise_or, [card_bits[k].hi for k in row])
+        by_offset.append((lo, hi))
+    lo, hi = [], []
+    for s in range(n):
+        offset = (s - dealer - 1) % n
+        lo.append(seat_select([b[0] for b in by_offset], offset))
+        hi.append(seat_select([b[1] for b in by_offset], offset))
+    if rules.rob == "off":
+        robber = jnp.full_like(dealer, -1)
+    else:
+        ace = jnp.where(trump == 2, 11, 10).astype(U32)  # strength of the ace of trumps
+        holder = jnp.full_like(dealer, -1)
+        for s in reversed(range(n)):
+            holder = jnp.where(((hi[s] >> ace) & 1) != 0, s, holder)
+        robber = jnp.where(turnup % 13 == 0, dealer, holder)
+    eldest = jnp.where(dealer + 1 == n, 0, dealer + 1)
+    zero = jnp.zeros_like(dealer)
+    status = put(zero, _F_CUR, jnp.where(robber >= 0, robber, eldest))
+    status = put(status, _F_LEADER, eldest)
+    status = put(status, _F_PHASE, jnp.where(robber >= 0, ROB, PLAY))
+    table = Table(
+        trump=trump,
+        turnup_pos=position(turnup, trump),
+        dealer=dealer,
+        robber=robber,
+        carried=jnp.broadcast_to(jnp.asarray(carried, I32), dealer.shape),
+    )
+    return table, Hands(lo, hi, status, zero, zero.astype(U32))
+
+
+# ------------------------------------------------------------------------------ outcomes
+
+
+class Outcome(NamedTuple):
+    """Per-hand results of a batch (``[B]`` or ``[B, N]``)."""
+
+    rewards: jax.Array  # float32[B, N]: net chips of the hand
+    tricks_won: jax.Array  # int32[B, N]
+    winner: jax.Array  # int32[B]: seat that took the pot, -1 if spoiled or the jink failed
+    decisions: jax.Array  # int32[B]
+    jinked: jax.Array  # bool[B]: a jink was declared
+    jink_won: jax.Array  # bool[B]
+    robbed: jax.Array  # bool[B]: the robber took the turn-up
+    robber: jax.Array  # int32[B]: seat entitled to rob, -1 if nobody
+    carried_out: jax.Array  # int32[B]: pot carried to the next hand
+    done: jax.Array  # bool[B]: the hand is over (always True after a full rollout)
+
+
+def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules) -> jax.Array:
+    """int32[B, N]: chips each seat antes (batch form of ``game.antes``)."""
+    seats = jnp.arange(num_players)
+    if rules.ante_after_spoil == "all":
+        pays = jnp.ones((dealer.shape[0], num_players), jnp.bool_)
+    else:
+        pays = (carried[:, None] == 0) | (seats == dealer[:, None])
+    return jnp.where(pays, rules.ante, 0).astype(I32)
+
+
+def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
+    n = num_players
+    tricks = jnp.stack([seat_tricks(h.tricks, jnp.int32(i)) for i in range(n)], axis=-1)
+    st = h.status
+    jinking = get(st, _F_JINKING) == 1
+    leader = get(st, _F_LEADER)
+    trick_num = get(st, _F_TRICK)
+    has3 = (tricks >= 3).any(-1)
+    top = jnp.argmax(tricks, axis=-1).astype(I32)
+    jink_won = jinking & (seat_tricks(h.tricks, leader) == 5)
+    winner = jnp.where(jinking, jnp.where(jink_won, leader, -1), jnp.where(has3, top, -1))
+    paid = antes(table.dealer, table.carried, n, rules)
+    pot = table.carried + paid.sum(-1)
+    bonus = jnp.where(jink_won, rules.bonus, 0)[:, None]
+    is_winner = jnp.arange(n) == winner[:, None]
+    received = jnp.where(is_winner, pot[:, None] + bonus * (n - 1), -bonus)
+    asked = (jinking | (has3 & (trick_num == 3))) if rules.jink else jnp.zeros_like(jinking)
+    decisions = (table.robber >= 0).astype(I32) + trick_num * n + asked.astype(I32)
+    return Outcome(
+        rewards=(received - paid).astype(jnp.float32),
+        tricks_won=tricks,
+        winner=winner,
+        decisions=decisions,
+        jinked=jinking,
+        jink_won=jink_won,
+        robbed=get(st, _F_ROBBED) == 1,
+        robber=table.robber,
+        carried_out=jnp.where(winner < 0, pot, 0),
+        done=get(st, _F_PHASE) == DONE,
+    )
+
+
+# ------------------------------------------------------------------------------ randomness
+
+
+def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
+    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
+    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
+    x = x ^ (x >> 16)
+    x = x * U32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * U32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def random_cards(seed: jax.Array, hand_ids: jax.Array, num_cards: int) -> list[jax.Array]:
+    """The top ``num_cards`` of a uniformly shuffled deck for each hand id: a list of int32[B].
+
+    Each card is drawn uniformly from the cards not yet drawn (batch-major, no sorting).  The
+    draw is a scan so that XLA materialises the remaining-cards set between draws.
+    """
+
+    def draw(
+        carry: tuple[Bits, jax.Array], k: jax.Array
+    ) -> tuple[tuple[Bits, jax.Array], jax.Array]:
+        avail, last = carry
+        avail = avail.without(bits.bit(last))
+        u = mix(seed, hand_ids, U32(0x10000) + k.astype(U32)) >> 8
+        pick = ((u * (NUM_CARDS - k).astype(U32)) >> 24).astype(I32)
+        card = bits.nth(avail, pick)
+        return (avail, card), card
+
+    # The card drawn is carried and removed at the next draw: the heavy ``nth`` then feeds a
+    # single output instead of being recomputed for each word of the remaining-cards set.
+    full = Bits(jnp.full_like(hand_ids, 0xFFFFFFFF, U32), jnp.full_like(hand_ids, 0xFFFFF, U32))
+    none = jnp.full(hand_ids.shape, 63, I32)  # position 63 is never a card
+    _, cards = jax.lax.scan(draw, (full, none), jnp.arange(num_cards, dtype=I32))  # [K, B]
+    return list(cards)
+
+
+def random_choice(lo: jax.Array, hi: jax.Array, u: jax.Array) -> jax.Array:
+    """A uniformly random member of the set (lo, hi) from a uniform uint32 ``u``."""
+    count = (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(I32)
+    k = (((u >> 8) * count.astype(U32)) >> 24).astype(I32)
+    return bits.nth(Bits(lo, hi), k)
+
+
+def status_word(state: State) -> jax.Array:
+    """The packed status word of one public ``State`` (for policies that read both layouts)."""
+    leading = state.current_player == state.leader
+    suit = jnp.clip(state.led_class, 0, 3)
+    index = suit - (suit > state.trump)
+    slot = jnp.where(state.led_class == 4, TRUMP_SLOT, index + (index == 2))
+    w = put(jnp.int32(0), _F_CUR, jnp.maximum(state.current_player, 0))
+    w = put(w, _F_LEADER, state.leader)
+    w = put(w, _F_PHASE, state.phase)
+    w = put(w, _F_LED, jnp.where(leading, 0, slot + 1))
+    w = put(w, _F_BEST, jnp.where(leading, 0, state.best_power + 1))
+    w = put(w, _F_SEAT, jnp.maximum(state.best_seat, 0))
+    w = put(w, _F_LEVEL, state.renege_level + 1)
+    w = put(w, _F_TRICK, state.trick_num)
+    w = put(w, _F_JINKING, (state.jinker >= 0).astype(I32))
+    return put(w, _F_ROBBED, state.robbed.astype(I32))
+
+
+def cards_with_known(
+    seed: jax.Array,
+    hand_ids: jax.Array,
+    known: jax.Array,
+    seat: jax.Array,
+    turnup: jax.Array,
+    dealer: jax.Array,
+    num_players: int,
+    rules: Rules,
+) -> list[jax.Array]:
+    """Deck tops (5N+1 cards, list of int32[B]) in which ``seat`` is dealt ``known`` int32[B, 5]
+    and ``turnup`` is turned up; every other card is drawn uniformly from the 46 left (a
+    determinization of what that seat knows)."""
+    n = num_players
+    rows = deal_positions(n, rules)  # [N, 5]: deck positions of each offset from the eldest
+    owner = np.zeros(5 * n + 1, np.int32)
+    index = np.zeros(5 * n + 1, np.int32)
+    for j in range(n):
+        for i, p in enumerate(rows[j]):
+            owner[p], index[p] = j, i
+    owner[5 * n] = -1  # the turn-up
+    offset = (seat - dealer - 1) % n
+    taken = bits.from_positions(jnp.concatenate([known, turnup[:, None]], axis=1))
+    full = Bits(jnp.full_like(hand_ids, 0xFFFFFFFF, U32), jnp.full_like(hand_ids, 0xFFFFF, U32))
+
+    def draw(carry: tuple[Bits, jax.Array, jax.Array], x: tuple[jax.Array, ...]) -> Any:
+        avail, last, drawn = carry
+        p, own, idx = x
+        avail = avail.without(bits.bit(last))
+        u = mix(seed, hand_ids, U32(0x10000) + p.astype(U32)) >> 8
+        pick = ((u * (NUM_CARDS - 6 - drawn).astype(U32)) >> 24).astype(I32)
+        random_card = bits.nth(avail, pick)
+        mine = known[:, 0]
+        for i in range(1, 5):
+            mine = jnp.where(idx == i, known[:, i], mine)
+        is_known = own == offset
+        card = jnp.where(own < 0, turnup, jnp.where(is_known, mine, random_card))
+        fresh = (own >= 0) & ~is_known
+        nxt = jnp.where(fresh, random_card, 63)
+        return (avail, nxt, drawn + fresh.astype(I32)), card
+
+    none = jnp.full(hand_ids.shape, 63, I32)
+    xs = (jnp.arange(5 * n + 1, dtype=I32), jnp.asarray(owner), jnp.asarray(index))
+    init = (full.without(taken), none, jnp.zeros(hand_ids.shape, I32))
+    _, cards = jax.lax.scan(draw, init, xs)
+    return list(cards)
