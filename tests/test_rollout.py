@@ -24,7 +24,7 @@ PRESETS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fast_fns(n: int, rules: sf.Rules):
     """Jitted deal / legal / apply of the fast kernel for a batch (one compile per config)."""
     deal = jax.jit(lambda deck, dealer, carried: fast.deal(deck, dealer, carried, n, rules))
@@ -34,7 +34,7 @@ def _fast_fns(n: int, rules: sf.Rules):
     return deal, legal, apply, outcome
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _public_fns(n: int, rules: sf.Rules):
     env = sf.SpoilFive(n, rules)
     init = jax.jit(jax.vmap(env.init_from_deck))
@@ -76,7 +76,7 @@ def test_fast_kernel_matches_public_step(n, preset):
     dealer = rng.integers(0, n, b).astype(np.int32)
     carried = rng.integers(0, 4, b).astype(np.int32)
     deal, legal, apply, outcome = _fast_fns(n, rules)
-    env, init, step = _public_fns(n, rules)
+    _env, init, step = _public_fns(n, rules)
     table, h = deal(jnp.asarray(decks), jnp.asarray(dealer), jnp.asarray(carried))
     state = init(jnp.asarray(decks), jnp.asarray(dealer), jnp.asarray(carried))
     trump = np.asarray(table.trump)
@@ -287,7 +287,7 @@ def test_auto_reset_starts_a_new_hand_and_keeps_final_rewards():
     state = env.init(jax.random.PRNGKey(0))
     key = jax.random.PRNGKey(1)
     ends, total = 0, 0.0
-    for t in range(200):
+    for _ in range(200):
         key, k1, k2 = jax.random.split(key, 3)
         legal = np.flatnonzero(np.asarray(state.legal_action_mask))
         action = int(jax.random.choice(k1, jnp.asarray(legal)))
