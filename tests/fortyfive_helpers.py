@@ -156,6 +156,11 @@ class Table45:
         for a in actions.split() if isinstance(actions, str) else actions:
             self.act(a)
 
+    def finish(self) -> None:
+        """Play the lowest legal action until the hand is over (the reference mirrors it)."""
+        while not bool(self.state.terminated):
+            self.act(self.env.legal_actions(self.state)[0])
+
     def check(self) -> None:
         s, r = self.state, self.ref
         assert int(s.current_player) == r.current_player
