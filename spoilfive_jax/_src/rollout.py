@@ -219,11 +219,14 @@ def _rollout_chunk(
     key: jax.Array,
     seed: jax.Array,
     first: jax.Array,
+    count: jax.Array,
     dealer: jax.Array,
     carried: jax.Array,
     seat_policy: jax.Array,
 ) -> Outcome:
-    """``shape[0]`` batches of ``shape[1]`` hands with ids first, first+1, ... (one call)."""
+    """Up to ``shape[0]`` batches of ``shape[1]`` hands, ids first, first+1, ...; only the
+    first ``count`` batches are played (``count`` is traced: one compile for any run size),
+    the rest of the output is left zero."""
     k, b = shape
     n = plan.num_players
 
@@ -234,7 +237,10 @@ def _rollout_chunk(
         cr = jnp.broadcast_to(carried, (b,))
         return plan.play(key, seed, ids, cards, dl, cr, seat_policy)
 
-    out = jax.lax.map(one, jnp.arange(k, dtype=U32))
+    def skip(i: jax.Array) -> Outcome:
+        return jax.tree.map(jnp.zeros_like, jax.eval_shape(one, i))
+
+    out = jax.lax.map(lambda i: jax.lax.cond(i < count, one, skip, i), jnp.arange(k, dtype=U32))
     return jax.tree.map(lambda x: x.reshape((k * b, *x.shape[2:])), out)
 
 
@@ -303,11 +309,12 @@ class RolloutResult:
         }
 
 
-def _concat(parts: list[Outcome], total: int) -> dict[str, np.ndarray]:
-    fields = {
-        f: np.concatenate([np.asarray(getattr(p, f)) for p in parts]) for f in Outcome._fields
+def _concat(parts: list[tuple[Outcome, int]], total: int) -> dict[str, np.ndarray]:
+    """Host arrays of the played hands (each part: a call's output and its hand count)."""
+    return {
+        f: np.concatenate([np.asarray(getattr(p, f))[:m] for p, m in parts])[:total]
+        for f in Outcome._fields
     }
-    return {f: v[:total] for f, v in fields.items()}
 
 
 def rollout(
@@ -347,24 +354,27 @@ def rollout(
     b = _round_to_devices(b)
     plan, seat_policy = Plan.make(n, env.rules, resolve(policy, n))
     seed, pkey = _seed_of(key)
-    per_call = max(1, min(64, (1 << 20) // b))  # batches per jitted call (~1M hands)
+    # Each call plays up to k batches (~1M hands); the batch count is a traced argument, so
+    # one compile serves every run size.
+    k = max(1, min(64, (1 << 20) // b))
     start = time.perf_counter()
-    parts: list[Outcome] = []
+    parts: list[tuple[Outcome, int]] = []
     done = 0
     while done < num_hands:
-        k = min(per_call, -(-(num_hands - done) // b))
+        count = min(k, -(-(num_hands - done) // b))
         out = _rollout_chunk(
             plan,
             (k, b),
             pkey,
             seed,
             jnp.uint32(done),
+            jnp.int32(count),
             jnp.int32(dealer),
             jnp.int32(carried),
             jnp.asarray(seat_policy),
         )
-        parts.append(out)
-        done += k * b
+        parts.append((out, count * b))
+        done += count * b
         if progress is not None:
             jax.block_until_ready(out.winner)
             progress(min(done, num_hands), num_hands)
