@@ -21,7 +21,7 @@ import numpy as np
 from . import fast, game
 from .env import SpoilFive
 from .fast import I32, U32, Outcome
-from .policies import BuiltinPolicy, PolicySpec, heuristic_position, resolve
+from .policies import HEURISTIC, BuiltinPolicy, PolicySpec, heuristic_position, resolve
 from .rules import Rules
 
 Progress = Callable[[int, int], Any]  # progress(hands_done, hands_total)
@@ -165,7 +165,7 @@ class Plan:
     ) -> tuple[Plan, np.ndarray]:
         distinct = tuple(dict.fromkeys(per_seat))
         if all(isinstance(p, BuiltinPolicy) for p in distinct):
-            distinct = tuple(sorted(distinct, key=lambda p: p.name))
+            distinct = tuple(sorted(distinct, key=lambda p: getattr(p, "name", "")))
         seat_policy = np.array([distinct.index(p) for p in per_seat], np.int32)
         return cls(num_players, rules, distinct), seat_policy
 
@@ -185,10 +185,10 @@ class Plan:
     ) -> Outcome:
         """Play a batch of hands to the end; ``seat_policy`` int32[N] picks each seat's policy."""
         if self.builtin:
-            is_heuristic = jnp.array([p.name == "heuristic" for p in self.policies])
+            is_heuristic = jnp.array([p == HEURISTIC for p in self.policies])
             weights = jnp.left_shift(1, jnp.arange(self.num_players, dtype=I32))
             heuristic_seats = jnp.where(is_heuristic[seat_policy], weights, 0).sum()
-            kinds = frozenset(p.name for p in self.policies)  # type: ignore[attr-defined]
+            kinds = frozenset(p.name for p in self.policies if isinstance(p, BuiltinPolicy))
             return play_fast(
                 seed,
                 ids,
@@ -204,10 +204,11 @@ class Plan:
         return play_public(key, ids, cards, dealer, carried, env, self.policies, seat_policy)
 
 
-def _seed_of(key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """A uint32 seed for the counter hash, and a key for policies, from a PRNG key."""
-    if isinstance(key, int):
-        key = jax.random.PRNGKey(key)
+def _seed_of(key: jax.Array | int) -> tuple[jax.Array, jax.Array]:
+    """A uint32 seed for the counter hash, and a key for policies, from a PRNG key (or an
+    integer seed)."""
+    if isinstance(key, (int, np.integer)):
+        key = jax.random.PRNGKey(int(key))
     k1, k2 = jax.random.split(key)
     return jax.random.bits(k1, (), U32), k2
 
