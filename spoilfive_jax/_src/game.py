@@ -103,6 +103,15 @@ class State:
     def replace(self, **changes: Any) -> State:
         return dataclasses.replace(self, **changes)
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows one hand as ``render_svg(self)`` (the table view, every hand face up);
+        a batched state has no picture (None: Jupyter falls back to the text repr)."""
+        from .render import render_svg
+
+        if np.ndim(self.current_player) != 0:
+            return None
+        return render_svg(self)
+
 
 jax.tree_util.register_dataclass(
     State, data_fields=[f.name for f in dataclasses.fields(State)], meta_fields=[]
