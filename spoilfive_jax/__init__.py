@@ -26,6 +26,10 @@ from spoilfive_jax._src.scorer import score_hands as score_hands
 from spoilfive_jax._src.session import SessionResult as SessionResult
 from spoilfive_jax._src.session import auto_reset as auto_reset
 from spoilfive_jax._src.session import play_sessions as play_sessions
+from spoilfive_jax.fortyfive import AuctionFortyFives as AuctionFortyFives
+from spoilfive_jax.fortyfive import FortyFive as FortyFive
+from spoilfive_jax.fortyfive import FortyFiveRules as FortyFiveRules
+from spoilfive_jax.fortyfive import TwentyFive as TwentyFive
 
 __version__ = "0.1.0"
 
@@ -36,6 +40,9 @@ __all__ = [
     "NUM_ACTIONS",
     "PASS",
     "RANDOM",
+    "AuctionFortyFives",
+    "FortyFive",
+    "FortyFiveRules",
     "HandScores",
     "RolloutResult",
     "Rules",
@@ -43,6 +50,7 @@ __all__ = [
     "SpoilFive",
     "State",
     "TournamentResult",
+    "TwentyFive",
     "action_str",
     "auto_reset",
     "card_id",

@@ -167,16 +167,30 @@ def play_and_compare(env: ff.FortyFive, seed: int, num_hands: int) -> dict[str, 
         s = jax.device_get(state)
         dealers = ((dealers + 1) % n).astype(np.int32)
         scores = np.where(s.game_over[:, None], 0, s.scores).astype(np.int32)
-    assert TRACES["init", env] == 1 and TRACES["step", env] == 1
+    assert TRACES["init", env] == 1 and TRACES["step", env] == 1  # one compile per table
     return stats
 
 
-@pytest.mark.parametrize("name", list(CASES))
+SLOW = {"45-n3-higher", "45-n6-announced", "25-n4", "auction-n3"}
+
+
+@pytest.mark.parametrize("name", [c for c in CASES if c not in SLOW])
 def test_matches_reference(name):
+    check_case(name, seed=1000 + list(CASES).index(name), num_hands=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_reference_soak(name):
+    for seed in range(5):
+        check_case(name, seed=100_000 + 100 * list(CASES).index(name) + seed, num_hands=8)
+
+
+def check_case(name: str, seed: int, num_hands: int) -> None:
     n, rules = CASES[name]
     env = ff.FortyFive(n, rules)
-    stats = play_and_compare(env, seed=1000 + list(CASES).index(name), num_hands=3)
-    assert stats["hands"] == 3 * BATCH
+    stats = play_and_compare(env, seed=seed, num_hands=num_hands)
+    assert stats["hands"] == num_hands * BATCH
     assert stats["games"] > 0
     if rules.robbing:
         assert stats["robbed"] > 0

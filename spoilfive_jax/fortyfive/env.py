@@ -15,11 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax._src import bits
-from spoilfive_jax._src import game as core
 from spoilfive_jax._src.cards import card_id as _card_id
 from spoilfive_jax._src.cards import card_str as _card_str
 
 from . import game
+from . import observe as _observe
 from .game import JOKER, NUM_ACTIONS, State
 from .rules import FortyFiveRules, num_teams
 
@@ -160,8 +160,7 @@ class FortyFive:
 
     @property
     def observation_size(self) -> int:
-        n = self.num_players
-        return 4 * 53 + 53 * n + 2 + 4 + 8 + 9 * n + 1
+        return _observe.observation_size(self.num_players)
 
     # ------------------------------------------------------------------ starting a hand
 
@@ -324,48 +323,9 @@ class FortyFive:
     # ------------------------------------------------------------------ observation
 
     def observe(self, state: State, player: Any) -> jax.Array:
-        """float32[observation_size]: what ``player`` knows, seats relative to ``player``.
-
-        Own hand, own discards, cards played, the current (or last) trick by relative seat, the
-        turn-up, robbed / joker-up flags, trump, phase, relative dealer / leader / player to act,
-        tricks won, team scores / target, the auction (bid / 30, bidder, passed), the jinker
-        and the seat that played the highest trump so far.  Nobody else's hand, discards or the
-        stock.
-        """
-        n = self.num_players
-        p = jnp.asarray(player, jnp.int32)
-        rel = (jnp.arange(n) + p) % n  # rel[k]: the seat k places left of the player
-
-        def cards(s: bits.Bits) -> jax.Array:
-            return bits.to_bool(s, 53).astype(jnp.float32)
-
-        def one_hot_seat(seat: jax.Array) -> jax.Array:
-            return ((seat >= 0) & (rel == seat)).astype(jnp.float32)
-
-        trick = state.trick_cards[rel]
-        trick_oh = (trick[:, None] == jnp.arange(53)[None, :]).astype(jnp.float32)
-        team_scores = state.scores[game.team_of(n)][rel].astype(jnp.float32)
-        parts = [
-            cards(core.seat_bits(state.hands, p)),
-            cards(core.seat_bits(state.discards, p)),
-            cards(state.played),
-            (jnp.arange(53) == state.turnup).astype(jnp.float32),
-            trick_oh.reshape(-1),
-            jnp.stack([state.robbed, state.joker_up]).astype(jnp.float32),
-            (jnp.arange(4) == state.trump).astype(jnp.float32),
-            (jnp.arange(8) == state.phase).astype(jnp.float32),
-            one_hot_seat(state.dealer),
-            one_hot_seat(state.leader),
-            one_hot_seat(state.current_player),
-            state.tricks_won[rel].astype(jnp.float32) / 5.0,
-            team_scores / self.rules.goal,
-            one_hot_seat(state.bidder),
-            state.passed[rel].astype(jnp.float32),
-            one_hot_seat(state.jinker),
-            one_hot_seat(state.best_trump_seat),
-            (state.bid.astype(jnp.float32) / 30.0)[None],
-        ]
-        return jnp.concatenate(parts)
+        """Pure: float32[observation_size], what ``player`` knows of one hand, seats relative
+        to ``player`` (layout: ``spoilfive_jax.fortyfive.observe``)."""
+        return _observe.observe(state, player, self.rules)
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

@@ -738,6 +738,9 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
 
     new = state.replace(
         current_player=next_player.astype(jnp.int32),
+        rewards=jnp.zeros_like(state.rewards),  # (``step_game`` may carry the last hand's)
+        game_rewards=jnp.zeros_like(state.game_rewards),
+        hand_points=jnp.zeros_like(state.hand_points),
         tricks_won=tricks_won,
         hands=_set_seat(state.hands, cur, new_hand_, jnp.bool_(True)),
         phase=next_phase.astype(jnp.int32),

@@ -1,0 +1,105 @@
+"""Observations of a Forty-Five hand as fixed float32 vectors (pure, jit/vmap-able, one hand).
+
+``observe(state, player, rules)`` is what ``player`` knows at a real table.  Seats are RELATIVE
+to the observer: relative seat ``r`` is absolute seat ``(player + r) % N`` (r = 0 the observer,
+r = 1 the player on its left, who plays after it).  Cards are one-hot over the 53 card ids (52 is
+the joker, always 0 without it).  N = num_players; size ``observation_size(N)`` = 242 + 116 N.
+
+==============  ======  ===========================================================================
+block           size    content
+==============  ======  ===========================================================================
+HAND            53      the observer's cards
+DISCARDS        53      cards the observer laid away (rob, joker exchange, Auction discards)
+PLAYED          53      every card played to a trick so far
+TURNUP          53      the turn-up (zeros in Auction); public even once robbed
+TRUMP           4       trump suit C D H S (zeros until named in Auction)
+FLAGS           2       the turn-up was robbed; the joker was turned up (and went to the dealer)
+PHASE           8       joker exchange, rob, bid, name trump, discard, announce, play, done
+LED             5       the current trick was led with suit C D H S, or a trump; zeros at a lead
+TRICK_NUM       6       tricks completed 0..5
+BID             5       standing bid: none, 15, 20, 25, 30
+TRICK           N x 53  the CURRENT trick by relative seat (empty at a lead)
+LAST_TRICK      N x 53  the trick just completed, by relative seat, until the next lead
+DEALER          N       relative seat of the dealer
+LEADER          N       relative seat leading the current trick
+TO_ACT          N       relative seat to act (zeros once the hand is over)
+PARTNERS        N       relative seats on the observer's team (the observer included)
+TRICKS_WON      N       tricks won / 5
+SCORES          N       the game score of each relative seat's team / the target
+BIDDER          N       relative seat holding the bid (Auction)
+PASSED          N       relative seats out of the auction
+JINKER          N       relative seat that announced a jink
+BEST_TRUMP      N       relative seat that played the highest trump so far
+==============  ======  ===========================================================================
+
+Hidden from ``observe``: the other hands, the other seats' discards and the stock.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from spoilfive_jax._src import bits
+from spoilfive_jax._src import game as core
+
+from . import game
+from .rules import FortyFiveRules
+
+F32 = jnp.float32
+NUM_CARD_IDS = game.NUM_CARD_IDS
+FIXED_SIZE = 4 * NUM_CARD_IDS + 4 + 2 + 8 + 5 + 6 + 5  # 242
+
+
+def observation_size(num_players: int) -> int:
+    return FIXED_SIZE + 2 * NUM_CARD_IDS * num_players + 10 * num_players
+
+
+def observe(state: game.State, player: jax.Array, rules: FortyFiveRules) -> jax.Array:
+    """float32[observation_size(N)]: ``player``'s view of one hand (see the module table)."""
+    n = state.tricks_won.shape[0]
+    p = jnp.asarray(player, jnp.int32)
+    rel = (jnp.arange(n) + p) % n  # rel[r]: the absolute seat r places left of the observer
+    ids = jnp.arange(NUM_CARD_IDS)
+
+    def card_set(s: bits.Bits) -> jax.Array:
+        return bits.to_bool(s, NUM_CARD_IDS).astype(F32)
+
+    def seat(s: jax.Array) -> jax.Array:
+        return ((s >= 0) & (rel == s)).astype(F32)
+
+    def one_hot(value: jax.Array, size: int) -> jax.Array:
+        return (jnp.arange(size) == value).astype(F32)
+
+    at_lead = (state.current_player == state.leader) | state.terminated
+    in_trick = (state.phase == game.PHASE_PLAY) & ~at_lead
+    shown = state.trick_cards[rel]
+    trick = jnp.where(in_trick, shown, game.NO_CARD)
+    last = jnp.where(at_lead & (state.trick_num > 0), shown, game.NO_CARD)
+    team = jnp.asarray(game.team_of(n))
+    bid_level = jnp.where(state.bid > 0, (state.bid - 10) // 5, 0)
+    parts = [
+        card_set(core.seat_bits(state.hands, p)),
+        card_set(core.seat_bits(state.discards, p)),
+        card_set(state.played),
+        one_hot(state.turnup, NUM_CARD_IDS),
+        one_hot(state.trump, 4),
+        jnp.stack([state.robbed, state.joker_up]).astype(F32),
+        one_hot(state.phase, 8),
+        one_hot(jnp.where(in_trick, state.led_class, -1), 5),
+        one_hot(state.trick_num, 6),
+        one_hot(bid_level, 5),
+        (trick[:, None] == ids[None, :]).astype(F32).reshape(-1),
+        (last[:, None] == ids[None, :]).astype(F32).reshape(-1),
+        seat(state.dealer),
+        seat(state.leader),
+        seat(state.current_player),
+        (team[rel] == team[p]).astype(F32),
+        state.tricks_won[rel].astype(F32) / 5.0,
+        state.scores[team][rel].astype(F32) / rules.goal,
+        seat(state.bidder),
+        state.passed[rel].astype(F32),
+        seat(state.jinker),
+        seat(state.best_trump_seat),
+    ]
+    return jnp.concatenate(parts)
