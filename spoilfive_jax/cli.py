@@ -140,9 +140,8 @@ def _add_table_options(p: argparse.ArgumentParser, players: bool = True) -> None
 
 
 def _rules(args: argparse.Namespace) -> Rules:
-    names = ("follow", "renege", "rob", "jink", "deal_packets", "ante", "jink_bonus")
-    names += ("ante_after_spoil", "illegal_penalty")
-    overrides = {k: getattr(args, k) for k in names if getattr(args, k) is not None}
+    names = [f.name for f in dataclasses.fields(Rules)]  # one option per field
+    overrides = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
     return Rules.preset(args.preset, **overrides)
 
 
@@ -792,18 +791,14 @@ def _pickers(text: str) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
     from spoilfive_jax._src.play import play_terminal
+    from spoilfive_jax._src.policies import resolve
 
     n = args.players
     if not 0 <= args.seat < n:
         raise CliError(f"--seat must be 0..{n - 1} for {n} players, got {args.seat}")
     if not 0 <= args.dealer < n:
         raise CliError(f"--dealer must be 0..{n - 1} for {n} players, got {args.dealer}")
-    bot = _policy(args.bots, {})
-    bots = (
-        {"random": sf.RANDOM, "heuristic": sf.HEURISTIC}.get(bot, bot)
-        if isinstance(bot, str)
-        else bot
-    )
+    bots = resolve(_policy(args.bots, {}), 1)[0]
     env = sf.SpoilFive(n, _rules(args))
     print(
         f"Spoil Five: you are seat {args.seat} of {n}, against {args.bots} bots; "
