@@ -16,6 +16,8 @@ from spoilfive_jax._src.game import State as State
 from spoilfive_jax._src.game import state_bytes as state_bytes
 from spoilfive_jax._src.policies import HEURISTIC as HEURISTIC
 from spoilfive_jax._src.policies import RANDOM as RANDOM
+from spoilfive_jax._src.render import render_svg as render_svg
+from spoilfive_jax._src.render import render_text as render_text
 from spoilfive_jax._src.rollout import RolloutResult as RolloutResult
 from spoilfive_jax._src.rollout import rollout as rollout
 from spoilfive_jax._src.rules import Rules as Rules
@@ -60,6 +62,8 @@ __all__ = [
     "parse_cards",
     "plain_order",
     "play_sessions",
+    "render_svg",
+    "render_text",
     "rollout",
     "score_hands",
     "state_bytes",
