@@ -246,9 +246,9 @@ def _rollout_chunk(
 
 
 def _shard_batch(x: jax.Array) -> jax.Array:
-    """Spread a batch axis over every device (a no-op with one device).  All the work is
+    """Spread a batch axis over this process's devices (a no-op with one device).  All the work is
     elementwise along the batch, so XLA partitions the whole rollout without communication."""
-    devices = jax.devices()
+    devices = jax.local_devices()  # this process's devices (multi-host: one run per host)
     if len(devices) == 1:
         return x
     mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
@@ -386,5 +386,5 @@ def rollout(
 
 def _round_to_devices(b: int) -> int:
     """The batch rounded up to a multiple of the device count (the batch is sharded)."""
-    d = jax.device_count()
+    d = jax.local_device_count()
     return -(-b // d) * d
