@@ -228,16 +228,6 @@ def trump_strength(card: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> 
     return jnp.where(c == JOKER, k, jnp.where(ts >= k, ts + 1, ts))
 
 
-def trick_power(
-    card: jax.Array, trump: jax.Array, led_class: jax.Array, rules: FortyFiveRules
-) -> jax.Array:
-    """16 + trump strength for a trump, plain strength for a card of the suit led, else -1."""
-    ts = trump_strength(card, trump, rules)
-    c = jnp.asarray(card, jnp.int32)
-    plain = jnp.where(c // 13 == led_class, core.plain_strength(c), -1)
-    return jnp.where(ts >= 0, _TRUMP_POWER + ts, plain)
-
-
 def trump_set(trump: jax.Array, rules: FortyFiveRules) -> Bits:
     """The trumps: the 13 cards of the trump suit, A♥ and (with the joker) the joker."""
     out = core.trump_set(trump)
@@ -704,6 +694,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     ts = trump_strength(a, jnp.maximum(trump_now, 0), rules)
     is_trump = ts >= 0
     led_class = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, a // 13), state.led_class)
+    # trick power: 16 + strength for a trump, plain strength for the suit led, else -1
     power = jnp.where(is_trump, _TRUMP_POWER + ts, -1)
     power = jnp.where(~is_trump & (a // 13 == led_class), core.plain_strength(a), power)
     take = leading | (power > state.best_power)
