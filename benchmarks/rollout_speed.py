@@ -15,7 +15,7 @@ import argparse
 import json
 import os
 import platform
-import random
+import sys
 import time
 from typing import Any
 
@@ -26,25 +26,19 @@ import numpy as np
 import spoilfive_jax as sf
 from spoilfive_jax._src import fast
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # for throughput.py
+
 
 def pyspiel_rate(seconds: float = 4.0) -> float | None:
     """Random-play decisions/s of pyspiel's oh_hell (5 players, 5 tricks), or None."""
     try:
-        import pyspiel
+        import pyspiel  # noqa: F401
     except ImportError:
         return None
-    game = pyspiel.load_game("oh_hell", {"players": 5, "num_tricks_fixed": 5})
-    rng, plies, t0 = random.Random(0), 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            if s.is_chance_node():
-                o = s.chance_outcomes()
-                s.apply_action(o[rng.randrange(len(o))][0])
-            else:
-                s.apply_action(rng.choice(s.legal_actions()))
-                plies += 1
-    return plies / (time.perf_counter() - t0)
+    from throughput import pyspiel_rate as peer  # the same measurement as the step benchmark
+
+    rate = peer("oh_hell", {"players": 5, "num_tricks_fixed": 5}, seconds)
+    return float(rate["decisions_per_s"])
 
 
 def bytes_in_flight(num_players: int) -> int:
