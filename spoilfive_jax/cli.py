@@ -279,9 +279,11 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
+        return [_jsonable(v) for v in x] if x.dtype == np.float32 else _jsonable(x.tolist())
+    if isinstance(x, np.float32):  # its shortest decimal (0.93075, not 0.9307500123977661)
+        return _jsonable(float(str(x)))
     if isinstance(x, np.generic):
-        return x.item()
+        return _jsonable(x.item())
     if isinstance(x, float) and not np.isfinite(x):
         return None
     return x
