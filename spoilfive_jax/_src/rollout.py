@@ -355,9 +355,9 @@ def rollout(
     b = _round_to_devices(b)
     plan, seat_policy = Plan.make(n, env.rules, resolve(policy, n))
     seed, pkey = _seed_of(key)
-    # Each call plays up to k batches (~1M hands); the batch count is a traced argument, so
-    # one compile serves every run size.
-    k = max(1, min(64, (1 << 20) // b))
+    # Each call plays up to k batches (~256k hands: progress is reported between calls); the
+    # batch count is a traced argument, so one compile serves every run size.
+    k = max(1, min(16, (1 << 18) // b))
     start = time.perf_counter()
     parts: list[tuple[Outcome, int]] = []
     done = 0
