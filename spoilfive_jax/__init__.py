@@ -14,6 +14,8 @@ from spoilfive_jax._src.game import NUM_ACTIONS as NUM_ACTIONS
 from spoilfive_jax._src.game import PASS as PASS
 from spoilfive_jax._src.game import State as State
 from spoilfive_jax._src.game import state_bytes as state_bytes
+from spoilfive_jax._src.observe import observe as observe
+from spoilfive_jax._src.observe import observe_full as observe_full
 from spoilfive_jax._src.policies import HEURISTIC as HEURISTIC
 from spoilfive_jax._src.policies import RANDOM as RANDOM
 from spoilfive_jax._src.render import render_svg as render_svg
@@ -59,6 +61,8 @@ __all__ = [
     "card_str",
     "card_symbol",
     "evaluate",
+    "observe",
+    "observe_full",
     "parse_cards",
     "plain_order",
     "play_sessions",

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import bits, game
+from . import observe as _observe
 from .cards import NUM_CARDS, card_str
 from .game import NUM_ACTIONS, State
 from .rules import Rules
@@ -151,9 +152,25 @@ class SpoilFive:
 
     # ------------------------------------------------------------------ decisions
 
-    def step(self, state: State, action: Any) -> State:
-        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able)."""
+    def step(self, state: State, action: Any, key: jax.Array | None = None) -> State:
+        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able).
+
+        ``key`` is accepted for pgx compatibility and ignored: a hand has no chance events
+        after the deal.
+        """
+        del key
         return game.step(state, jnp.asarray(action, jnp.int32), self.rules)
+
+    # ------------------------------------------------------------------ observations
+
+    def observe(self, state: State, player: Any) -> jax.Array:
+        """float32[D]: seat ``player``'s imperfect-information view (``observe.observe``)."""
+        return _observe.observe(state, player)
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``observe`` / ``State.observation`` for this table."""
+        return _observe.observation_shape(self.num_players)
 
     def checked_step(self, state: State, action: Any) -> State:
         """Host-side ``step`` that raises ``ValueError`` for an illegal action (one hand)."""

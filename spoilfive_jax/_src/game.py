@@ -92,6 +92,17 @@ class State:
         return bits.to_bool(self.legal_set, NUM_ACTIONS)
 
     @property
+    def observation(self) -> jax.Array:
+        """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
+
+        Computed on access, not stored (the rollout kernels never pay for it); works on a
+        batched state too.  Layout: ``spoilfive_jax._src.observe``.
+        """
+        from .observe import current_observation
+
+        return current_observation(self)
+
+    @property
     def num_players(self) -> int:
         return int(self.tricks_won.shape[-1])
 
