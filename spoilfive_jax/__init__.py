@@ -23,6 +23,7 @@ from spoilfive_jax._src.render import render_text as render_text
 from spoilfive_jax._src.rollout import RolloutResult as RolloutResult
 from spoilfive_jax._src.rollout import rollout as rollout
 from spoilfive_jax._src.rules import Rules as Rules
+from spoilfive_jax._src.scorer import FamilyScores as FamilyScores
 from spoilfive_jax._src.scorer import HandScores as HandScores
 from spoilfive_jax._src.scorer import TournamentResult as TournamentResult
 from spoilfive_jax._src.scorer import evaluate as evaluate
@@ -45,6 +46,7 @@ __all__ = [
     "PASS",
     "RANDOM",
     "AuctionFortyFives",
+    "FamilyScores",
     "FortyFive",
     "FortyFiveRules",
     "HandScores",

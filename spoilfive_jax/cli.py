@@ -3,8 +3,10 @@
 Subcommands: ``rollout`` (mass self-play with a summary, JSON/CSV and a plot), ``score`` (what a
 hand is worth), ``tournament`` (policies against each other), ``bench`` (throughput table),
 ``play`` (a hand or a session against bots in the terminal) and ``rules`` (card ranking and rule
-options).  ``main(argv) -> int`` returns the exit status: 0 on success, 2 on bad input (one line
-``spoilfive: error: ...`` on stderr, never a traceback).
+options).  ``--game forty_five|twenty_five|auction`` runs rollout, score, tournament and rules on
+the Forty-Five family (RULES.md §7) instead of Spoil Five.  ``main(argv) -> int`` returns the
+exit status: 0 on success, 2 on bad input (one line ``spoilfive: error: ...`` on stderr, never a
+traceback).
 
 ``rich`` (extra ``cli``) draws tables and the progress bar when installed, else plain text is
 printed; ``matplotlib`` (extra ``plot``) is imported only for ``rollout --plot``.
@@ -32,11 +34,23 @@ from spoilfive_jax._src.cards import SUIT_SYMBOLS, SUITS, card_symbol, parse_car
 from spoilfive_jax._src.cards import plain_order as plain_order_of
 from spoilfive_jax._src.cards import trump_order as trump_order_of
 from spoilfive_jax._src.rules import Rules
+from spoilfive_jax.fortyfive.rules import FortyFiveRules
 
 PROG = "spoilfive"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 AGENT_PREFIX = "agent:"
 AGENT_SUFFIXES = (".npz", ".msgpack")
+GAMES = ("spoilfive", "forty_five", "twenty_five", "auction")
+GAME_NAMES = {
+    "spoil_five": "Spoil Five",
+    "forty_five": "Forty-Five",
+    "twenty_five": "Twenty-Five",
+    "auction_forty_fives": "Auction Forty-Fives",
+}
+FAMILY_OPTIONS = ("target", "scoring", "tie_break", "joker", "joker_rank")  # family only
+SPOILFIVE_OPTIONS = ("preset", "ante", "jink_bonus", "ante_after_spoil")  # Spoil Five only
+SHARED_OPTIONS = ("follow", "renege", "rob", "deal_packets", "illegal_penalty")
+JOKER_TEXT = "JK"
 
 
 class CliError(Exception):
@@ -80,7 +94,7 @@ def _packets(text: str) -> tuple[int, int]:
 def _players(text: str) -> int:
     n = _int_at_least(0)(text)
     if not 2 <= n <= 10:
-        raise argparse.ArgumentTypeError(f"Spoil Five is for 2 to 10 players, got {n}")
+        raise argparse.ArgumentTypeError(f"expected 2 to 10 players, got {n}")
     return n
 
 
@@ -93,15 +107,24 @@ def _suit(text: str) -> int:
 
 
 def _add_table_options(p: argparse.ArgumentParser, players: bool = True) -> None:
-    """Table size and every ``Rules`` field (None = the preset's value)."""
+    """The game, the table size and every ``Rules``/``FortyFiveRules`` field (None = the
+    preset's or the variant's value)."""
     g = p.add_argument_group("table and rules")
+    g.add_argument(
+        "--game",
+        choices=GAMES,
+        default="spoilfive",
+        help="spoilfive (default), or the Forty-Five family (RULES.md §7): forty_five, "
+        "twenty_five, auction (Auction Forty-Fives)",
+    )
     if players:
-        g.add_argument("-n", "--players", type=_players, default=5, help="2..10 (default 5)")
+        g.add_argument(
+            "-n", "--players", type=_players, help="2..10 (default 5; 4 for the Forty-Five family)"
+        )
     g.add_argument(
         "--preset",
         choices=("seed", "traditional"),
-        default="seed",
-        help="rule preset the options below change (default: seed)",
+        help="Spoil Five rule preset the options below change (default: seed)",
     )
     g.add_argument(
         "--follow",
@@ -116,10 +139,15 @@ def _add_table_options(p: argparse.ArgumentParser, players: bool = True) -> None
     g.add_argument("--rob", choices=("optional", "forced", "off"), help="robbing the pack")
     g.add_argument(
         "--jink",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="allow the jink after winning tricks 1-3 (--no-jink: seed variant)",
+        nargs="?",
+        const="on",
+        choices=("on", "off", "announced", "wins_game"),
+        metavar="MODE",
+        help="Spoil Five: --jink allows the jink after winning tricks 1-3, --no-jink does not "
+        "(seed variant); the Forty-Five family: --jink off|announced|wins_game (bare --jink: "
+        "announced)",
     )
+    g.add_argument("--no-jink", dest="jink", action="store_const", const="off", help="no jink")
     g.add_argument("--deal-packets", type=_packets, metavar="2,3|3,2", help="cards per packet")
     g.add_argument("--ante", type=_int_at_least(0), metavar="CHIPS", help="ante per player")
     g.add_argument(
@@ -135,17 +163,111 @@ def _add_table_options(p: argparse.ArgumentParser, players: bool = True) -> None
         "--illegal-penalty",
         type=_int_at_least(0),
         metavar="CHIPS",
-        help="chips an illegal action costs under jit (agent policies)",
+        help="chips (family: points) an illegal action costs under jit (agent policies)",
+    )
+    f = p.add_argument_group("the Forty-Five family (--game forty_five|twenty_five|auction)")
+    f.add_argument(
+        "--target",
+        type=_int_at_least(1),
+        metavar="POINTS",
+        help="points that win the game (default 45, 25 or 120)",
+    )
+    f.add_argument(
+        "--scoring",
+        choices=("best_trump", "hoyle"),
+        help="best_trump: 5 a trick + 5 for the best trump; hoyle: 3-4 tricks 5, all five 10",
+    )
+    f.add_argument(
+        "--tie-break",
+        choices=("first_counted", "higher_total"),
+        help="several teams reach the target in one hand",
+    )
+    f.add_argument(
+        "--joker",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="play with the joker (53 cards, JK: always a trump)",
+    )
+    f.add_argument(
+        "--joker-rank", choices=("below_AH", "above_AH"), help="the joker just below or above A♥"
     )
 
 
-def _rules(args: argparse.Namespace) -> Rules:
-    names = [f.name for f in dataclasses.fields(Rules)]  # one option per field
+def _is_family(args: argparse.Namespace) -> bool:
+    return getattr(args, "game", "spoilfive") != "spoilfive"
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _rules(args: argparse.Namespace) -> Rules | FortyFiveRules:
+    """The rules the options give, for ``--game`` (options of the other game are refused)."""
+    given = {k for k in (*FAMILY_OPTIONS, *SPOILFIVE_OPTIONS) if getattr(args, k, None) is not None}
+    if not _is_family(args):
+        family_only = [k for k in FAMILY_OPTIONS if k in given]
+        if family_only:
+            raise CliError(
+                f"{_flag(family_only[0])} is an option of the Forty-Five family "
+                "(--game forty_five, twenty_five or auction)"
+            )
+        if args.jink in ("announced", "wins_game"):
+            raise CliError(
+                f"--jink {args.jink} is for the Forty-Five family; Spoil Five takes --jink or "
+                "--no-jink"
+            )
+        names = [f.name for f in dataclasses.fields(Rules)]  # one option per field
+        overrides = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
+        if "jink" in overrides:
+            overrides["jink"] = overrides["jink"] == "on"
+        return Rules.preset(args.preset or "seed", **overrides)
+    spoil_only = [k for k in SPOILFIVE_OPTIONS if k in given]
+    if spoil_only:
+        raise CliError(
+            f"{_flag(spoil_only[0])} is a Spoil Five option, not one of --game {args.game}"
+        )
+    names = [*FAMILY_OPTIONS, *SHARED_OPTIONS]
     overrides = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
-    return Rules.preset(args.preset, **overrides)
+    if args.jink is not None:
+        overrides["jink"] = "announced" if args.jink == "on" else args.jink
+    return FortyFiveRules(variant=args.game, **overrides)  # bad mixes raise ValueError
 
 
-def _rules_text(rules: Rules) -> str:
+def _env(args: argparse.Namespace, rules: Rules | FortyFiveRules) -> Any:
+    import spoilfive_jax as sf
+
+    if isinstance(rules, FortyFiveRules):
+        return sf.FortyFive(args.players, rules)
+    return sf.SpoilFive(args.players, rules)
+
+
+def _game_name(rules: Rules | FortyFiveRules) -> str:
+    if isinstance(rules, FortyFiveRules):
+        return GAME_NAMES[{"auction": "auction_forty_fives"}.get(rules.variant, rules.variant)]
+    return GAME_NAMES["spoil_five"]
+
+
+def _teams_text(n: int) -> str:
+    """The teams at a family table of ``n`` players (seat s plays for team s % T)."""
+    from spoilfive_jax.fortyfive import num_teams
+
+    t = num_teams(n)
+    if t == n:
+        return "head to head" if n == 2 else "every player for themselves"
+    return " v ".join("&".join(str(s) for s in range(i, n, t)) for i in range(t))
+
+
+def _rules_text(rules: Rules | FortyFiveRules) -> str:
+    if isinstance(rules, FortyFiveRules):
+        joker = f"on ({rules.joker_rank})" if rules.joker else "off"
+        text = (
+            f"variant={rules.variant} target={rules.goal} scoring={rules.scoring} "
+            f"tie_break={rules.tie_break} jink={rules.jink} joker={joker} follow={rules.follow} "
+            f"renege={rules.renege}"
+        )
+        if not rules.auction:
+            text += f" rob={rules.rob}"
+        return text + f" deal={rules.deal_packets[0]}+{rules.deal_packets[1]}"
     jink = "on" if rules.jink else "off"
     return (
         f"follow={rules.follow} renege={rules.renege} rob={rules.rob} jink={jink} "
@@ -196,9 +318,17 @@ def _load_agent(path: str) -> Callable[..., Any]:
     return module.load_policy(str(p))  # type: ignore[no-any-return]
 
 
-def _policy(spec: str, cache: dict[str, Any]) -> Any:
-    """``random``, ``heuristic`` or ``agent:PATH`` -> a policy the library accepts."""
+def _policy(spec: str, cache: dict[str, Any], family: bool = False) -> Any:
+    """``random``, ``heuristic`` or ``agent:PATH`` (the family: ``random`` or ``greedy``) -> a
+    policy the library accepts."""
     spec = spec.strip()
+    if family:
+        if spec in ("random", "greedy"):
+            return spec
+        if spec == "heuristic" or spec.startswith(AGENT_PREFIX):
+            what = "the heuristic plays" if spec == "heuristic" else "agent policies play"
+            raise CliError(f"{what} Spoil Five only; the Forty-Five family takes random or greedy")
+        raise CliError(f"unknown policy {spec!r}; the Forty-Five family takes random or greedy")
     if spec in ("random", "heuristic"):
         return spec
     if spec.startswith(AGENT_PREFIX):
@@ -209,15 +339,18 @@ def _policy(spec: str, cache: dict[str, Any]) -> Any:
     raise CliError(f"unknown policy {spec!r}; use random, heuristic or agent:PATH.npz")
 
 
-def _seat_policies(text: str, num_players: int) -> tuple[list[Any], list[str]]:
+def _seat_policies(
+    text: str | None, num_players: int, family: bool = False
+) -> tuple[list[Any], list[str]]:
     """``heuristic`` (every seat) or one spec per seat, comma-separated: (policies, names)."""
+    text = text or ("random" if family else "heuristic")
     names = [s.strip() for s in text.split(",")]
     if len(names) == 1:
         names = names * num_players
     if len(names) != num_players or not all(names):
         raise CliError(f"--policy needs one policy or one per seat ({num_players}), got {text!r}")
     cache: dict[str, Any] = {}
-    return [_policy(s, cache) for s in names], names
+    return [_policy(s, cache, family) for s in names], names
 
 
 # ------------------------------------------------------------------------ output helpers
@@ -387,14 +520,17 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
 
     rules = _rules(args)
+    family = isinstance(rules, FortyFiveRules)
     n = args.players
-    policies, names = _seat_policies(args.policy, n)
+    policies, names = _seat_policies(args.policy, n, family)
     if args.per_hand and args.json is None and args.csv is None:
         raise CliError("--per-hand needs --json or --csv")
     _check_outputs(args)
     if not 0 <= args.dealer < n:
         raise CliError(f"--dealer must be a seat 0..{n - 1}, got {args.dealer}")
-    env = sf.SpoilFive(n, rules)
+    if family and args.carried:
+        raise CliError("--carried is Spoil Five's pot; the Forty-Five family has none")
+    env = _env(args, rules)
     with _Progress("rollout", args.hands, not args.quiet) as progress:
         result = sf.rollout(
             args.seed,
@@ -408,6 +544,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         )
     summary = result.summary()
     meta = {
+        "game": env.id,
         "players": n,
         "rules": dataclasses.asdict(rules),
         "policies": names,
@@ -415,24 +552,179 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         "dealer": args.dealer,
         "carried": args.carried,
     }
+    if family:
+        meta.pop("carried")
     if args.json is not None:
         if args.per_hand:
-            _write_json(args.json, {**meta, "hands": _per_hand_records(result)}, "hands")
+            records = _family_records(result) if family else _per_hand_records(result)
+            _write_json(args.json, {**meta, "hands": records}, "hands")
         else:
             _write_json(args.json, {**meta, **summary, "seconds": result.seconds})
     if args.csv is not None:
-        header, rows = _per_hand_rows(result) if args.per_hand else _summary_rows(summary, names)
+        if family:
+            header, rows = (
+                _family_rows(result) if args.per_hand else _family_summary_rows(summary, names)
+            )
+        else:
+            header, rows = (
+                _per_hand_rows(result) if args.per_hand else _summary_rows(summary, names)
+            )
         _write_csv(args.csv, header, rows)
     if args.plot:
-        _plot(result, names, args.plot)
+        (_plot_family if family else _plot)(result, names, args.plot)
     if _table_wanted(args):
-        _show_rollout(summary, names, rules, result.seconds)
+        if isinstance(rules, FortyFiveRules):
+            _show_family_rollout(summary, names, rules, result.seconds)
+        else:
+            _show_rollout(summary, names, rules, result.seconds)
         if args.plot:
             print(f"plot written to {args.plot}")
     return 0
 
 
-def _show_rollout(s: dict[str, Any], names: list[str], rules: Rules, seconds: float) -> None:
+def _show_family_rollout(
+    s: dict[str, Any], names: list[str], rules: FortyFiveRules, seconds: float
+) -> None:
+    n = len(names)
+    t = s["mean_team_points"].shape[0]
+    title = (
+        f"{_game_name(rules)} · {s['hands']:,} hands · {n} players ({_teams_text(n)}) · "
+        f"{seconds:.1f} s ({s['hands_per_s']:,.0f} hands/s, compile included)\n"
+        f"rules: {_rules_text(rules)}"
+    )
+    rows = [
+        [
+            str(i),
+            str(i % t),
+            name,
+            _pm(s["mean_points"][i], s["mean_points_se"][i], digits=3, sign=True),
+        ]
+        for i, name in enumerate(names)
+    ]
+    _show_table(title, ["seat", "team", "policy", "points/hand"], rows, left=3)
+    rows = [
+        [
+            str(i),
+            ",".join(str(x) for x in range(i, n, t)),
+            _pm(s["mean_team_points"][i], s["mean_team_points_se"][i], digits=3, sign=True),
+            _pm(s["team_win_rate"][i], s["team_win_rate_se"][i], 100),
+            f"{s['mean_team_tricks'][i]:.3f}",
+            " ".join(f"{100 * x:.1f}" for x in s["team_tricks"][i]),
+        ]
+        for i in range(t)
+    ]
+    _show_table(
+        "teams (won: more points than every other team in the hand)",
+        ["team", "seats", "points/hand", "won %", "tricks", "% of hands with 0 1 2 3 4 5 tricks"],
+        rows,
+        left=2,
+    )
+    parts = []
+    if rules.jink == "announced":
+        parts.append(
+            f"jinked {100 * s['jink_rate']:.2f} % (won {100 * s['jink_success_rate']:.1f} %)"
+        )
+    if rules.auction:
+        parts.append(f"bids made {100 * s['bid_made_rate']:.2f} % (mean bid {s['mean_bid']:.1f})")
+    else:
+        parts.append(f"robbed {100 * s['rob_rate']:.2f} %")
+    parts.append(f"{s['mean_decisions']:.1f} decisions/hand")
+    print(" · ".join(parts))
+
+
+def _family_summary_rows(s: dict[str, Any], names: list[str]) -> tuple[list[str], list[list[Any]]]:
+    """Long format: one row per statistic (and seat or team)."""
+    t = s["mean_team_points"].shape[0]
+    rows: list[list[Any]] = []
+    for i, name in enumerate(names):
+        rows.append(["mean_points", i, i % t, name, s["mean_points"][i], s["mean_points_se"][i]])
+    for i in range(t):
+        rows.append(
+            ["mean_team_points", "", i, "", s["mean_team_points"][i], s["mean_team_points_se"][i]]
+        )
+        rows.append(["team_win_rate", "", i, "", s["team_win_rate"][i], s["team_win_rate_se"][i]])
+        rows.append(["mean_team_tricks", "", i, "", s["mean_team_tricks"][i], ""])
+        for k in range(6):
+            rows.append([f"team_tricks_{k}", "", i, "", s["team_tricks"][i][k], ""])
+    for stat in (
+        "jink_rate",
+        "jink_success_rate",
+        "rob_rate",
+        "bid_made_rate",
+        "mean_bid",
+        "mean_decisions",
+        "hands_per_s",
+    ):
+        rows.append([stat, "", "", "", s[stat], ""])
+    rows.append(["hands", "", "", "", s["hands"], ""])
+    return ["stat", "seat", "team", "policy", "value", "se"], rows
+
+
+_FAMILY_PER_HAND = ("decisions", "jinked", "jink_won", "robbed", "robber", "bid", "bidder")
+
+
+def _family_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
+    n, t = result.rewards.shape[1], result.team_points.shape[1]
+    header = ["hand", *_FAMILY_PER_HAND]
+    header += [f"points_team_{i}" for i in range(t)] + [f"tricks_{s}" for s in range(n)]
+    cols = [np.arange(result.num_hands)] + [getattr(result, f) for f in _FAMILY_PER_HAND]
+    table = np.column_stack(
+        [np.asarray(c).astype(np.int64) for c in cols]
+        + [result.team_points.astype(np.int64), result.tricks_won.astype(np.int64)]
+    )
+    return header, table.tolist()
+
+
+def _family_records(result: Any) -> list[dict[str, Any]]:
+    records = []
+    for h in range(result.num_hands):
+        rec: dict[str, Any] = {"hand": h}
+        for f in _FAMILY_PER_HAND:
+            value = getattr(result, f)[h]
+            rec[f] = bool(value) if value.dtype == np.bool_ else int(value)
+        rec["team_points"] = result.team_points[h].tolist()
+        rec["tricks"] = result.tricks_won[h].tolist()
+        records.append(rec)
+    return records
+
+
+def _plot_family(result: Any, names: list[str], path: str) -> None:
+    """Mean points by seat (with 95% error bars) and each team's trick distribution."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise CliError("--plot needs matplotlib: pip install 'spoilfive-jax[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = result.summary()
+    n, t = len(names), s["mean_team_points"].shape[0]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    seats = np.arange(n)
+    left.bar(seats, s["mean_points"], yerr=1.96 * s["mean_points_se"], capsize=3, color="#2e7d4f")
+    left.set_xticks(seats, [f"{i}\n{names[i]}\nteam {i % t}" for i in seats], fontsize=8)
+    left.set_xlabel("seat (0 = dealer)")
+    left.set_ylabel("points per hand (the seat's team)")
+    left.set_title(f"{GAME_NAMES[result.game]}: points by seat ({s['hands']:,} hands)")
+    width = 0.8 / t
+    for i in range(t):
+        right.bar(
+            np.arange(6) + (i - (t - 1) / 2) * width,
+            100 * s["team_tricks"][i],
+            width,
+            label=f"team {i}",
+        )
+    right.set_xticks(np.arange(6))
+    right.set_xlabel("tricks taken by the team")
+    right.set_ylabel("share of hands, %")
+    right.set_title("Trick distribution")
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _show_rollout(s: dict[str, Any], names: list[str], rules: Any, seconds: float) -> None:
     title = (
         f"{s['hands']:,} hands · {len(names)} players · {seconds:.1f} s "
         f"({s['hands_per_s']:,.0f} hands/s, compile included)\nrules: {_rules_text(rules)}"
@@ -539,28 +831,58 @@ def _plot(result: Any, names: list[str], path: str) -> None:
 @dataclasses.dataclass(frozen=True)
 class _Query:
     hand: list[int]
-    turnup: int
+    turnup: int  # -1: none (Auction Forty-Fives)
     seat: int
     source: str  # where it came from, for error messages
 
 
-def _query(text: str, turnup: str | None, seat: int, source: str, n: int) -> _Query:
+def _symbol(card: int) -> str:
+    """A card with its suit symbol, ``JK`` for the joker (52)."""
+    from spoilfive_jax.fortyfive import JOKER
+
+    return JOKER_TEXT if card == JOKER else card_symbol(card)
+
+
+def _parse(text: str | list[str], rules: Rules | FortyFiveRules) -> list[int]:
+    """Card ids (the family's parser also reads ``JK``, refused when the joker is not in play)."""
+    if not isinstance(rules, FortyFiveRules):
+        return parse_cards(text)
+    from spoilfive_jax.fortyfive import JOKER
+    from spoilfive_jax.fortyfive import parse_cards as parse_family
+
+    cards = parse_family(text)
+    if JOKER in cards and not rules.joker:
+        raise ValueError("the joker (JK) is not in play: add --joker")
+    return cards
+
+
+def _query(
+    text: str, turnup: str | None, seat: int, source: str, n: int, rules: Rules | FortyFiveRules
+) -> _Query:
     """Five cards, optionally a sixth (the turn-up) and a seat number, from one line."""
     tokens = text.replace(",", " ").split()
     numbers = [t for t in tokens if t.isdigit()]
     cards_text = [t for t in tokens if not t.isdigit()]
     try:
-        cards = parse_cards(cards_text)
+        cards = _parse(cards_text, rules)
     except ValueError as e:
         raise CliError(f"{source}: {e}") from None
     if len(numbers) > 1:
         raise CliError(f"{source}: more than one seat number in {text.strip()!r}")
     if numbers:
         seat = int(numbers[0])
-    if len(cards) == 6:
+    auction = isinstance(rules, FortyFiveRules) and rules.auction
+    if auction:
+        if len(cards) != 5:
+            raise CliError(
+                f"{source}: a hand has 5 cards (Auction Forty-Fives has no turn-up), got "
+                f"{len(cards)} in {text.strip()!r}"
+            )
+        turn = -1
+    elif len(cards) == 6:
         cards, turn = cards[:5], cards[5]
     elif len(cards) == 5 and turnup is not None:
-        turn = parse_cards(turnup)[0]
+        turn = _parse(turnup, rules)[0]
     elif len(cards) == 5:
         raise CliError(f"{source}: no turn-up: give --turnup CARD or a sixth card")
     else:
@@ -568,28 +890,35 @@ def _query(text: str, turnup: str | None, seat: int, source: str, n: int) -> _Qu
             f"{source}: a hand has 5 cards (plus an optional turn-up), got {len(cards)} "
             f"in {text.strip()!r}"
         )
-    shown = " ".join(card_symbol(c) for c in cards)
+    shown = " ".join(_symbol(c) for c in cards)
     dup = sorted({c for c in cards if cards.count(c) > 1})
     if dup:
-        raise CliError(f"{source}: duplicate card {card_symbol(dup[0])} in {shown}")
+        raise CliError(f"{source}: duplicate card {_symbol(dup[0])} in {shown}")
     if turn in cards:
-        raise CliError(f"{source}: the turn-up {card_symbol(turn)} is also in the hand {shown}")
+        raise CliError(f"{source}: the turn-up {_symbol(turn)} is also in the hand {shown}")
+    if turn == 52:
+        raise CliError(
+            f"{source}: the turn-up must be a card, not the joker (a turned-up joker goes to "
+            "the dealer and the next card is turned up)"
+        )
     if not 0 <= seat < n:
         raise CliError(f"{source}: seat must be 0..{n - 1} for {n} players, got {seat}")
     return _Query(cards, turn, seat, source)
 
 
-def _read_queries(args: argparse.Namespace) -> list[_Query]:
+def _read_queries(args: argparse.Namespace, rules: Rules | FortyFiveRules) -> list[_Query]:
     turnup = args.turnup
     if turnup is not None:
+        if isinstance(rules, FortyFiveRules) and rules.auction:
+            raise CliError("--turnup: Auction Forty-Fives has no turn-up")
         try:
-            ids = parse_cards(turnup)
+            ids = _parse(turnup, rules)
         except ValueError as e:
             raise CliError(f"--turnup: {e}") from None
         if len(ids) != 1:
             raise CliError(f"--turnup takes one card, got {turnup!r}")
     queries = [
-        _query(h, turnup, args.seat, f"hand {i + 1}", args.players)
+        _query(h, turnup, args.seat, f"hand {i + 1}", args.players, rules)
         for i, h in enumerate(args.hands)
     ]
     if args.file:
@@ -597,17 +926,22 @@ def _read_queries(args: argparse.Namespace) -> list[_Query]:
         for i, line in enumerate(text.splitlines(), 1):
             body = line.split("#", 1)[0].strip()
             if body:
-                queries.append(_query(body, turnup, args.seat, f"{args.file}:{i}", args.players))
+                source = f"{args.file}:{i}"
+                queries.append(_query(body, turnup, args.seat, source, args.players, rules))
     if not queries:
         raise CliError('give one or more hands, e.g. "5H JH AH KD 2C", or --file FILE')
     return queries
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    queries = _read_queries(args)
+    rules = _rules(args)
+    if isinstance(rules, FortyFiveRules):
+        return _score_family(args, rules)
+    if args.threshold is not None:
+        raise CliError("--threshold is an option of the Forty-Five family (--game ...)")
+    queries = _read_queries(args, rules)
     _check_outputs(args)
     policies, names = _seat_policies(args.policy, args.players)
-    rules = _rules(args)
     import spoilfive_jax as sf
 
     scores = sf.score_hands(
@@ -621,6 +955,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         args.rollouts,
         args.batch,
     )
+    assert isinstance(scores, sf.HandScores)
     records = []
     for i, q in enumerate(queries):
         records.append(
@@ -664,21 +999,103 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score_family(args: argparse.Namespace, rules: FortyFiveRules) -> int:
+    """``score`` for the Forty-Five family: the seat's team's points, P(>= threshold), tricks."""
+    import spoilfive_jax as sf
+    from spoilfive_jax._src.scorer import FamilyScores
+    from spoilfive_jax.fortyfive import card_text
+
+    queries = _read_queries(args, rules)
+    _check_outputs(args)
+    policies, names = _seat_policies(args.policy, args.players, family=True)
+    threshold = 15 if args.threshold is None else args.threshold
+    env = _env(args, rules)
+    scores = sf.score_hands(
+        args.seed,
+        np.array([q.hand for q in queries], np.int32),
+        None if rules.auction else np.array([q.turnup for q in queries], np.int32),
+        np.array([q.seat for q in queries], np.int32),
+        policy=policies,
+        num_rollouts=args.rollouts,
+        batch_size=args.batch,
+        env=env,
+        threshold=threshold,
+    )
+    assert isinstance(scores, FamilyScores)
+    t = env.num_teams
+    records = []
+    for i, q in enumerate(queries):
+        records.append(
+            {
+                "hand": " ".join(card_text(c) for c in q.hand),
+                "turnup": None if rules.auction else card_text(q.turnup),
+                "seat": q.seat,
+                "team": q.seat % t,
+                "expected_points": scores.expected_points[i],
+                "expected_points_se": scores.expected_points_se[i],
+                "reach_prob": scores.reach_prob[i],
+                "reach_prob_se": scores.reach_prob_se[i],
+                "expected_tricks": scores.expected_tricks[i],
+                "expected_tricks_se": scores.expected_tricks_se[i],
+            }
+        )
+    meta = {
+        "game": env.id,
+        "players": args.players,
+        "rules": dataclasses.asdict(rules),
+        "policies": names,
+        "rollouts": args.rollouts,
+        "threshold": threshold,
+    }
+    if args.json is not None:
+        _write_json(args.json, {**meta, "hands": records}, "hands")
+    if args.csv is not None:
+        header = list(records[0])
+        _write_csv(args.csv, header, [[r[k] for k in header] for r in records])
+    if _table_wanted(args):
+        policy = names[0] if len(set(names)) == 1 else ",".join(names)
+        title = (
+            f"{_game_name(rules)} · {args.players} players ({_teams_text(args.players)}) · "
+            f"{policy} play · {args.rollouts:,} rollouts a hand · seat 0 deals, seat 1 leads\n"
+            "points, P and tricks are those of the seat's team for the hand"
+        )
+        rows = []
+        for i, q in enumerate(queries):
+            row = [" ".join(_symbol(c) for c in q.hand)]
+            row += [] if rules.auction else [_symbol(q.turnup)]
+            row += [
+                str(q.seat),
+                str(q.seat % t),
+                _pm(scores.expected_points[i], scores.expected_points_se[i], sign=True),
+                _pm(scores.reach_prob[i], scores.reach_prob_se[i], 100),
+                _pm(scores.expected_tricks[i], scores.expected_tricks_se[i], digits=3),
+            ]
+            rows.append(row)
+        columns = ["hand"] + ([] if rules.auction else ["turn-up"])
+        columns += ["seat", "team", "points", f"P(>={threshold}) %", "tricks"]
+        _show_table(title, columns, rows, left=len(columns) - 5)
+    return 0
+
+
 # ------------------------------------------------------------------------ tournament
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
 
-    names = [p.strip() for p in args.policies]
+    rules = _rules(args)
+    family = isinstance(rules, FortyFiveRules)
+    given = args.policies or (["greedy", "random"] if family else ["heuristic", "random"])
+    names = [p.strip() for p in given]
     if len(names) < 2:
         raise CliError("a tournament needs at least two policies")
     if len(set(names)) != len(names):
         raise CliError(f"each policy may appear once, got {' '.join(names)}")
     _check_outputs(args)
     cache: dict[str, Any] = {}
-    policies = {name: _policy(name, cache) for name in names}
-    env = sf.SpoilFive(args.players, _rules(args))
+    policies = {name: _policy(name, cache, family) for name in names}
+    env = _env(args, rules)
+    unit = "points" if family else "chips"
     start = time.perf_counter()
     with _status(f"tournament: {args.hands:,} deals, every seating", not args.quiet):
         result = sf.evaluate(args.seed, env, policies, args.hands, args.batch)
@@ -686,7 +1103,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     records = [
         {
             "policy": name,
-            "mean_chips": result.mean_chips[i],
+            f"mean_{unit}": result.mean_chips[i],
             "ci95": result.ci95[i],
             "win_rate": result.win_rate[i],
         }
@@ -696,6 +1113,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         _write_json(
             args.json,
             {
+                "game": env.id,
                 "players": args.players,
                 "rules": dataclasses.asdict(env.rules),
                 "deals": result.hands,
@@ -708,10 +1126,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         header = list(records[0])
         _write_csv(args.csv, header, [[r[k] for k in header] for r in records])
     if _table_wanted(args):
+        players = f"{args.players} players"
+        if family:
+            players = f"{_game_name(rules)} · {players} ({_teams_text(args.players)})"
         title = (
-            f"{result.hands:,} deals × {result.rotations} seatings · {args.players} players · "
+            f"{result.hands:,} deals × {result.rotations} seatings · {players} · "
             f"{seconds:.1f} s\nrules: {_rules_text(env.rules)}"
         )
+        if family:
+            title += "\npoints: the seat's team's per hand; won: hands its team outscored the rest"
         order = np.argsort(-result.mean_chips)
         rows = [
             [
@@ -722,7 +1145,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             ]
             for i in order
         ]
-        _show_table(title, ["policy", "chips/hand", "95% CI", "win %"], rows)
+        _show_table(title, ["policy", f"{unit}/hand", "95% CI", "win %"], rows)
     return 0
 
 
@@ -796,12 +1219,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     from spoilfive_jax._src.policies import resolve
 
     n = args.players
+    if _is_family(args):
+        raise CliError(
+            "play is Spoil Five only for now; play the Forty-Five family through the Python API "
+            "(spoilfive_jax.FortyFive: legal_actions, checked_step)"
+        )
     if not 0 <= args.seat < n:
         raise CliError(f"--seat must be 0..{n - 1} for {n} players, got {args.seat}")
     if not 0 <= args.dealer < n:
         raise CliError(f"--dealer must be 0..{n - 1} for {n} players, got {args.dealer}")
     bots = resolve(_policy(args.bots, {}), 1)[0]
-    env = sf.SpoilFive(n, _rules(args))
+    rules = _rules(args)
+    assert isinstance(rules, Rules)
+    env = sf.SpoilFive(n, rules)
     print(
         f"Spoil Five: you are seat {args.seat} of {n}, against {args.bots} bots; "
         f"{args.hands} hand{'s' if args.hands > 1 else ''}. Type ? for help, q to quit."
@@ -847,6 +1277,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     import textwrap
 
     rules = _rules(args)
+    if isinstance(rules, FortyFiveRules):
+        return _rules_family(args, rules)
     suits = [args.suit] if args.suit is not None else list(range(4))
     renege = f"{_RENEGE[rules.renege]}; the 5 of trumps may always be withheld, and nobody "
     renege += "may renege when the 5 is led"
@@ -860,7 +1292,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     after = "every player" if rules.ante_after_spoil == "all" else "only the dealer"
     pot = f"ante {rules.ante} each; when chips were carried in, {after} antes"
     packets = f"{rules.deal_packets[0]} then {rules.deal_packets[1]} cards to each player"
-    print(f"Rules ({args.preset} preset)")
+    print(f"Rules ({args.preset or 'seed'} preset)")
     for name, text in (
         ("options", _rules_text(rules)),
         ("following", _FOLLOW[rules.follow]),
@@ -890,6 +1322,124 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+_SCORING = {
+    "best_trump": "5 points a trick to the winner's team, and 5 more to the team that played the "
+    "hand's highest trump (30 a hand when a trump falls)",
+    "twenty_five": "5 points a trick to the winner's team (25 a hand; no best-trump bonus)",
+    "hoyle": "a side taking 3 or 4 tricks scores 5, all five 10; the others nothing",
+}
+_JINK_FAMILY = {
+    "off": "off",
+    "announced": "before the first lead, from the eldest hand, one player may announce that "
+    "their team takes all five tricks: success doubles its points, failure loses the game",
+    "wins_game": "a team that takes all five tricks wins the game at once",
+}
+_TIE_BREAK = {
+    "first_counted": "teams counted from the eldest hand clockwise: the first that reached it wins",
+    "higher_total": "the higher total wins",
+}
+
+
+def _family_trump_order(suit: int, rules: FortyFiveRules) -> list[int]:
+    """The trumps of ``suit`` highest first, the joker placed by the engine's own strengths."""
+    import jax.numpy as jnp
+
+    from spoilfive_jax.fortyfive import game
+
+    ids = np.arange(rules.deck_size)
+    strength = np.asarray(game.trump_strength(jnp.asarray(ids), jnp.int32(suit), rules))
+    trumps = ids[strength >= 0]
+    return [int(c) for c in trumps[np.argsort(-strength[trumps], kind="stable")]]
+
+
+def _rules_family(args: argparse.Namespace, rules: FortyFiveRules) -> int:
+    """``rules`` for the Forty-Five family: the options in words and the card ranking."""
+    import textwrap
+
+    from spoilfive_jax.fortyfive import game
+
+    suits = [args.suit] if args.suit is not None else list(range(4))
+    scoring = "twenty_five" if rules.variant == "twenty_five" else rules.scoring
+    hand = "all five tricks are played; " + _SCORING[scoring]
+    if rules.auction:
+        hand += "; the bidder's team scores what it made if that reaches its bid (a made 30 "
+        hand += "scores 60), else loses the bid"
+    items = [
+        ("options", _rules_text(rules)),
+        (
+            "teams",
+            "4 players: 0&2 v 1&3; 6: 0,2,4 v 1,3,5; 2: head to head; other counts play as "
+            "individuals (seat s plays for team s % teams)",
+        ),
+        ("hand", hand),
+        (
+            "game",
+            f"the first team at {rules.goal} or more at the end of a hand wins; several: "
+            + ("the bidding team if it is one of them, else " if rules.auction else "")
+            + _TIE_BREAK[rules.tie_break],
+        ),
+        ("following", _FOLLOW[rules.follow]),
+        (
+            "reneging",
+            f"{_RENEGE[rules.renege]}; the 5 of trumps may always be withheld, and nobody may "
+            "renege when the 5 is led",
+        ),
+    ]
+    if rules.auction:
+        items.append(
+            (
+                "auction",
+                "no turn-up, no robbing; from the eldest hand: pass or bid 15, 20, 25, 30 above "
+                "the standing bid (the dealer may hold it); all pass: the dealer bids 15; the "
+                "winner names trump; each player from the dealer's left discards and draws back "
+                "to five; the player left of the bidder leads"
+                + ("; a team at 100 or more may not bid below 20" if rules.min_bid_at_100 else ""),
+            )
+        )
+    else:
+        items.append(("robbing", _ROB[rules.rob]))
+    items.append(("jink", _JINK_FAMILY[rules.jink]))
+    if rules.joker:
+        where = "just below A♥" if rules.joker_rank == "below_AH" else "just above A♥"
+        items.append(
+            (
+                "joker",
+                f"53 cards; the joker ({JOKER_TEXT}) is always a trump, ranked {where}, with the "
+                "top-trump reneging privilege"
+                + (
+                    ""
+                    if rules.auction
+                    else "; turned up, it goes to the dealer (who lays a card away) and the "
+                    "next card is turned up"
+                ),
+            )
+        )
+    items.append(
+        ("deal", f"{rules.deal_packets[0]} then {rules.deal_packets[1]} cards to each player")
+    )
+    print(f"Rules ({_game_name(rules)})")
+    for name, text in items:
+        print(
+            textwrap.fill(
+                text, 92, initial_indent=f"  {name + ':':<11}", subsequent_indent=" " * 13
+            )
+        )
+    tops = len(game.top_trump_strengths(rules))
+    for t in suits:
+        order = _family_trump_order(t, rules)
+        print()
+        print(f"Trump {SUIT_NAMES[t]} {SUIT_SYMBOLS[t]}: {len(order)} trumps, highest first")
+        print("  " + " ".join(_symbol(c) for c in order))
+        print(f"  top trumps (may be reneged): {' '.join(_symbol(c) for c in order[:tops])}")
+        print("Plain suits, highest first:")
+        for s in range(4):
+            if s == t:
+                continue
+            cards = " ".join(card_symbol(c) for c in plain_order_of(s, t))
+            print(f"  {SUIT_NAMES[s] + ' ' + SUIT_SYMBOLS[s] + ':':<11} {cards}")
+    return 0
+
+
 # ------------------------------------------------------------------------ the parser
 
 
@@ -904,7 +1454,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     policy_help = (
-        "random, heuristic or agent:PATH (.npz/.msgpack); one, or one per seat with commas"
+        "random, heuristic or agent:PATH (.npz/.msgpack), for the Forty-Five family random or "
+        "greedy; one, or one per seat with commas"
     )
 
     p = sub.add_parser(
@@ -914,7 +1465,7 @@ def build_parser() -> argparse.ArgumentParser:
         "way) and summarise win rates, spoils, jinks and chips per seat.",
     )
     p.add_argument("--hands", type=_int_at_least(1), default=100_000, help="hands to play")
-    p.add_argument("--policy", default="heuristic", help=f"{policy_help} (default heuristic)")
+    p.add_argument("--policy", help=f"{policy_help} (default heuristic; the family: random)")
     p.add_argument("--batch", type=_int_at_least(1), help="hands played at once")
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     p.add_argument("--dealer", type=_int_at_least(0), default=0, help="seat that deals")
@@ -951,8 +1502,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="the hand's seat: 0 = dealer, 1 = eldest (leads), ... (default 1)",
     )
-    p.add_argument("--policy", default="heuristic", help=f"{policy_help} (default heuristic)")
+    p.add_argument("--policy", help=f"{policy_help} (default heuristic; the family: random)")
     p.add_argument("--rollouts", type=_int_at_least(2), default=10_000, help="deals per hand")
+    p.add_argument(
+        "--threshold",
+        type=int,
+        metavar="POINTS",
+        help="the Forty-Five family: report P(the seat's team scores >= POINTS) (default 15)",
+    )
     p.add_argument("--batch", type=_int_at_least(1))
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     _add_table_options(p)
@@ -968,9 +1525,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "policies",
         nargs="*",
-        default=["heuristic", "random"],
+        default=None,
         metavar="POLICY",
-        help="random, heuristic, agent:PATH (default: heuristic random)",
+        help="random, heuristic, agent:PATH (default: heuristic random); the Forty-Five "
+        "family: random, greedy (default: greedy random)",
     )
     p.add_argument("--hands", type=_int_at_least(2), default=20_000, help="deals per seating")
     p.add_argument("--batch", type=_int_at_least(1))
@@ -1040,6 +1598,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if hasattr(args, "game") and getattr(args, "players", 0) is None:  # 5, or 4 (family)
+            args.players = 4 if _is_family(args) else 5
         return int(args.run(args))
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0

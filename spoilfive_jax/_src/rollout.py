@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.fortyfive.env import FortyFive
+
 from . import fast, game
 from .env import SpoilFive
 from .fast import I32, U32, Outcome
@@ -265,9 +267,17 @@ def default_batch_size() -> int:
 
 @dataclasses.dataclass(frozen=True)
 class RolloutResult:
-    """Per-hand outcomes of a rollout (host numpy arrays, H hands, N seats)."""
+    """Per-hand outcomes of a rollout (host numpy arrays, H hands, N seats, T teams).
 
-    rewards: np.ndarray  # float32[H, N]: net chips of each hand per seat
+    Spoil Five fills the first block.  For the Forty-Five family (``env`` a ``FortyFive``):
+    ``rewards`` holds the hand's points for each seat's team (as the family's ``State.rewards``:
+    partners get the same points), ``winner`` is -1 (a family hand has no pot winner: compare
+    ``team_points``), ``jinked``/``jink_won`` an announced jink (``jink="announced"``) and
+    whether its team took all five tricks, ``robbed``/``robber`` the turn-up's robbing,
+    ``carried_out`` 0; and the family-only fields below are set (None for Spoil Five).
+    """
+
+    rewards: np.ndarray  # float32[H, N]: net chips of each hand per seat (family: team points)
     tricks_won: np.ndarray  # int32[H, N]
     winner: np.ndarray  # int32[H]: seat that took the pot, -1 if spoiled or the jink failed
     decisions: np.ndarray  # int32[H]
@@ -277,37 +287,96 @@ class RolloutResult:
     robber: np.ndarray  # int32[H]: seat entitled to rob, -1 if nobody
     carried_out: np.ndarray  # int32[H]: chips carried to the next hand
     seconds: float = 0.0  # wall time of the rollout, compile included
+    game: str = "spoil_five"  # ``env.id``: spoil_five, forty_five, twenty_five, auction_forty_fives
+    team_points: np.ndarray | None = None  # int32[H, T] (family): the hand's points per team
+    bid: np.ndarray | None = None  # int32[H] (family): the winning bid in Auction, else 0
+    bidder: np.ndarray | None = None  # int32[H] (family): the bidder's seat in Auction, else -1
 
     @property
     def num_hands(self) -> int:
         return int(self.winner.shape[0])
 
+    @property
+    def family(self) -> bool:
+        """Whether these are hands of the Forty-Five family (``team_points`` is set)."""
+        return self.team_points is not None
+
     def summary(self) -> dict[str, Any]:
-        """Win rate per seat, spoil and jink rates, mean chips per seat, with standard errors."""
-        h = max(self.num_hands, 1)
+        """Spoil Five: win rate per seat, spoil and jink rates, mean chips per seat, with
+        standard errors.  Family: see ``family_summary``."""
+        if self.family:
+            return self.family_summary()
         n = self.rewards.shape[1]
         win = np.stack([(self.winner == s) for s in range(n)], axis=1).astype(np.float64)
         spoil = (self.winner < 0) & ~self.jinked
         chips = self.rewards.astype(np.float64)
 
-        def se(x: np.ndarray) -> np.ndarray:
-            return x.std(axis=0, ddof=1) / np.sqrt(h) if h > 1 else np.zeros(x.shape[1:])
-
         return {
             "hands": self.num_hands,
             "decisions": int(self.decisions.sum()),
             "win_rate": win.mean(0),
-            "win_rate_se": se(win),
+            "win_rate_se": _se(win),
             "spoil_rate": float(spoil.mean()),
-            "spoil_rate_se": float(se(spoil.astype(np.float64)[:, None])[0]),
+            "spoil_rate_se": float(_se(spoil.astype(np.float64)[:, None])[0]),
             "jink_rate": float(self.jinked.mean()),
             "jink_success_rate": float(self.jink_won.sum() / max(self.jinked.sum(), 1)),
             "rob_rate": float(self.robbed.mean()),
             "mean_chips": chips.mean(0),
-            "mean_chips_se": se(chips),
+            "mean_chips_se": _se(chips),
             "mean_decisions": float(self.decisions.mean()),
             "hands_per_s": self.num_hands / self.seconds if self.seconds else float("nan"),
         }
+
+    def family_summary(self) -> dict[str, Any]:
+        """Forty-Five family hands: mean points per seat and per team (with standard errors),
+        the share of hands each team won (more points than every other team), the trick
+        distribution (``team_tricks[t, k]``: share of hands in which team t took k of the five
+        tricks), jink, rob and (Auction) bid rates."""
+        if self.team_points is None:
+            raise ValueError("family_summary needs a rollout of the Forty-Five family")
+        pts = self.team_points.astype(np.float64)
+        n, t = self.rewards.shape[1], pts.shape[1]
+        team = np.arange(n) % t
+        team_tricks = np.stack([self.tricks_won[:, team == i].sum(1) for i in range(t)], axis=1)
+        others = np.stack([np.delete(pts, i, axis=1).max(1) for i in range(t)], axis=1)
+        won = (pts > others).astype(np.float64)
+        in_auction = self.bidder is not None and bool((self.bidder >= 0).any())
+        if in_auction:
+            assert self.bidder is not None and self.bid is not None
+            on = self.bidder >= 0
+            made = pts[np.arange(self.num_hands), self.bidder % t] >= 0
+            bid_made = float(made[on].mean())
+            mean_bid = float(self.bid[on].mean())
+        else:
+            bid_made = mean_bid = float("nan")
+        return {
+            "game": self.game,
+            "hands": self.num_hands,
+            "decisions": int(self.decisions.sum()),
+            "mean_points": self.rewards.astype(np.float64).mean(0),
+            "mean_points_se": _se(self.rewards.astype(np.float64)),
+            "mean_team_points": pts.mean(0),
+            "mean_team_points_se": _se(pts),
+            "team_win_rate": won.mean(0),
+            "team_win_rate_se": _se(won),
+            "mean_team_tricks": team_tricks.mean(0),
+            "team_tricks": np.stack(
+                [(team_tricks == k).mean(0) for k in range(6)], axis=1
+            ),  # [T, 6]
+            "jink_rate": float(self.jinked.mean()),
+            "jink_success_rate": float(self.jink_won.sum() / max(self.jinked.sum(), 1)),
+            "rob_rate": float(self.robbed.mean()),
+            "bid_made_rate": bid_made,
+            "mean_bid": mean_bid,
+            "mean_decisions": float(self.decisions.mean()),
+            "hands_per_s": self.num_hands / self.seconds if self.seconds else float("nan"),
+        }
+
+
+def _se(x: np.ndarray) -> np.ndarray:
+    """Standard error of the mean of each column of x float64[H, K]."""
+    h = x.shape[0]
+    return x.std(axis=0, ddof=1) / np.sqrt(h) if h > 1 else np.zeros(x.shape[1:])
 
 
 def _concat(parts: list[tuple[Outcome, int]], total: int) -> dict[str, np.ndarray]:
@@ -320,7 +389,7 @@ def _concat(parts: list[tuple[Outcome, int]], total: int) -> dict[str, np.ndarra
 
 def rollout(
     key: jax.Array | int,
-    env: SpoilFive,
+    env: SpoilFive | FortyFive,
     policy: PolicySpec = "random",
     num_hands: int = 1_000_000,
     batch_size: int | None = None,
@@ -336,9 +405,21 @@ def rollout(
     CPU, 262144 on an accelerator); ``progress(done, total)`` is called between chunks.
     Every hand has the given ``dealer`` and ``carried`` pot.  Same key -> same hands, whatever
     the batch size, chunking or devices.
+
+    ``env`` may be a ``FortyFive`` (any game of the family): independent hands, each dealt at
+    a new game (team scores zero) with the given ``dealer``; ``policy`` is ``"random"`` or a
+    jittable policy on the family's ``State`` (``"heuristic"`` plays Spoil Five only and raises
+    ``ValueError``); ``carried`` must be 0.  What the result holds then: ``RolloutResult``.
+    Same key -> same hands whatever the batch size (a different stream from Spoil Five's).
     """
+    if isinstance(env, FortyFive):
+        if carried != 0:
+            raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
+        from spoilfive_jax.fortyfive import tools
+
+        return tools.rollout(key, env, policy, num_hands, batch_size, progress, dealer=dealer)
     if not isinstance(env, SpoilFive):
-        raise ValueError(f"env must be a SpoilFive, got {type(env).__name__}")
+        raise ValueError(f"env must be a SpoilFive or a FortyFive, got {type(env).__name__}")
     if isinstance(num_hands, bool) or not isinstance(num_hands, (int, np.integer)) or num_hands < 1:
         raise ValueError(f"num_hands must be a positive integer, got {num_hands!r}")
     if num_hands >= 2**32:
@@ -351,8 +432,7 @@ def rollout(
     b = int(batch_size or default_batch_size())
     if b < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    b = min(b, int(num_hands))
-    b = _round_to_devices(b)
+    b = batch_for(b, int(num_hands))
     plan, seat_policy = Plan.make(n, env.rules, resolve(policy, n))
     seed, pkey = _seed_of(key)
     # Each call plays up to k batches (~256k hands: progress is reported between calls); the
@@ -379,9 +459,15 @@ def rollout(
         if progress is not None:
             jax.block_until_ready(out.winner)
             progress(min(done, num_hands), num_hands)
-    fields = _concat(parts, num_hands)
+    fields: dict[str, Any] = _concat(parts, num_hands)
     fields.pop("done")
     return RolloutResult(**fields, seconds=time.perf_counter() - start)
+
+
+def batch_for(requested: int, total: int) -> int:
+    """The batch for ``total`` items: ``requested``, or for smaller runs the next power of two
+    (so runs of different sizes share compiled code), a multiple of the local device count."""
+    return _round_to_devices(min(requested, 1 << max(total - 1, 0).bit_length()))
 
 
 def _round_to_devices(b: int) -> int:

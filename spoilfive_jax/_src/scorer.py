@@ -12,6 +12,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.fortyfive.env import FortyFive
+from spoilfive_jax.fortyfive.env import card_text as family_card_text
+from spoilfive_jax.fortyfive.rules import FortyFiveRules
+
 from . import fast
 from .cards import NUM_CARDS, card_str
 from .env import MAX_PLAYERS, MIN_PLAYERS, SpoilFive
@@ -19,9 +23,9 @@ from .fast import I32, U32, Outcome
 from .policies import PolicySpec, resolve
 from .rollout import (
     Plan,
-    _round_to_devices,
     _seed_of,
     _shard_batch,
+    batch_for,
     default_batch_size,
     rollout,
 )
@@ -49,6 +53,38 @@ class HandScores:
                 f"{label:<18} {100 * self.win_prob[q]:6.2f} ± {100 * self.win_prob_se[q]:4.2f}"
                 f" {100 * self.spoil_prob[q]:6.2f} ± {100 * self.spoil_prob_se[q]:4.2f}"
                 f" {self.expected_chips[q]:+7.3f} ± {self.expected_chips_se[q]:5.3f}"
+            )
+        return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilyScores:
+    """``score_hands`` for the Forty-Five family: Monte Carlo estimates for Q query hands
+    (float32[Q] each) and their standard errors.  Points are those of the query seat's TEAM for
+    the one hand (what the family's ``rewards`` give the seat): 5 a trick plus the best-trump
+    bonus (or Hoyle's 5/10), doubled by a successful jink, ``-bid`` for a failed Auction bid."""
+
+    expected_points: np.ndarray  # mean points of the seat's team for the hand
+    reach_prob: np.ndarray  # P(the seat's team scores >= ``threshold`` points in the hand)
+    expected_tricks: np.ndarray  # mean tricks (of five) taken by the seat's team
+    expected_points_se: np.ndarray
+    reach_prob_se: np.ndarray
+    expected_tricks_se: np.ndarray
+    num_rollouts: int
+    threshold: int = 15
+    game: str = "forty_five"  # ``env.id``
+
+    def table(self, hands: Any = None) -> str:
+        """A text table, one row per query (cards shown when ``hands`` is given)."""
+        reach = f"P(>={self.threshold}) %"
+        lines = [f"{'hand':<18} {'points':>15} {reach:>13} {'tricks':>13}"]
+        for q in range(self.expected_points.shape[0]):
+            cards = hands[q] if hands is not None else None
+            label = str(q) if cards is None else " ".join(family_card_text(int(c)) for c in cards)
+            lines.append(
+                f"{label:<18} {self.expected_points[q]:+7.3f} ± {self.expected_points_se[q]:5.3f}"
+                f" {100 * self.reach_prob[q]:6.2f} ± {100 * self.reach_prob_se[q]:4.2f}"
+                f" {self.expected_tricks[q]:5.3f} ± {self.expected_tricks_se[q]:5.3f}"
             )
         return "\n".join(lines)
 
@@ -114,30 +150,63 @@ def score_hands(
     hands: Any,
     turnup: Any,
     seat: Any,
-    num_players: int = 5,
-    rules: Rules | None = None,
+    num_players: int | None = None,
+    rules: Rules | FortyFiveRules | None = None,
     policy: PolicySpec = "random",
     num_rollouts: int = 1000,
     batch_size: int | None = None,
-) -> HandScores:
+    *,
+    env: SpoilFive | FortyFive | None = None,
+    threshold: int = 15,
+) -> HandScores | FamilyScores:
     """Estimate each query hand's chances by determinized Monte Carlo.
 
     hands int[Q, 5], turnup int[Q] (or one), seat int[Q] (or one) relative to the dealer at
     seat 0 (seat 1 is the eldest hand).  For each query, ``num_rollouts`` deals give the seat
     its five cards and the turn-up, deal the 46 unseen cards uniformly to the others, and play
     the hand out with ``policy`` (every seat, or a list with one per seat).
+
+    The table: ``num_players`` (default 5) and ``rules``, or ``env`` (a ``SpoilFive`` or a
+    ``FortyFive``; then leave ``num_players``/``rules`` out or give the same).  With a
+    ``FortyFive`` env (or ``rules`` a ``FortyFiveRules``, 4 players by default) the result is a
+    ``FamilyScores``: the seat's team's expected points for the hand, P(its team scores at least
+    ``threshold`` points) and its expected tricks.  The deals are determinized the same way:
+    the seat keeps its five cards (the joker may be one) and sees the turn-up (a card 0..51:
+    the hand is one in which the joker was not turned up); the unseen cards (47, 48 with the
+    joker) are dealt uniformly.  Auction Forty-Fives has no turn-up: pass ``turnup=None``; the
+    unseen cards go uniformly to the other hands and the stock.  Policies for the family:
+    ``"random"`` or a jittable policy on its ``State``.
     """
+    if env is not None:
+        if not isinstance(env, (SpoilFive, FortyFive)):
+            raise ValueError(f"env must be a SpoilFive or a FortyFive, got {type(env).__name__}")
+        if num_players is not None and num_players != env.num_players:
+            raise ValueError(f"num_players={num_players} but env has {env.num_players} players")
+        if rules is not None and rules != env.rules:
+            raise ValueError("rules differ from env.rules; give one or the other")
+    elif isinstance(rules, FortyFiveRules):
+        env = FortyFive(4 if num_players is None else num_players, rules)
+    if isinstance(env, FortyFive):
+        from spoilfive_jax.fortyfive import tools
+
+        return tools.score_hands(
+            key, env, hands, turnup, seat, policy, num_rollouts, batch_size, threshold
+        )
+    if env is not None:
+        num_players, rules = env.num_players, env.rules
+    num_players = 5 if num_players is None else num_players
     if isinstance(num_players, bool) or not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..10, got {num_players}")
     if isinstance(num_rollouts, bool) or int(num_rollouts) < 2:
         raise ValueError(f"num_rollouts must be an integer >= 2, got {num_rollouts!r}")
     n, r = int(num_players), int(num_rollouts)
     rules = Rules() if rules is None else rules
+    assert isinstance(rules, Rules)  # (FortyFiveRules went to the family above)
     h, t, s = _validate_queries(hands, turnup, seat, n)
     plan, seat_policy = Plan.make(n, rules, resolve(policy, n))
     seed, pkey = _seed_of(key)
     total = h.shape[0] * r
-    size = _round_to_devices(min(int(batch_size or default_batch_size()), total))
+    size = batch_for(int(batch_size or default_batch_size()), total)
     won, spoiled, chips = [], [], []
     for first in range(0, total, size):
         w, sp, c = _score_chunk(
@@ -168,19 +237,31 @@ def score_hands(
 
 @dataclasses.dataclass(frozen=True)
 class TournamentResult:
-    """Mean chips per hand of each policy, seats rotated over the same deals."""
+    """Mean chips per hand of each policy, seats rotated over the same deals.
+
+    For the Forty-Five family (``unit == "points"``) ``mean_chips`` holds mean POINTS per hand
+    (each seat scores its team's points for the hand; also ``mean_points``) and ``win_rate`` the
+    share of hands in which the seat's team scored more than every other team.
+    """
 
     names: tuple[str, ...]
-    mean_chips: np.ndarray  # float64[P]
+    mean_chips: np.ndarray  # float64[P]: chips (family: points) per hand per seat held
     ci95: np.ndarray  # float64[P]: half-width of the 95% confidence interval
     win_rate: np.ndarray  # float64[P]: share of hands won per seat occupied
     hands: int  # deals played (each under every rotation)
     rotations: int
+    unit: str = "chips"  # "chips" (Spoil Five) or "points" (the Forty-Five family)
+
+    @property
+    def mean_points(self) -> np.ndarray:
+        """``mean_chips`` under its family name (points per hand)."""
+        return self.mean_chips
 
     def table(self) -> str:
         width = max(8, *(len(x) for x in self.names))
+        head = f"{self.unit}/hand"
         lines = [
-            f"{'policy':<{width}}  {'chips/hand':>10}  {'95% CI':>9}  {'win %':>6}",
+            f"{'policy':<{width}}  {head:>10}  {'95% CI':>9}  {'win %':>6}",
         ]
         order = np.argsort(-self.mean_chips)
         for i in order:
@@ -198,7 +279,7 @@ def _policy_name(policy: Any, i: int) -> str:
 
 def evaluate(
     key: jax.Array | int,
-    env: SpoilFive,
+    env: SpoilFive | FortyFive,
     policies: dict[str, PolicySpec] | list[PolicySpec],
     num_hands: int = 100_000,
     batch_size: int | None = None,
@@ -206,7 +287,20 @@ def evaluate(
     """Play ``policies`` against each other: seat ``i`` plays policy ``(i + r) % P`` in seating
     ``r``, for lcm(N, P) seatings, each on the same ``num_hands`` deals (common random numbers),
     so every policy sits in every seat equally often.  The mean chips per hand of a policy
-    average the seats it holds; the 95% CI treats each deal (all its seatings) as one sample."""
+    average the seats it holds; the 95% CI treats each deal (all its seatings) as one sample.
+
+    With a ``FortyFive`` env the unit is the hand's points (``unit="points"``): a seat scores its
+    team's points, so a policy holding partner seats counts the team's points once per seat and
+    the mean is unchanged.  Partners may be the same policy: at 4 players with 2 policies, seat
+    ``i`` plays policy ``(i + r) % 2``, so each policy is a whole partnership (seats 0 and 2, or
+    1 and 3) and the two seatings swap them; with 3 policies at 4 players a partnership can mix
+    two policies.  ``win_rate``: hands in which the seat's team outscored every other team.
+    """
+    from spoilfive_jax.fortyfive import tools  # (imports this module)
+
+    family = isinstance(env, FortyFive)
+    if not family and not isinstance(env, SpoilFive):
+        raise ValueError(f"env must be a SpoilFive or a FortyFive, got {type(env).__name__}")
     if isinstance(policies, dict):
         names, specs = list(policies.keys()), list(policies.values())
     else:
@@ -220,7 +314,12 @@ def evaluate(
     if len(set(names)) != len(names):
         raise ValueError(f"policy names must be distinct, got {names}")
     n, p_count = env.num_players, len(specs)
-    resolved = [resolve(s, 1)[0] for s in specs]
+    resolved: list[Any] = specs  # the family's names ("greedy") are resolved by its rollout
+    if isinstance(env, FortyFive):
+        for s in specs:  # refuse a Spoil Five-only policy before playing anything
+            tools.resolve(s, 1, env.rules)
+    else:
+        resolved = [resolve(s, 1)[0] for s in specs]
     rotations = math.lcm(n, p_count)
     per_deal = np.zeros((num_hands, p_count))
     seats_held = np.zeros((num_hands, p_count))
@@ -228,14 +327,16 @@ def evaluate(
     for r in range(rotations):
         assign = [(i + r) % p_count for i in range(n)]
         out = rollout(key, env, [resolved[a] for a in assign], num_hands, batch_size)
+        won = tools.hands_won(out) if family else out.winner[:, None] == np.arange(n)
         for i, a in enumerate(assign):
             per_deal[:, a] += out.rewards[:, i]
             seats_held[:, a] += 1
-            wins[a] += (out.winner == i).sum()
+            wins[a] += won[:, i].sum()
     present = seats_held > 0
     chips = np.where(present, per_deal / np.maximum(seats_held, 1), np.nan)
     mean = np.nanmean(chips, axis=0)
     count = present.sum(0)
     ci = 1.96 * np.nanstd(chips, axis=0, ddof=1) / np.sqrt(np.maximum(count, 1))
     win_rate = wins / seats_held.sum(0)
-    return TournamentResult(tuple(names), mean, ci, win_rate, num_hands, rotations)
+    unit = "points" if family else "chips"
+    return TournamentResult(tuple(names), mean, ci, win_rate, num_hands, rotations, unit)
