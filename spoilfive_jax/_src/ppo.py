@@ -1,0 +1,583 @@
+"""PPO for one learning seat of Spoil Five, fully jitted on vmapped tables (extra ``rl``).
+
+Imported only by ``spoilfive_jax.agent`` and the examples (it needs flax and optax); the core
+package never imports it.
+
+The learner always sits in seat ``LEARNER`` (0); the dealer is drawn uniformly for every hand,
+so over many hands it plays from every position.  The other seats act by the opponent policy:
+the built-in ``HEURISTIC`` or ``RANDOM`` called on the public ``State`` (vmapped), or the
+current network itself (``"self"``: self-play, sampled).  One environment step of the learner
+is: its action, then the opponents play until it is the learner's turn again; when a hand ends
+on the way, its reward (the learner's net chips) is the step's reward, a new hand is dealt and
+the opponents play up to the learner's first decision.  ``update`` collects ``num_steps`` such
+steps on ``num_envs`` tables with ``lax.scan``, then runs GAE and ``epochs`` x ``minibatches``
+clipped-PPO updates, all in one jitted call.
+
+Optional warm start (``train(..., warmup_updates=K)``): K iterations in which the learner's
+seat plays the heuristic and the network learns its choices by cross-entropy (and the value of
+that play), then PPO takes over from that policy.
+
+The network (``ActorCritic``) reads ``observe(state, player)`` and the legal action mask only.
+It first re-encodes every 52-card block into the engine's strength layout (``fast.POSITION``:
+three plain suits by strength, then the trumps by strength), so "my highest trump" is the same
+input whatever the trump suit; the 64 + 3 position logits are mapped back to the 55 actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from . import observe as obs_lib
+from .cards import NUM_CARDS
+from .env import SpoilFive
+from .fast import CARD, POSITION, TRUMP_SLOT
+from .game import NUM_ACTIONS, State
+from .policies import HEURISTIC, RANDOM
+from .rollout import max_decisions
+from .rules import Rules
+
+LEARNER = 0
+OPPONENTS = ("heuristic", "random", "self")
+NEG = -1e9  # logit of an illegal action
+
+# --------------------------------------------------------------------------- features
+
+
+def _canon_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per trump suit: card id at each strength position (52 = no card), position of each card
+    id, and the led-class -> strength-slot map."""
+    card_at = np.where((CARD >= 0) & (CARD < NUM_CARDS), CARD, NUM_CARDS).astype(np.int32)
+    led = np.zeros((4, 5, 4), np.float32)
+    for t in range(4):
+        plain = [s for s in range(4) if s != t]
+        for s in plain:
+            led[t, s, (0, 1, 3)[plain.index(s)]] = 1.0
+        led[t, 4, TRUMP_SLOT] = 1.0
+    return card_at, POSITION.astype(np.int32), led
+
+
+CARD_AT, CARD_POSITION, LED_SLOT = _canon_tables()  # int32[4, 64], int32[4, 52], f32[4, 5, 4]
+
+
+def _block(obs: jax.Array, offset: int, size: int) -> jax.Array:
+    return obs[..., offset : offset + size]
+
+
+def featurize(obs: jax.Array, mask: jax.Array, num_players: int) -> tuple[jax.Array, jax.Array]:
+    """Network input float32[..., F] and the trump suit int32[...] from an observation and the
+    legal mask; card blocks re-encoded in the strength layout (64 positions each)."""
+    n = num_players
+    lay = obs_lib.layout(n)
+    trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
+    idx = jnp.asarray(CARD_AT)[trump]  # [..., 64]
+
+    def canon(cards: jax.Array) -> jax.Array:  # [..., K, 52] -> [..., K * 64]
+        padded = jnp.concatenate([cards, jnp.zeros_like(cards[..., :1])], axis=-1)
+        out = jnp.take_along_axis(padded, idx[..., None, :], axis=-1)
+        return out.reshape(*out.shape[:-2], -1)
+
+    mask_f = mask.astype(jnp.float32)
+    cards = jnp.concatenate(
+        [
+            _block(obs, *lay["HAND"])[..., None, :],
+            _block(obs, *lay["PLAYED"])[..., None, :],
+            _block(obs, *lay["TURNUP"])[..., None, :],
+            mask_f[..., None, :NUM_CARDS],
+            _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
+            _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
+        ],
+        axis=-2,
+    )
+    led = jnp.einsum("...k,...ks->...s", _block(obs, *lay["LED"]), jnp.asarray(LED_SLOT)[trump])
+    rest_start, _ = lay["TRICKS_WON"]
+    parts = [
+        canon(cards),
+        _block(obs, *lay["TRUMP"]),
+        _block(obs, obs_lib.ROBBED, obs_lib.LED - obs_lib.ROBBED),  # ROBBED, PHASE
+        led,
+        _block(obs, obs_lib.TRICK_NUM, obs_lib.FIXED_SIZE - obs_lib.TRICK_NUM),
+        obs[..., rest_start:],  # per-seat small blocks
+        mask_f[..., NUM_CARDS:],
+    ]
+    return jnp.concatenate(parts, axis=-1), trump
+
+
+class ActorCritic(nn.Module):
+    """MLP torso on ``featurize``; action logits float32[..., 55] and a value float32[...]."""
+
+    num_players: int
+    hidden: tuple[int, ...] = (256, 256)
+
+    @nn.compact
+    def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x, trump = featurize(obs, mask, self.num_players)
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
+        out = nn.Dense(64 + 3, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
+        where = jnp.asarray(CARD_POSITION)[trump]  # [..., 52]
+        card_logits = jnp.take_along_axis(out[..., :64], where, axis=-1)
+        logits = jnp.concatenate([card_logits, out[..., 64:]], axis=-1)
+        return jnp.where(mask, logits, NEG), value
+
+
+def apply(
+    net: ActorCritic, params: Any, obs: jax.Array, mask: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """(masked logits float32[..., 55], value float32[...]) of ``net`` with ``params``."""
+    out: Any = net.apply(params, obs, mask)
+    return out
+
+
+def choose(logits: jax.Array, key: jax.Array | None, greedy: bool) -> tuple[jax.Array, jax.Array]:
+    """(action int32[...], its log-probability) from masked logits."""
+    if greedy or key is None:
+        action = jnp.argmax(logits, axis=-1)
+    else:
+        action = jax.random.categorical(key, logits, axis=-1)
+    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[..., None], axis=-1)[..., 0]
+    return action.astype(jnp.int32), logp
+
+
+# --------------------------------------------------------------------------- config
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """Everything static about a training run (hashable)."""
+
+    num_players: int = 5
+    rules: Rules = dataclasses.field(default_factory=Rules)
+    opponent: str = "heuristic"  # "heuristic", "random" or "self"
+    num_envs: int = 256
+    num_steps: int = 16  # learner decisions per table per update
+    epochs: int = 4
+    minibatches: int = 4
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (256, 256)
+    reward_scale: float = 0.25  # chips -> training reward
+
+    def __post_init__(self) -> None:
+        if self.opponent not in OPPONENTS:
+            raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
+        if (self.num_envs * self.num_steps) % self.minibatches:
+            raise ValueError("num_envs * num_steps must be a multiple of minibatches")
+
+    @property
+    def env(self) -> SpoilFive:
+        return SpoilFive(self.num_players, self.rules)
+
+    @property
+    def network(self) -> ActorCritic:
+        return ActorCritic(self.num_players, tuple(self.hidden))
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _tree_where(cond: jax.Array, a: Any, b: Any) -> Any:
+    def pick(x: jax.Array, y: jax.Array) -> jax.Array:
+        c = cond.reshape(cond.shape + (1,) * (x.ndim - cond.ndim))
+        return jnp.where(c, x, y)
+
+    return jax.tree.map(pick, a, b)
+
+
+def _deal(cfg: PPOConfig, key: jax.Array, num: int) -> State:
+    """``num`` fresh hands, each with a uniformly drawn dealer."""
+    env = cfg.env
+    k1, k2 = jax.random.split(key)
+    dealers = jax.random.randint(k2, (num,), 0, cfg.num_players, dtype=jnp.int32)
+    return jax.vmap(lambda k, d: env.init(k, d))(jax.random.split(k1, num), dealers)
+
+
+def _bot_policy(cfg: PPOConfig, net: ActorCritic, params: Any) -> Callable[..., jax.Array]:
+    """actions int32[B] of the players to act, by the opponent policy."""
+
+    def act(key: jax.Array, state: State) -> jax.Array:
+        keys = jax.random.split(key, state.current_player.shape[0])
+        player = jnp.maximum(state.current_player, 0)
+        if cfg.opponent == "self":
+            logits, _ = apply(net, params, state.observation, state.legal_action_mask)
+            return choose(logits, key, greedy=False)[0]
+        bot = HEURISTIC if cfg.opponent == "heuristic" else RANDOM
+        return jax.vmap(bot)(keys, state, player).astype(jnp.int32)
+
+    return act
+
+
+def _play_on(
+    cfg: PPOConfig,
+    bot: Callable[..., jax.Array],
+    key: jax.Array,
+    state: State,
+    action: jax.Array | None,
+) -> tuple[State, jax.Array, jax.Array]:
+    """The learner's ``action`` (if given), then opponents play, and a finished hand is
+    replaced by a new deal, until the learner is to act on every table.
+
+    Returns the new tables, the learner's chips from hands that ended on the way and whether a
+    hand ended (both [B]).  One ``step`` in the loop body keeps the compiled program small.
+    """
+    step = jax.vmap(cfg.env.step)
+    first = jnp.bool_(action is not None)
+    learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
+    limit = 2 * max_decisions(cfg.num_players) + 1
+
+    def waiting(s: State) -> jax.Array:
+        return s.terminated | (s.current_player != LEARNER)
+
+    def cond(carry: tuple[State, jax.Array, jax.Array, jax.Array]) -> jax.Array:
+        s, _, _, i = carry
+        return ((first & (i == 0)) | waiting(s).any()) & (i < limit)
+
+    def body(carry: tuple[State, jax.Array, jax.Array, jax.Array]) -> Any:
+        s, got, ended, i = carry
+        k_deal, k_bot = jax.random.split(jax.random.fold_in(key, i))
+        s = jax.lax.cond(
+            s.terminated.any(),
+            lambda s: _tree_where(s.terminated, _deal(cfg, k_deal, s.terminated.shape[0]), s),
+            lambda s: s,
+            s,
+        )
+        mine = first & (i == 0)
+        need = mine | waiting(s)
+        act = jnp.where(mine, learner_action, bot(k_bot, s))
+        new = step(s, act)
+        got = got + jnp.where(need, new.rewards[:, LEARNER], 0.0)
+        ended = ended | (need & new.terminated)
+        return _tree_where(need, new, s), got, ended, i + 1
+
+    zero = jnp.zeros(state.current_player.shape, jnp.float32)
+    no = jnp.zeros(state.current_player.shape, jnp.bool_)
+    state, got, ended, _ = jax.lax.while_loop(cond, body, (state, zero, no, jnp.int32(0)))
+    return state, got, ended
+
+
+class Transition(NamedTuple):
+    obs: jax.Array  # float32[D]
+    mask: jax.Array  # bool[55]
+    action: jax.Array  # int32[]
+    logp: jax.Array  # float32[]
+    value: jax.Array  # float32[]
+    reward: jax.Array  # float32[]: learner's chips (scaled) when a hand ended at this step
+    done: jax.Array  # bool[]: a hand ended at this step
+
+
+class Runner(NamedTuple):
+    """What ``update`` carries from one call to the next."""
+
+    params: Any
+    opt_state: Any
+    state: State  # [E] tables, the learner to act in each
+    key: jax.Array
+    update: jax.Array  # int32[]: updates done
+
+
+def _optimizer(cfg: PPOConfig, num_updates: int) -> optax.GradientTransformation:
+    steps = max(num_updates, 1) * cfg.epochs * cfg.minibatches
+    lr: Any = optax.linear_schedule(cfg.lr, 0.0, steps) if cfg.anneal_lr else cfg.lr
+    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+
+def init_runner(cfg: PPOConfig, key: jax.Array, num_updates: int, params: Any = None) -> Runner:
+    """Fresh parameters (unless given), optimizer and tables at the learner's first decision."""
+    net = cfg.network
+    k_net, k_deal, k_run = jax.random.split(key, 3)
+    d = obs_lib.observation_shape(cfg.num_players)[0]
+    if params is None:
+        params = net.init(k_net, jnp.zeros((d,)), jnp.ones((NUM_ACTIONS,), bool))
+    deal = jax.jit(functools.partial(_deal, cfg), static_argnums=1)
+    state = deal(k_deal, cfg.num_envs)  # ``update`` first plays up to the learner
+    opt_state = _optimizer(cfg, num_updates).init(params)
+    return Runner(params, opt_state, state, k_run, jnp.int32(0))
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 3))
+def update(
+    cfg: PPOConfig, num_updates: int, runner: Runner, imitate: bool = False
+) -> tuple[Runner, dict[str, Any]]:
+    """One PPO iteration: collect ``num_steps`` learner decisions on every table, then learn.
+
+    ``num_updates``: the length of the learning-rate schedule.  ``imitate``: a warm-start
+    iteration instead: the learner's seat plays the heuristic, and the network learns its
+    choices (cross-entropy) and the value of its play (same value loss as PPO).
+    """
+    net = cfg.network
+    tx = _optimizer(cfg, num_updates)
+    params = runner.params
+    bot = _bot_policy(cfg, net, params)
+
+    def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
+        state, key = carry
+        key, k_act, k_play = jax.random.split(key, 3)
+        obs, mask = state.observation, state.legal_action_mask
+        logits, value = apply(net, params, obs, mask)
+        action, logp = choose(logits, k_act, greedy=False)
+        if imitate:
+            keys = jax.random.split(k_act, action.shape[0])
+            action = jax.vmap(HEURISTIC)(keys, state, jnp.zeros_like(action)).astype(jnp.int32)
+            logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
+        state, chips, done = _play_on(cfg, bot, k_play, state, action)
+        reward = chips * cfg.reward_scale
+        return (state, key), Transition(obs, mask, action, logp, value, reward, done)
+
+    key, k_start = jax.random.split(runner.key)
+    start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
+    (state, key), traj = jax.lax.scan(env_step, (start, key), None, length=cfg.num_steps)
+    _, last_value = apply(net, params, state.observation, state.legal_action_mask)
+
+    def gae(carry: tuple[jax.Array, jax.Array], t: Transition) -> Any:
+        adv, next_value = carry
+        live = 1.0 - t.done.astype(jnp.float32)
+        delta = t.reward + cfg.gamma * next_value * live - t.value
+        adv = delta + cfg.gamma * cfg.gae_lambda * live * adv
+        return (adv, t.value), adv
+
+    _, advantages = jax.lax.scan(gae, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
+    targets = advantages + traj.value
+
+    def loss_fn(p: Any, batch: Transition, adv: jax.Array, target: jax.Array) -> Any:
+        logits, value = apply(net, p, batch.obs, batch.mask)
+        logp_all = jax.nn.log_softmax(logits)
+        logp = jnp.take_along_axis(logp_all, batch.action[:, None], axis=-1)[:, 0]
+        ratio = jnp.exp(logp - batch.logp)
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        pg = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv).mean()
+        if imitate:
+            pg = -logp.mean()  # cross-entropy with the heuristic's choices
+        v_loss = 0.5 * ((value - target) ** 2).mean()
+        probs = jnp.exp(logp_all)
+        entropy = -jnp.where(batch.mask, probs * logp_all, 0.0).sum(-1).mean()
+        total = pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+        approx_kl = ((ratio - 1) - jnp.log(ratio)).mean()
+        return total, (pg, v_loss, entropy, approx_kl)
+
+    size = cfg.num_envs * cfg.num_steps
+    flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), (traj, advantages, targets))
+
+    def epoch(carry: tuple[Any, Any, jax.Array], _: Any) -> Any:
+        p, opt, k = carry
+        k, sub = jax.random.split(k)
+        perm = jax.random.permutation(sub, size)
+        shuffled = jax.tree.map(
+            lambda x: x[perm].reshape((cfg.minibatches, -1, *x.shape[1:])), flat
+        )
+
+        def minibatch(c: tuple[Any, Any], mb: Any) -> Any:
+            p, opt = c
+            batch, adv, target = mb
+            grads, aux = jax.grad(loss_fn, has_aux=True)(p, batch, adv, target)
+            upd, opt = tx.update(grads, opt, p)
+            return (optax.apply_updates(p, upd), opt), aux
+
+        (p, opt), aux = jax.lax.scan(minibatch, (p, opt), shuffled)
+        return (p, opt, k), aux
+
+    key, k_epochs = jax.random.split(key)
+    (params, opt_state, _), aux = jax.lax.scan(
+        epoch, (params, runner.opt_state, k_epochs), None, length=cfg.epochs
+    )
+    pg, v_loss, entropy, kl = (x.mean() for x in aux)
+    hands = traj.done.sum()
+    metrics = {
+        "hands": hands,
+        "chips": jnp.where(traj.done, traj.reward, 0.0).sum() / cfg.reward_scale,
+        "pg_loss": pg,
+        "v_loss": v_loss,
+        "entropy": entropy,
+        "approx_kl": kl,
+    }
+    return Runner(params, opt_state, state, key, runner.update + 1), metrics
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _seat_chips(
+    cfg: PPOConfig,
+    num_hands: int,
+    params: Any,
+    key: jax.Array,
+    heuristic: jax.Array,
+    use_agent: jax.Array,
+) -> jax.Array:
+    """float32[H]: chips of the measured seat in ``num_hands`` hands (dealer 0, the measured
+    seat ``h % N`` for hand ``h``) against heuristic (``heuristic``) or random bots.  The
+    measured seat is played by the greedy network when ``use_agent``, else by the bot policy
+    itself (the baseline on the same deals).  One compile serves all four cases."""
+    n = cfg.num_players
+    env = cfg.env
+    net = cfg.network
+    keys = jax.random.split(key, num_hands)
+    seats = jnp.arange(num_hands, dtype=jnp.int32) % n
+    state = jax.vmap(lambda k: env.init(k))(keys)
+    step = jax.vmap(env.step)
+
+    def body(carry: tuple[State, jax.Array], t: jax.Array) -> Any:
+        s, total = carry
+        player = jnp.maximum(s.current_player, 0)
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        smart = jax.vmap(HEURISTIC)(ks, s, player)
+        action = jnp.where(heuristic, smart, jax.vmap(RANDOM)(ks, s, player)).astype(jnp.int32)
+        logits, _ = apply(net, params, s.observation, s.legal_action_mask)
+        mine = choose(logits, None, greedy=True)[0]
+        action = jnp.where(use_agent & (player == seats), mine, action)
+        s = step(s, action)
+        got = jnp.take_along_axis(s.rewards, seats[:, None], axis=1)[:, 0]
+        return (s, total + got), None
+
+    zero = jnp.zeros(num_hands, jnp.float32)
+    (_, chips), _ = jax.lax.scan(body, (state, zero), jnp.arange(max_decisions(n)))
+    return chips
+
+
+def seat_evaluation(
+    cfg: PPOConfig, params: Any, key: jax.Array, opponent: str, num_hands: int = 4096
+) -> dict[str, float]:
+    """Mean chips per hand of the greedy agent in one seat against ``opponent`` bots (seats
+    rotated), the bots' own mean in the same seats on the same deals, and 95% CIs (the gain is
+    paired deal by deal)."""
+    if opponent not in ("random", "heuristic"):
+        raise ValueError(f"opponent must be 'random' or 'heuristic', got {opponent!r}")
+    smart = jnp.bool_(opponent == "heuristic")
+    chips = [
+        np.asarray(_seat_chips(cfg, num_hands, params, key, smart, jnp.bool_(a)), np.float64)
+        for a in (True, False)
+    ]
+    agent, base = chips
+
+    def ci(x: np.ndarray) -> float:
+        return float(1.96 * x.std(ddof=1) / np.sqrt(x.size))
+
+    diff = agent - base
+    return {
+        "agent": float(agent.mean()),
+        "agent_ci": ci(agent),
+        "baseline": float(base.mean()),
+        "baseline_ci": ci(base),
+        "gain": float(diff.mean()),
+        "gain_ci": ci(diff),
+        "hands": num_hands,
+    }
+
+
+# --------------------------------------------------------------------------- training
+
+
+@dataclasses.dataclass
+class TrainResult:
+    params: Any
+    config: PPOConfig
+    history: list[dict[str, Any]]  # one row per logged update
+    updates: int
+    hands: int  # training hands finished
+    decisions: int  # learner decisions collected
+    cpu_seconds: float  # process CPU time (all threads)
+    wall_seconds: float
+
+
+def train(
+    cfg: PPOConfig,
+    num_updates: int,
+    seed: int = 0,
+    *,
+    warmup_updates: int = 0,
+    max_cpu_seconds: float | None = None,
+    eval_every: int = 0,
+    eval_hands: int = 2048,
+    log: Callable[[str], Any] | None = print,
+    params: Any = None,
+) -> TrainResult:
+    """``warmup_updates`` imitation iterations (``update(..., imitate=True)``: learn the
+    heuristic's choices in the learner's seat), then ``num_updates`` PPO updates; stop early
+    once the process has used ``max_cpu_seconds`` of CPU time (all threads, compiles and
+    evaluations included).
+
+    Every ``eval_every`` updates (0: only at the end) the greedy agent is measured in one seat
+    against random and heuristic bots (``seat_evaluation``) and a row is logged.
+    """
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    total = warmup_updates + num_updates
+    key = jax.random.PRNGKey(seed)
+    key, k_init = jax.random.split(key)
+    runner = init_runner(cfg, k_init, total, params)
+    history: list[dict[str, float]] = []
+    hands = 0
+    chips_sum = 0.0
+    hands_window = 0
+    done_updates = 0
+    for u in range(total):
+        imitate = u < warmup_updates
+        runner, metrics = update(cfg, total, runner, imitate)
+        m = jax.device_get(metrics)
+        hands += int(m["hands"])
+        hands_window += int(m["hands"])
+        chips_sum += float(m["chips"])
+        done_updates = u + 1
+        cpu = time.process_time() - cpu0
+        out_of_time = max_cpu_seconds is not None and cpu > max_cpu_seconds
+        last = done_updates in (total, warmup_updates) or out_of_time
+        if (eval_every and done_updates % eval_every == 0) or last:
+            key, k_eval = jax.random.split(key)
+            row: dict[str, Any] = {
+                "update": done_updates,
+                "phase": "imitate" if imitate else "ppo",
+                "hands": hands,
+                "decisions": done_updates * cfg.num_envs * cfg.num_steps,
+                "cpu_s": cpu,
+                "wall_s": time.perf_counter() - wall0,
+                "train_chips": chips_sum / max(hands_window, 1),
+                "entropy": float(m["entropy"]),
+                "approx_kl": float(m["approx_kl"]),
+            }
+            for opp in ("random", "heuristic"):
+                ev = seat_evaluation(cfg, runner.params, k_eval, opp, eval_hands)
+                row[f"vs_{opp}"] = ev["agent"]
+                row[f"vs_{opp}_ci"] = ev["agent_ci"]
+                row[f"{opp}_baseline"] = ev["baseline"]
+                row[f"gain_vs_{opp}"] = ev["gain"]
+                row[f"gain_vs_{opp}_ci"] = ev["gain_ci"]
+            history.append(row)
+            chips_sum, hands_window = 0.0, 0
+            if log is not None:
+                log(
+                    f"{row['phase']:7s} {done_updates:5d}  hands {hands:9d}  cpu {cpu:6.0f}s  "
+                    f"train {row['train_chips']:+.3f}  "
+                    f"vs random {row['vs_random']:+.3f}±{row['vs_random_ci']:.3f} "
+                    f"(random {row['random_baseline']:+.3f})  "
+                    f"vs heuristic {row['vs_heuristic']:+.3f}±{row['vs_heuristic_ci']:.3f} "
+                    f"(heuristic {row['heuristic_baseline']:+.3f}, "
+                    f"gain {row['gain_vs_heuristic']:+.3f}±{row['gain_vs_heuristic_ci']:.3f})  "
+                    f"entropy {row['entropy']:.3f}"
+                )
+        if out_of_time:
+            break
+    return TrainResult(
+        params=jax.device_get(runner.params),
+        config=cfg,
+        history=history,
+        updates=done_updates,
+        hands=hands,
+        decisions=done_updates * cfg.num_envs * cfg.num_steps,
+        cpu_seconds=time.process_time() - cpu0,
+        wall_seconds=time.perf_counter() - wall0,
+    )

@@ -1,0 +1,177 @@
+"""Trained agents: save, load and play them as policies (extra ``rl``: flax, optax).
+
+A saved agent is one ``.npz`` file holding the network parameters (one array per flattened
+flax path, e.g. ``params/Dense_0/kernel``) and a ``__metadata__`` entry, a JSON text with the
+network sizes, the table (``num_players``, ``rules``) and how it was trained, so that
+``load_policy(path)`` rebuilds the network with no other argument.  ``save_agent`` also writes
+the metadata next to it as ``<name>.json`` for people to read.
+
+A policy is ``policy(key, state, player) -> action`` on ONE hand's public ``State``, jittable,
+reading only ``observe(state, player)`` and ``state.legal_action_mask``; ``sf.rollout``,
+``sf.score_hands``, ``sf.evaluate`` and ``sf.play_sessions`` vmap it over hands::
+
+    import spoilfive_jax as sf
+    from spoilfive_jax.agent import load_policy
+
+    ppo = load_policy("examples/agents/ppo_seat.npz")
+    env = sf.SpoilFive(5)
+    print(sf.evaluate(0, env, {"ppo": ppo, "heuristic": "heuristic"}, num_hands=20_000).table())
+
+Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax._src.ppo``) or the script
+``examples/train_ppo.py``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import traverse_util
+
+from spoilfive_jax._src.env import SpoilFive
+from spoilfive_jax._src.game import NUM_ACTIONS, State
+from spoilfive_jax._src.observe import observation_shape, observe
+from spoilfive_jax._src.ppo import (
+    ActorCritic,
+    PPOConfig,
+    TrainResult,
+    apply,
+    choose,
+    seat_evaluation,
+    train,
+)
+from spoilfive_jax._src.rules import Rules
+
+FORMAT = "spoilfive_jax.agent/1"
+_META_KEY = "__metadata__"
+
+__all__ = [
+    "FORMAT",
+    "Agent",
+    "PPOConfig",
+    "TrainResult",
+    "load_agent",
+    "load_policy",
+    "make_policy",
+    "save_agent",
+    "seat_evaluation",
+    "train",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Agent:
+    """A loaded agent: network parameters and the metadata that rebuilds the network."""
+
+    params: Any  # flax parameter tree of ``ActorCritic``
+    metadata: dict[str, Any]
+
+    @property
+    def num_players(self) -> int:
+        return int(self.metadata["num_players"])
+
+    @property
+    def rules(self) -> Rules:
+        return rules_from_dict(self.metadata["rules"])
+
+    @property
+    def env(self) -> SpoilFive:
+        return SpoilFive(self.num_players, self.rules)
+
+    @property
+    def network(self) -> ActorCritic:
+        return ActorCritic(self.num_players, tuple(self.metadata["hidden"]))
+
+    def policy(self, greedy: bool = True) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+        return make_policy(self, greedy)
+
+
+def rules_to_dict(rules: Rules) -> dict[str, Any]:
+    d = dataclasses.asdict(rules)
+    d["deal_packets"] = list(rules.deal_packets)
+    return d
+
+
+def rules_from_dict(d: dict[str, Any]) -> Rules:
+    d = dict(d)
+    d["deal_packets"] = tuple(d["deal_packets"])
+    return Rules(**d)
+
+
+def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
+    """The metadata of an agent trained with ``config`` (``extra``: anything JSON-able)."""
+    return {
+        "format": FORMAT,
+        "algorithm": "ppo",
+        "network": "ActorCritic",
+        "hidden": list(config.hidden),
+        "num_players": config.num_players,
+        "rules": rules_to_dict(config.rules),
+        "observation_size": observation_shape(config.num_players)[0],
+        "num_actions": NUM_ACTIONS,
+        "opponent": config.opponent,
+        **extra,
+    }
+
+
+def save_agent(path: str | os.PathLike[str], params: Any, metadata: dict[str, Any]) -> str:
+    """Write ``params`` and ``metadata`` to ``path`` (``.npz`` added if missing) and the
+    metadata to the matching ``.json``; returns the ``.npz`` path."""
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    flat = traverse_util.flatten_dict(jax.device_get(params), sep="/")
+    arrays: dict[str, Any] = {k: np.asarray(v, np.float32) for k, v in flat.items()}
+    arrays[_META_KEY] = np.array(json.dumps(metadata, sort_keys=True))
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    np.savez_compressed(path, **arrays)
+    with open(path[: -len(".npz")] + ".json", "w") as f:
+        json.dump(metadata, f, indent=2, sort_keys=True)
+        f.write("\n")
+    return path
+
+
+def load_agent(path: str | os.PathLike[str]) -> Agent:
+    """Read an agent written by ``save_agent``; ``ValueError`` if it is not one."""
+    with np.load(os.fspath(path), allow_pickle=False) as data:
+        if _META_KEY not in data:
+            raise ValueError(f"{path} is not a spoilfive_jax agent (no {_META_KEY} entry)")
+        metadata = json.loads(str(data[_META_KEY]))
+        flat = {k: jnp.asarray(data[k]) for k in data.files if k != _META_KEY}
+    if metadata.get("format") != FORMAT:
+        raise ValueError(f"{path}: unknown agent format {metadata.get('format')!r}")
+    return Agent(traverse_util.unflatten_dict(flat, sep="/"), metadata)
+
+
+def make_policy(
+    agent: Agent, greedy: bool = True
+) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+    """``policy(key, state, player) -> action`` (int32) of ``agent`` for one hand: the most
+    probable legal action (``greedy``) or a sample from the policy."""
+    net, params = agent.network, agent.params
+    n = agent.num_players
+
+    def policy(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
+        if state.tricks_won.shape[-1] != n:
+            raise ValueError(
+                f"this agent plays {n}-player tables, got a {state.tricks_won.shape[-1]}-player "
+                "state"
+            )
+        logits, _ = apply(net, params, observe(state, player), state.legal_action_mask)
+        return choose(logits, key, greedy)[0]
+
+    policy.__name__ = str(agent.metadata.get("name", "ppo"))
+    return policy
+
+
+def load_policy(
+    path: str | os.PathLike[str], greedy: bool = True
+) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+    """The policy of the agent saved at ``path`` (see ``make_policy``)."""
+    return make_policy(load_agent(path), greedy)
