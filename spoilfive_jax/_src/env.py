@@ -181,7 +181,7 @@ class SpoilFive:
         a = _concrete(action)
         ok = a is not None and a.shape == () and np.issubdtype(a.dtype, np.integer)
         legal = self.legal_actions(state)
-        if not ok or int(a) not in legal:
+        if a is None or not ok or int(a) not in legal:
             player = int(state.current_player)
             phase = game.PHASE_NAMES[int(state.phase)]
             names = ", ".join(action_str(x) for x in legal)

@@ -133,7 +133,11 @@ def state_bytes(num_players: int, rules: Rules | None = None) -> int:
     """Bytes of one hand's ``State`` in memory (measured from the real field shapes)."""
     shapes = jax.eval_shape(
         lambda: deal_from_deck(
-            jnp.arange(NUM_CARDS, dtype=jnp.int32), 0, 0, num_players, rules or Rules()
+            jnp.arange(NUM_CARDS, dtype=jnp.int32),
+            jnp.int32(0),
+            jnp.int32(0),
+            num_players,
+            rules or Rules(),
         )
     )
     return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))

@@ -18,7 +18,7 @@ from .env import SpoilFive
 from .fast import I32, U32
 from .game import State
 from .policies import PolicySpec, resolve
-from .rollout import Plan, _round_to_devices, _seed_of, _shard_batch
+from .rollout import Plan, _seed_of, _shard_batch, batch_for
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,7 +108,7 @@ def play_sessions(
     n = env.num_players
     plan, seat_policy = Plan.make(n, env.rules, resolve(policy, n))
     seed, pkey = _seed_of(key)
-    size = _round_to_devices(min(int(batch_size or 4096), int(num_sessions)))
+    size = batch_for(int(batch_size or 4096), int(num_sessions))
     parts = []
     for first in range(0, num_sessions, size):
         parts.append(
