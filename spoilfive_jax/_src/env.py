@@ -106,7 +106,7 @@ class SpoilFive:
         (dealer must then lie in 0..N-1 and carried be >= 0).
         """
         self._check_dealer_carried(dealer, carried)
-        return game.deal_random(key, dealer, carried, self.num_players, self.rules)
+        return _deal_random(key, _i32(dealer), _i32(carried), self.num_players, self.rules)
 
     def init_from_deck(self, deck: Any, dealer: Any = 0, carried: Any = 0) -> State:
         """Deal from ``deck`` int[52], a permutation of 0..51, ``deck[0]`` dealt first.
@@ -122,7 +122,7 @@ class SpoilFive:
             _check_cards("deck", d)
         self._check_dealer_carried(dealer, carried)
         deck = jnp.asarray(deck, jnp.int32)
-        return game.deal_from_deck(deck, dealer, carried, self.num_players, self.rules)
+        return _deal_from_deck(deck, _i32(dealer), _i32(carried), self.num_players, self.rules)
 
     def init_from_deal(self, hands: Any, turnup: Any, dealer: Any = 0, carried: Any = 0) -> State:
         """Start from chosen hands: ``hands`` int[N, 5] card ids by seat, ``turnup`` a card id.
@@ -143,8 +143,8 @@ class SpoilFive:
             if h is not None and int(t) in set(h.reshape(-1).tolist()):
                 raise ValueError(f"turnup {card_str(int(t))} is also in a hand")
         self._check_dealer_carried(dealer, carried)
-        card_sets = bits.from_positions(jnp.asarray(hands, jnp.int32))
-        return game.new_hand(card_sets, turnup, dealer, carried, n, self.rules)
+        hands = jnp.asarray(hands, jnp.int32)
+        return _deal_hands(hands, _i32(turnup), _i32(dealer), _i32(carried), n, self.rules)
 
     def _check_dealer_carried(self, dealer: Any, carried: Any) -> None:
         _check_int("dealer", dealer, 0, self.num_players - 1)
@@ -159,7 +159,7 @@ class SpoilFive:
         after the deal.
         """
         del key
-        return game.step(state, jnp.asarray(action, jnp.int32), self.rules)
+        return _step(state, jnp.asarray(action, jnp.int32), self.rules)
 
     # ------------------------------------------------------------------ observations
 
@@ -189,7 +189,7 @@ class SpoilFive:
                 f"illegal action {action!r} ({action_str(a) if ok else 'not an action id'}) "
                 f"for player {player} in the {phase} phase; legal actions: {legal} ({names})"
             )
-        return _jit_step(self, state, jnp.int32(int(a)))
+        return _step(state, jnp.int32(int(a)), self.rules)
 
     def legal_actions(self, state: State) -> list[int]:
         """Host helper: the legal action ids of one hand's ``current_player``."""
@@ -209,6 +209,34 @@ def action_str(action: Any) -> str:
     return f"<invalid action {a}>"
 
 
-@functools.partial(jax.jit, static_argnums=0)
-def _jit_step(env: SpoilFive, state: State, action: jax.Array) -> State:
-    return env.step(state, action)
+# The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
+# plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they
+# simply inline.
+def _i32(x: Any) -> jax.Array:
+    return jnp.asarray(x, jnp.int32)
+
+
+@functools.partial(jax.jit, static_argnums=(3, 4))
+def _deal_random(
+    key: jax.Array, dealer: jax.Array, carried: jax.Array, n: int, rules: Rules
+) -> State:
+    return game.deal_random(key, dealer, carried, n, rules)
+
+
+@functools.partial(jax.jit, static_argnums=(3, 4))
+def _deal_from_deck(
+    deck: jax.Array, dealer: jax.Array, carried: jax.Array, n: int, rules: Rules
+) -> State:
+    return game.deal_from_deck(deck, dealer, carried, n, rules)
+
+
+@functools.partial(jax.jit, static_argnums=(4, 5))
+def _deal_hands(
+    hands: jax.Array, turnup: jax.Array, dealer: jax.Array, carried: jax.Array, n: int, rules: Rules
+) -> State:
+    return game.new_hand(bits.from_positions(hands), turnup, dealer, carried, n, rules)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _step(state: State, action: jax.Array, rules: Rules) -> State:
+    return game.step(state, action, rules)
