@@ -165,9 +165,14 @@ class Plan:
     def make(
         cls, num_players: int, rules: Rules, per_seat: tuple[Callable[..., Any], ...]
     ) -> tuple[Plan, np.ndarray]:
-        distinct = tuple(dict.fromkeys(per_seat))
-        if all(isinstance(p, BuiltinPolicy) for p in distinct):
-            distinct = tuple(sorted(distinct, key=lambda p: getattr(p, "name", "")))
+        # A canonical order (built-ins by name, then others by identity), so rotating the same
+        # policies through the seats reuses one compiled program.
+        distinct = tuple(
+            sorted(
+                dict.fromkeys(per_seat),
+                key=lambda p: (0, p.name, 0) if isinstance(p, BuiltinPolicy) else (1, "", id(p)),
+            )
+        )
         seat_policy = np.array([distinct.index(p) for p in per_seat], np.int32)
         return cls(num_players, rules, distinct), seat_policy
 
