@@ -384,12 +384,15 @@ def _se(x: np.ndarray) -> np.ndarray:
     return x.std(axis=0, ddof=1) / np.sqrt(h) if h > 1 else np.zeros(x.shape[1:])
 
 
-def _concat(parts: list[tuple[Outcome, int]], total: int) -> dict[str, np.ndarray]:
-    """Host arrays of the played hands (each part: a call's output and its hand count)."""
-    return {
-        f: np.concatenate([np.asarray(getattr(p, f))[:m] for p, m in parts])[:total]
-        for f in Outcome._fields
-    }
+def _copy_out(
+    fields: dict[str, np.ndarray], out: Outcome, first: int, count: int, total: int
+) -> None:
+    """Copy a call's first ``count`` hands into the host arrays (allocated on first use)."""
+    for f in Outcome._fields:
+        x = np.asarray(getattr(out, f))
+        if f not in fields:
+            fields[f] = np.empty((total, *x.shape[1:]), x.dtype)
+        fields[f][first : first + count] = x[:count]
 
 
 def rollout(
@@ -444,27 +447,31 @@ def rollout(
     # batch count is a traced argument, so one compile serves every run size.
     k = max(1, min(16, (1 << 18) // b))
     start = time.perf_counter()
-    parts: list[tuple[Outcome, int]] = []
+    fields: dict[str, Any] = {}
+    pending: tuple[Outcome, int, int] | None = None  # a dispatched call: output, first, count
     done = 0
-    while done < num_hands:
-        count = min(k, -(-(num_hands - done) // b))
-        out = _rollout_chunk(
-            plan,
-            (k, b),
-            pkey,
-            seed,
-            jnp.uint32(done),
-            jnp.int32(count),
-            jnp.int32(dealer),
-            jnp.int32(carried),
-            jnp.asarray(seat_policy),
-        )
-        parts.append((out, count * b))
-        done += count * b
-        if progress is not None:
-            jax.block_until_ready(out.winner)
-            progress(min(done, num_hands), num_hands)
-    fields: dict[str, Any] = _concat(parts, num_hands)
+    while done < num_hands or pending is not None:
+        call = None
+        if done < num_hands:  # dispatch the next call before copying out the previous one
+            count = min(k, -(-(num_hands - done) // b)) * b
+            out = _rollout_chunk(
+                plan,
+                (k, b),
+                pkey,
+                seed,
+                jnp.uint32(done),
+                jnp.int32(count // b),
+                jnp.int32(dealer),
+                jnp.int32(carried),
+                jnp.asarray(seat_policy),
+            )
+            call = (out, done, min(count, num_hands - done))
+            done += count
+        if pending is not None:
+            _copy_out(fields, *pending, num_hands)
+            if progress is not None:
+                progress(pending[1] + pending[2], num_hands)
+        pending = call
     fields.pop("done")
     return RolloutResult(**fields, seconds=time.perf_counter() - start)
 
