@@ -28,7 +28,7 @@ PRESETS = {
 def _fast_fns(n: int, rules: sf.Rules):
     """Jitted deal / legal / apply of the fast kernel for a batch (one compile per config)."""
     deal = jax.jit(lambda deck, dealer, carried: fast.deal(deck, dealer, carried, n, rules))
-    legal = jax.jit(lambda h: fast.legal(h, rules))
+    legal = jax.jit(lambda h, table: fast.legal(h, table, rules))
     apply = jax.jit(lambda h, table, pos: fast.apply(h, table, pos, n, rules))
     outcome = jax.jit(lambda h, table: fast.outcome(h, table, n, rules))
     return deal, legal, apply, outcome
@@ -82,7 +82,7 @@ def test_fast_kernel_matches_public_step(n, preset):
     trump = np.asarray(table.trump)
     total = np.zeros((b, n), np.float32)
     for _ in range(5 * n + 2):
-        lo, hi = (np.asarray(x) for x in legal(h))
+        lo, hi = (np.asarray(x) for x in legal(h, table))
         fast_legal = _positions_to_cards(lo, hi, trump)
         live = ~np.asarray(state.terminated)
         mask = np.asarray(state.legal_action_mask)

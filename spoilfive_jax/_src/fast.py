@@ -102,16 +102,32 @@ class Table(NamedTuple):
     dealer: jax.Array  # int32
     robber: jax.Array  # int32: -1 if nobody may rob
     carried: jax.Array  # int32: chips carried in
+    dealt_lo: list[jax.Array]  # N x uint32[B]: the cards dealt to each seat, positions 0..31
+    dealt_hi: list[jax.Array]  # N x uint32[B]: positions 32..63
 
 
 class Hands(NamedTuple):
-    """The mutable part of a batch of hands (the rollout loop's carry)."""
+    """The mutable part of a batch of hands (the rollout loop's carry).
 
-    lo: list[jax.Array]  # N x uint32[B]: hand of each seat, strength positions 0..31
-    hi: list[jax.Array]  # N x uint32[B]: positions 32..63
+    A seat's hand is derived: the cards dealt to it, less the cards ``removed`` (played, or the
+    rob discard), plus the turn-up for a robber who robbed.  So a decision writes a 2-word set
+    instead of every seat's hand.
+    """
+
+    removed_lo: jax.Array  # uint32[B]: cards played to tricks or discarded by the robber
+    removed_hi: jax.Array  # uint32[B]
     status: jax.Array  # int32[B]: packed ``_F_*`` fields
     tricks: jax.Array  # int32[B]: 3 bits of tricks won per seat
     played_trumps: jax.Array  # uint32[B]: trump strengths played so far (bit s = strength s)
+
+
+def hand_of(h: Hands, table: Table, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The cards (lo, hi) ``seat`` holds now."""
+    robbed = (get(h.status, _F_ROBBED) == 1) & (seat == table.robber)
+    turn = bits.bit(table.turnup_pos)
+    lo = seat_select(table.dealt_lo, seat) | jnp.where(robbed, turn.lo, U32(0))
+    hi = seat_select(table.dealt_hi, seat) | jnp.where(robbed, turn.hi, U32(0))
+    return lo & ~h.removed_lo, hi & ~h.removed_hi
 
 
 def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
@@ -167,10 +183,10 @@ def legal_positions(
     return jnp.where(done, U32(0), out_lo), jnp.where(done, U32(0), out_hi)
 
 
-def legal(h: Hands, rules: Rules) -> tuple[jax.Array, jax.Array]:
+def legal(h: Hands, table: Table, rules: Rules) -> tuple[jax.Array, jax.Array]:
     """Legal action positions (lo, hi) of the player to act in each hand (empty once over)."""
-    cur = get(h.status, _F_CUR)
-    return legal_positions(seat_select(h.lo, cur), seat_select(h.hi, cur), h.status, rules)
+    lo, hi = hand_of(h, table, get(h.status, _F_CUR))
+    return legal_positions(lo, hi, h.status, rules)
 
 
 def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules) -> Hands:
@@ -238,22 +254,16 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     status = jnp.where(in_play, play_st, st2)
     status = jnp.where(phase == DONE, st, status)
 
-    # Hands: the card leaves whichever hand holds it (only the mover's); a robber also takes
-    # the turn-up.  Written per seat without selecting the mover's hand first.
-    live_card = (phase != DONE) & ~in_jink & is_card
-    c_lo = jnp.where(live_card, card.lo, U32(0))
-    c_hi = jnp.where(live_card, card.hi, U32(0))
-    robs = in_rob & is_card
-    turn = bits.bit(table.turnup_pos)
-    t_lo = jnp.where(robs, turn.lo, U32(0))
-    t_hi = jnp.where(robs, turn.hi, U32(0))
-    lo = [h.lo[i] & ~c_lo | jnp.where(cur == i, t_lo, U32(0)) for i in range(n)]
-    hi = [h.hi[i] & ~c_hi | jnp.where(cur == i, t_hi, U32(0)) for i in range(n)]
+    # The card played or discarded leaves its holder's hand (robbing adds the turn-up, which
+    # ``hand_of`` derives from the robbed flag).
+    removed = (phase != DONE) & ~in_jink & is_card
+    removed_lo = h.removed_lo | jnp.where(removed, card.lo, U32(0))
+    removed_hi = h.removed_hi | jnp.where(removed, card.hi, U32(0))
     add = jnp.where(trick_over & (phase == PLAY), jnp.left_shift(1, 3 * seat), 0)
     tricks = h.tricks + add
     trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
     pt = h.played_trumps | jnp.where(in_play & is_trump, trump_bit, U32(0))
-    return Hands(lo, hi, status, tricks, pt)
+    return Hands(removed_lo, removed_hi, status, tricks, pt)
 
 
 # ------------------------------------------------------------------------------ the deal
@@ -284,13 +294,17 @@ def deal_cards(
     carried: jax.Array,
     num_players: int,
     rules: Rules,
+    positions: list[jax.Array] | None = None,
 ) -> tuple[Table, Hands]:
-    """Deal a batch from the deck's top 5N+1 cards, one int32[B] vector per deck position."""
+    """Deal a batch from the deck's top 5N+1 cards, one int32[B] vector per deck position
+    (``positions``: their strength positions, when already known)."""
     n = num_players
     dealer = jnp.asarray(dealer, I32)
     turnup = cards[5 * n]
     trump = turnup // 13
-    card_bits = [bits.bit(position(c, trump)) for c in cards]
+    if positions is None:
+        positions = [position(c, trump) for c in cards]
+    card_bits = [bits.bit(p) for p in positions]
     by_offset = []  # eldest first
     for row in deal_positions(n, rules):
         lo = functools.reduce(jnp.bitwise_or, [card_bits[k].lo for k in row])
@@ -316,12 +330,15 @@ def deal_cards(
     status = put(status, _F_PHASE, jnp.where(robber >= 0, ROB, PLAY))
     table = Table(
         trump=trump,
-        turnup_pos=position(turnup, trump),
+        turnup_pos=positions[5 * n],
         dealer=dealer,
         robber=robber,
         carried=jnp.broadcast_to(jnp.asarray(carried, I32), dealer.shape),
+        dealt_lo=lo,
+        dealt_hi=hi,
     )
-    return table, Hands(lo, hi, status, zero, zero.astype(U32))
+    u0 = zero.astype(U32)
+    return table, Hands(u0, u0, status, zero, u0)
 
 
 # ------------------------------------------------------------------------------ outcomes
@@ -397,29 +414,34 @@ def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
     return x ^ (x >> 16)
 
 
-def random_cards(seed: jax.Array, hand_ids: jax.Array, num_cards: int) -> list[jax.Array]:
-    """The top ``num_cards`` of a uniformly shuffled deck for each hand id: a list of int32[B].
+def random_cards(
+    seed: jax.Array, hand_ids: jax.Array, num_cards: int
+) -> tuple[list[jax.Array], list[jax.Array]]:
+    """The top ``num_cards`` of a uniformly shuffled deck for each hand id, in deck order (the
+    last one is the turn-up): card ids and their strength positions, lists of int32[B].
 
-    Each card is drawn uniformly from the cards not yet drawn (batch-major, no sorting).  The
-    draw is a scan so that XLA materialises the remaining-cards set between draws.
+    Each card is drawn uniformly from the cards not yet drawn (batch-major, no sorting); the
+    turn-up is drawn first so the loop can place every card by strength as it goes.  The draw is
+    a scan, so XLA materialises the remaining-cards set and the positions between draws.
     """
 
-    def draw(
-        carry: tuple[Bits, jax.Array], k: jax.Array
-    ) -> tuple[tuple[Bits, jax.Array], jax.Array]:
-        avail, last = carry
+    def draw(carry: tuple[Bits, jax.Array, jax.Array], k: jax.Array) -> Any:
+        avail, last, trump = carry
         avail = avail.without(bits.bit(last))
         u = mix(seed, hand_ids, U32(0x10000) + k.astype(U32)) >> 8
         pick = ((u * (NUM_CARDS - k).astype(U32)) >> 24).astype(I32)
         card = bits.nth(avail, pick)
-        return (avail, card), card
+        trump = jnp.where(k == 0, card // 13, trump)
+        # The card drawn is carried and removed at the next draw: the heavy ``nth`` then feeds
+        # few outputs instead of being recomputed for each word of the remaining-cards set.
+        return (avail, card, trump), (card, position(card, trump))
 
-    # The card drawn is carried and removed at the next draw: the heavy ``nth`` then feeds a
-    # single output instead of being recomputed for each word of the remaining-cards set.
     full = Bits(jnp.full_like(hand_ids, 0xFFFFFFFF, U32), jnp.full_like(hand_ids, 0xFFFFF, U32))
     none = jnp.full(hand_ids.shape, 63, I32)  # position 63 is never a card
-    _, cards = jax.lax.scan(draw, (full, none), jnp.arange(num_cards, dtype=I32))  # [K, B]
-    return list(cards)
+    init = (full, none, jnp.zeros(hand_ids.shape, I32))
+    _, (cards, pos) = jax.lax.scan(draw, init, jnp.arange(num_cards, dtype=I32))  # [K, B]
+    order = [*range(1, num_cards), 0]  # drawn first = the turn-up = the last deck position
+    return [cards[i] for i in order], [pos[i] for i in order]
 
 
 def random_choice(lo: jax.Array, hi: jax.Array, u: jax.Array) -> jax.Array:

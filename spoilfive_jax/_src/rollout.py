@@ -52,7 +52,7 @@ def _choose_fast(
 ) -> jax.Array:
     """Action positions of the players to act, by each seat's built-in policy."""
     cur = fast.get(h.status, fast._F_CUR)
-    lo, hi = fast.seat_select(h.lo, cur), fast.seat_select(h.hi, cur)
+    lo, hi = fast.hand_of(h, table, cur)
     l_lo, l_hi = fast.legal_positions(lo, hi, h.status, rules)
     out = None
     if "random" in kinds:
@@ -77,9 +77,10 @@ def play_fast(
     num_players: int,
     rules: Rules,
     kinds: frozenset[str],
+    positions: list[jax.Array] | None = None,
 ) -> Outcome:
     """Play a batch of hands to the end on the fast kernel (built-in policies only)."""
-    table, h = fast.deal_cards(cards, dealer, carried, num_players, rules)
+    table, h = fast.deal_cards(cards, dealer, carried, num_players, rules, positions)
 
     def choose(h: fast.Hands, t: jax.Array) -> jax.Array:
         return _choose_fast(h, table, seed, ids, t, heuristic_seats, kinds, rules)
@@ -189,8 +190,10 @@ class Plan:
         dealer: jax.Array,
         carried: jax.Array,
         seat_policy: jax.Array,
+        positions: list[jax.Array] | None = None,
     ) -> Outcome:
-        """Play a batch of hands to the end; ``seat_policy`` int32[N] picks each seat's policy."""
+        """Play a batch of hands to the end; ``seat_policy`` int32[N] picks each seat's policy
+        (``positions``: the cards' strength positions, when the deal already computed them)."""
         if self.builtin:
             is_heuristic = jnp.array([p == HEURISTIC for p in self.policies])
             weights = jnp.left_shift(1, jnp.arange(self.num_players, dtype=I32))
@@ -206,6 +209,7 @@ class Plan:
                 self.num_players,
                 self.rules,
                 kinds,
+                positions,
             )
         env = SpoilFive(self.num_players, self.rules)
         return play_public(key, ids, cards, dealer, carried, env, self.policies, seat_policy)
@@ -240,10 +244,10 @@ def _rollout_chunk(
 
     def one(i: jax.Array) -> Outcome:
         ids = _shard_batch(first + (i * b + jnp.arange(b, dtype=U32)))
-        cards = fast.random_cards(seed, ids, 5 * n + 1)
+        cards, positions = fast.random_cards(seed, ids, 5 * n + 1)
         dl = jnp.broadcast_to(dealer, (b,))
         cr = jnp.broadcast_to(carried, (b,))
-        return plan.play(key, seed, ids, cards, dl, cr, seat_policy)
+        return plan.play(key, seed, ids, cards, dl, cr, seat_policy, positions)
 
     def skip(i: jax.Array) -> Outcome:
         return jax.tree.map(jnp.zeros_like, jax.eval_shape(one, i))

@@ -67,8 +67,8 @@ def _sessions_chunk(
     def hand(carry: tuple[jax.Array, ...], h: jax.Array) -> Any:
         stacks, pot, dealer, played, over = carry
         ids = sid * U32(max_hands) + h.astype(U32)
-        cards = fast.random_cards(seed, ids, 5 * n + 1)
-        out = plan.play(key, seed, ids, cards, dealer, pot, seat_policy)
+        cards, positions = fast.random_cards(seed, ids, 5 * n + 1)
+        out = plan.play(key, seed, ids, cards, dealer, pot, seat_policy, positions)
         live = ~over
         chips = jnp.where(live[:, None], out.rewards, 0.0)
         stacks = stacks + chips.astype(I32)
