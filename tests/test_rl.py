@@ -16,10 +16,7 @@ import spoilfive_jax as sf
 
 
 def test_core_package_imports_without_flax_and_optax():
-    code = (
-        "import sys; sys.modules['flax'] = sys.modules['optax'] = None\n"
-        "import spoilfive_jax\n"
-    )
+    code = "import sys; sys.modules['flax'] = sys.modules['optax'] = None\nimport spoilfive_jax\n"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
