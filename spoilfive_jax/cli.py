@@ -1219,24 +1219,51 @@ def cmd_play(args: argparse.Namespace) -> int:
     from spoilfive_jax._src.policies import resolve
 
     n = args.players
-    if _is_family(args):
-        raise CliError(
-            "play is Spoil Five only for now; play the Forty-Five family through the Python API "
-            "(spoilfive_jax.FortyFive: legal_actions, checked_step)"
-        )
     if not 0 <= args.seat < n:
         raise CliError(f"--seat must be 0..{n - 1} for {n} players, got {args.seat}")
     if not 0 <= args.dealer < n:
         raise CliError(f"--dealer must be 0..{n - 1} for {n} players, got {args.dealer}")
-    bots = resolve(_policy(args.bots, {}), 1)[0]
+    if _is_family(args):
+        return _play_family(args)
+    bots = resolve(_policy(args.bots or "heuristic", {}), 1)[0]
+    hands = args.hands or 1
     rules = _rules(args)
     assert isinstance(rules, Rules)
     env = sf.SpoilFive(n, rules)
     print(
-        f"Spoil Five: you are seat {args.seat} of {n}, against {args.bots} bots; "
-        f"{args.hands} hand{'s' if args.hands > 1 else ''}. Type ? for help, q to quit."
+        f"Spoil Five: you are seat {args.seat} of {n}, against {args.bots or 'heuristic'} bots; "
+        f"{hands} hand{'s' if hands > 1 else ''}. Type ? for help, q to quit."
     )
     play_terminal(
+        env,
+        sys.stdin,
+        sys.stdout,
+        human=args.seat,
+        bots=bots,
+        hands=hands,
+        dealer=args.dealer,
+        seed=args.seed,
+    )
+    return 0
+
+
+def _play_family(args: argparse.Namespace) -> int:
+    """``play --game forty_five|twenty_five|auction``: whole games against the family's bots."""
+    from spoilfive_jax.fortyfive.play import play_family
+
+    rules = _rules(args)
+    assert isinstance(rules, FortyFiveRules)
+    env = _env(args, rules)
+    bots = args.bots or "greedy"
+    if bots not in ("greedy", "random"):
+        raise CliError(f"--bots for --game {args.game} is greedy or random, got {bots!r}")
+    cap = f", {args.hands} hand{'s' if args.hands > 1 else ''} at most" if args.hands else ""
+    print(
+        f"{_game_name(rules)}: you are seat {args.seat} of {args.players} "
+        f"({_teams_text(args.players)}), against {bots} bots; a game to {rules.goal}{cap}. "
+        "Type ? for help, q to quit."
+    )
+    play_family(
         env,
         sys.stdin,
         sys.stdout,
@@ -1558,11 +1585,21 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play against bots in the terminal",
         description="Play a hand, or a session of --hands hands (the deal "
-        "passing left, spoiled pots carried), against bots.",
+        "passing left, spoiled pots carried), against bots; with --game forty_five, "
+        "twenty_five or auction, a whole game (or --hands hands of it).",
     )
     p.add_argument("--seat", type=_int_at_least(0), default=0, help="your seat (default 0)")
-    p.add_argument("--bots", default="heuristic", help="random, heuristic or agent:PATH")
-    p.add_argument("--hands", type=_int_at_least(1), default=1, help="hands in the session")
+    p.add_argument(
+        "--bots",
+        help="random, heuristic (default) or agent:PATH; the Forty-Five family: greedy "
+        "(default) or random",
+    )
+    p.add_argument(
+        "--hands",
+        type=_int_at_least(1),
+        help="hands in the session (default 1); the Forty-Five family: at most this many "
+        "hands of the game (default: until the game is over)",
+    )
     p.add_argument("--dealer", type=_int_at_least(0), default=0, help="first dealer's seat")
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     _add_table_options(p)
