@@ -19,6 +19,14 @@ the hand.  An illegal action ends the hand as in ``SpoilFive.step`` (the offende
 
 Each hand's dealer is seat ``options["dealer"]`` if given to ``reset``, else drawn at random.
 The engine runs jitted on the default JAX device, one decision per call.
+
+The Forty-Five family works the same way: ``env(game="forty_five", num_players=4)`` (also
+``"twenty_five"`` and ``"auction_forty_fives"``; ``rules=`` a ``FortyFiveRules``) or
+``env(table=sf.FortyFive(4, rules))``.  One episode is one hand (dealt with zero game scores):
+64 actions (``spoilfive_jax.fortyfive.env.FortyFive``), the family observation (layout in
+``spoilfive_jax.fortyfive.observe``; its SCORES block can be negative), and rewards the hand's
+points for each seat's team on the step that ends it (``info``: ``hand_points`` per team,
+``illegal``).
 """
 
 from __future__ import annotations
@@ -33,15 +41,42 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from spoilfive_jax._src.env import SpoilFive, action_str
-from spoilfive_jax._src.game import NUM_ACTIONS, PHASE_NAMES, State
+from spoilfive_jax._src.game import PHASE_NAMES
 from spoilfive_jax._src.rules import Rules
+from spoilfive_jax.fortyfive import env as _family
+from spoilfive_jax.fortyfive import game as _family_game
+from spoilfive_jax.fortyfive.rules import FortyFiveRules
+
+Table = SpoilFive | _family.FortyFive
+GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
 
 __all__ = ["SpoilFiveAEC", "env", "raw_env"]
 
 
+def make_table(
+    game: str = "spoil_five",
+    num_players: int = 5,
+    rules: Rules | FortyFiveRules | None = None,
+) -> Table:
+    """The engine behind ``env(game=..., num_players=..., rules=...)``."""
+    if game not in GAMES:
+        raise ValueError(f"game must be one of {GAMES}, got {game!r}")
+    if game == "spoil_five" and not isinstance(rules, FortyFiveRules):
+        return SpoilFive(num_players, rules)
+    if rules is not None:
+        if not isinstance(rules, FortyFiveRules):
+            raise ValueError(f"rules for {game} must be a FortyFiveRules, got {type(rules)}")
+        return _family.FortyFive(num_players, rules)
+    if game == "twenty_five":
+        return _family.TwentyFive(num_players)
+    if game == "auction_forty_fives":
+        return _family.AuctionFortyFives(num_players)
+    return _family.FortyFive(num_players)
+
+
 @functools.cache
-def _compiled(table: SpoilFive) -> tuple[Any, Any, Any]:
-    def views(state: State) -> tuple[jax.Array, jax.Array]:
+def _compiled(table: Table) -> tuple[Any, Any, Any]:
+    def views(state: Any) -> tuple[jax.Array, jax.Array]:
         seats = jnp.arange(table.num_players)
         return jax.vmap(table.observe, in_axes=(None, 0))(state, seats), state.legal_action_mask
 
@@ -58,32 +93,47 @@ class SpoilFiveAEC(AECEnv):
     }
 
     def __init__(
-        self, num_players: int = 5, rules: Rules | None = None, render_mode: str | None = None
+        self,
+        num_players: int = 5,
+        rules: Rules | FortyFiveRules | None = None,
+        render_mode: str | None = None,
+        game: str = "spoil_five",
+        table: Table | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        self.table = SpoilFive(num_players, rules)
+        if table is None:
+            table = make_table(game, num_players, rules)
+        elif not isinstance(table, (SpoilFive, _family.FortyFive)):
+            raise ValueError(f"table must be a SpoilFive or a FortyFive, got {type(table)}")
+        self.table = table
+        self._family = isinstance(table, _family.FortyFive)
+        if self._family:
+            # this instance's name, e.g. "forty_five_v0" (the class keeps Spoil Five's)
+            self.__dict__["metadata"] = {**type(self).metadata, "name": f"{table.id}_v0"}
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.possible_agents = [f"player_{i}" for i in range(table.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         d = self.table.observation_shape
+        num_actions = self._num_actions = int(self.table.num_actions)
+        low = -np.inf if self._family else 0.0  # family scores can be negative
         # One space object per agent (PettingZoo checks identity and seeds them separately).
         self.observation_spaces = {
             a: gymnasium.spaces.Dict(
                 {
-                    "observation": gymnasium.spaces.Box(0.0, np.inf, d, np.float32),
-                    "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                    "observation": gymnasium.spaces.Box(low, np.inf, d, np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (num_actions,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
         self.action_spaces = {
-            a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+            a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents
         }
         self._init, self._step, self._views = _compiled(self.table)
         self._rng = np.random.default_rng()
-        self.state: State | None = None
+        self.state: Any = None  # a Spoil Five or a family ``State``
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
 
@@ -120,7 +170,7 @@ class SpoilFiveAEC(AECEnv):
         assert self._obs is not None and self._mask is not None and self.state is not None
         seat = self._seat[agent]
         to_act = int(self.state.current_player) == seat
-        mask = self._mask if to_act else np.zeros(NUM_ACTIONS, np.int8)
+        mask = self._mask if to_act else np.zeros(self._num_actions, np.int8)
         return {"observation": self._obs[seat].copy(), "action_mask": mask.copy()}
 
     def step(self, action: Any) -> None:
@@ -138,11 +188,7 @@ class SpoilFiveAEC(AECEnv):
             for a in self.agents:
                 self.rewards[a] = float(rewards[self._seat[a]])
                 self.terminations[a] = True
-                self.infos[a] = {
-                    "winner": int(self.state.winner),
-                    "illegal": bool(self.state.illegal),
-                    "carried_out": int(self.state.carried_out),
-                }
+                self.infos[a] = self._final_info()
             # every agent now leaves in seat order, starting after the one that just acted
             self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
         else:
@@ -172,10 +218,26 @@ class SpoilFiveAEC(AECEnv):
         self._obs = np.asarray(obs)
         self._mask = np.asarray(mask).astype(np.int8)
 
+    def _final_info(self) -> dict[str, Any]:
+        s = self.state
+        if self._family:
+            return {
+                "illegal": bool(s.illegal),
+                "hand_points": np.asarray(s.hand_points).tolist(),
+                "tricks_won": np.asarray(s.tricks_won).tolist(),
+            }
+        return {
+            "winner": int(s.winner),
+            "illegal": bool(s.illegal),
+            "carried_out": int(s.carried_out),
+        }
+
     def _text(self) -> str:
         s = self.state
         if s is None:
             return "(no hand dealt: call reset)"
+        if self._family:
+            return self._family_text()
         lines = [
             f"phase {PHASE_NAMES[int(s.phase)]}, trump turn-up {action_str(int(s.turnup))}, "
             f"pot {int(s.pot)}, tricks {np.asarray(s.tricks_won).tolist()}",
@@ -188,13 +250,32 @@ class SpoilFiveAEC(AECEnv):
             lines.append(f"to act: player_{int(s.current_player)}")
         return "\n".join(lines)
 
+    def _family_text(self) -> str:
+        s = self.state
+        up = int(s.turnup)
+        lines = [
+            f"{self.table.id}: phase {_family_game.PHASE_NAMES[int(s.phase)]}, "
+            + (f"turn-up {_family.card_text(up)}, " if up >= 0 else "")
+            + f"trump {'CDHS'[int(s.trump)] if int(s.trump) >= 0 else '-'}, "
+            f"tricks {np.asarray(s.tricks_won).tolist()}",
+        ]
+        trick = [_family.card_text(int(c)) if c >= 0 else "--" for c in np.asarray(s.trick_cards)]
+        lines.append("trick: " + " ".join(trick))
+        if bool(s.terminated):
+            lines.append(f"hand over: rewards {np.asarray(s.rewards).tolist()}")
+        else:
+            lines.append(f"to act: player_{int(s.current_player)}")
+        return "\n".join(lines)
 
-def raw_env(num_players: int = 5, rules: Rules | None = None, **kwargs: Any) -> SpoilFiveAEC:
-    """The environment without PettingZoo's wrappers."""
+
+def raw_env(
+    num_players: int = 5, rules: Rules | FortyFiveRules | None = None, **kwargs: Any
+) -> SpoilFiveAEC:
+    """The environment without PettingZoo's wrappers (``game=``/``table=``: see the module)."""
     return SpoilFiveAEC(num_players, rules, **kwargs)
 
 
-def env(num_players: int = 5, rules: Rules | None = None, **kwargs: Any) -> AECEnv:
+def env(num_players: int = 5, rules: Rules | FortyFiveRules | None = None, **kwargs: Any) -> AECEnv:
     """The environment wrapped in PettingZoo's ``OrderEnforcingWrapper`` (the usual entry)."""
     from pettingzoo.utils import wrappers
 

@@ -280,8 +280,13 @@ class FortyFive:
 
     # ------------------------------------------------------------------ decisions
 
-    def step(self, state: State, action: Any) -> State:
-        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able)."""
+    def step(self, state: State, action: Any, key: jax.Array | None = None) -> State:
+        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able).
+
+        ``key`` is accepted for pgx compatibility and ignored: a hand has no chance events after
+        the deal (``step_game`` takes a key to deal the next hand).
+        """
+        del key
         return game.step(state, jnp.asarray(action, jnp.int32), self.rules)
 
     def next_hand(self, key: jax.Array, state: State) -> State:
@@ -326,6 +331,22 @@ class FortyFive:
         """Pure: float32[observation_size], what ``player`` knows of one hand, seats relative
         to ``player`` (layout: ``spoilfive_jax.fortyfive.observe``)."""
         return _observe.observe(state, player, self.rules)
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``observe`` / ``State.observation`` for this table (pgx)."""
+        return (self.observation_size,)
+
+    def observe_full(self, state: State) -> jax.Array:
+        """Pure: float32[full_observation_size], the perfect-information view of one hand: the
+        public view from seat 0 plus every hand, every seat's discards and the stock (layout:
+        ``spoilfive_jax.fortyfive.observe``).  For critics and search, never for a policy."""
+        return _observe.observe_full(state, self.rules)
+
+    @property
+    def full_observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``observe_full`` for this table."""
+        return (_observe.full_observation_size(self.num_players),)
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

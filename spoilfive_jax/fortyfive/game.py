@@ -130,11 +130,25 @@ class State:
     game_winner: jax.Array  # int32[]: the winning team once ``game_over``, else -1
     illegal: jax.Array  # bool[]: the hand ended on an illegal action
     _step_count: jax.Array  # int32[]: decisions taken this hand
+    #: the hand's rules: static pytree metadata (no array, no cost under jit/vmap); lets
+    #: ``observation`` normalise the scores by the game's target
+    rules: FortyFiveRules = dataclasses.field(default_factory=FortyFiveRules)
 
     @property
     def legal_action_mask(self) -> jax.Array:
         """bool[64]: legal actions of ``current_player`` (all True once terminated, as pgx)."""
         return bits.to_bool(self.legal_set, NUM_ACTIONS)
+
+    @property
+    def observation(self) -> jax.Array:
+        """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
+
+        Computed on access, not stored (rollouts never pay for it); works on a batched state
+        too.  Layout: ``spoilfive_jax.fortyfive.observe``.
+        """
+        from .observe import current_observation
+
+        return current_observation(self)
 
     @property
     def num_players(self) -> int:
@@ -145,7 +159,9 @@ class State:
 
 
 jax.tree_util.register_dataclass(
-    State, data_fields=[f.name for f in dataclasses.fields(State)], meta_fields=[]
+    State,
+    data_fields=[f.name for f in dataclasses.fields(State) if f.name != "rules"],
+    meta_fields=["rules"],
 )
 
 
@@ -422,6 +438,7 @@ def new_hand(
         game_winner=i32(-1),
         illegal=jnp.bool_(False),
         _step_count=i32(0),
+        rules=rules,
     )
     return state.replace(legal_set=legal_set(state, rules))
 

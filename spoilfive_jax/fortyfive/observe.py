@@ -33,12 +33,29 @@ BEST_TRUMP      N       relative seat that played the highest trump so far
 ==============  ======  ===========================================================================
 
 Hidden from ``observe``: the other hands, the other seats' discards and the stock.
+
+``State.observation`` is ``observe(state, current_player, state.rules)`` (seat 0's view once the
+hand is over), computed on access for any leading batch dimensions (``current_observation``).
+
+``observe_full(state, rules)`` -> float32[``full_observation_size(N)``] = observation_size(N)
++ 106 N + 106, the perfect-information view: ``observe`` from seat 0 (its HAND and DISCARDS are
+seat 0's), then
+
+==============  ======  ===========================================================================
+HANDS           N x 53  every seat's hand, by ABSOLUTE seat
+ALL_DISCARDS    N x 53  the cards each seat laid away, by absolute seat
+STOCK           53      cards held by nobody: not in a hand, not laid away, not played, not the
+                        turn-up (nor the turned-up joker); in Auction the cards still to be drawn
+STOCK_ORDER     53      Auction: (k + 1) / S for the card drawn k-th from now (S = the stock's
+                        length), 0 for every other card; zeros outside Auction
+==============  ======  ===========================================================================
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from spoilfive_jax._src import bits
 from spoilfive_jax._src import game as core
@@ -103,3 +120,53 @@ def observe(state: game.State, player: jax.Array, rules: FortyFiveRules) -> jax.
         seat(state.best_trump_seat),
     ]
     return jnp.concatenate(parts)
+
+
+def current_observation(state: game.State) -> jax.Array:
+    """``observe(state, current_player, state.rules)`` for a state with any leading batch
+    dimensions (``State.observation``); seat 0's view once the hand is over."""
+
+    def one(s: game.State, p: jax.Array) -> jax.Array:
+        return observe(s, p, state.rules)
+
+    fn = one
+    for _ in range(np.ndim(state.current_player)):
+        fn = jax.vmap(fn)
+    return fn(state, jnp.maximum(state.current_player, 0))
+
+
+def full_observation_size(num_players: int) -> int:
+    return observation_size(num_players) + 2 * NUM_CARD_IDS * num_players + 2 * NUM_CARD_IDS
+
+
+def observe_full(state: game.State, rules: FortyFiveRules) -> jax.Array:
+    """float32[full_observation_size(N)]: the perfect-information view of one hand (see the
+    module docstring)."""
+    ids = jnp.arange(NUM_CARD_IDS)
+    hands = bits.to_bool(state.hands, NUM_CARD_IDS)  # [N, 53]
+    discards = bits.to_bool(state.discards, NUM_CARD_IDS)  # [N, 53]
+    played = bits.to_bool(state.played, NUM_CARD_IDS)
+    in_deck = ids < rules.deck_size
+    up = (ids == state.turnup) | ((ids == game.JOKER) & state.joker_up)
+    free = in_deck & ~hands.any(0) & ~discards.any(0) & ~played & ~up
+    size = state.stock.shape[0]
+    if size:
+        k = jnp.arange(size)
+        left = k >= state.stock_top
+        rank = jnp.where(left, (k - state.stock_top + 1) / size, 0.0).astype(F32)
+        order = (
+            jnp.zeros(NUM_CARD_IDS, F32)
+            .at[jnp.clip(state.stock, 0, NUM_CARD_IDS - 1)]
+            .max(jnp.where(state.stock >= 0, rank, 0.0))
+        )
+    else:
+        order = jnp.zeros(NUM_CARD_IDS, F32)
+    return jnp.concatenate(
+        [
+            observe(state, jnp.int32(0), rules),
+            hands.astype(F32).reshape(-1),
+            discards.astype(F32).reshape(-1),
+            free.astype(F32),
+            order,
+        ]
+    )
