@@ -279,7 +279,7 @@ def test_cli_rules_with_the_joker(capsys: pytest.CaptureFixture[str]) -> None:
         (["score", "5H JH AH KD 2C", "--turnup", "9H", "--game", "auction"], "no turn-up"),
         (["score", "5H JH AH KD 2C 9H", "--game", "auction"], "got 6"),
         (["tournament", "--game", "twenty_five", "heuristic", "random"], "Spoil Five only"),
-        (["play", "--game", "forty_five"], "play is Spoil Five only"),
+        (["play", "--game", "forty_five", "--bots", "heuristic"], "greedy or random"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_status_2(
