@@ -35,7 +35,7 @@ def _check_int(name: str, value: Any, low: int, high: int | None) -> None:
     v = _concrete(value)
     if v is None:
         return
-    if v.shape != () or not (np.issubdtype(v.dtype, np.integer) or v.dtype == np.bool_):
+    if v.shape != () or not np.issubdtype(v.dtype, np.integer):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     iv = int(v)
     if iv < low or (high is not None and iv > high):
@@ -56,6 +56,15 @@ def _check_cards(name: str, ids: np.ndarray) -> None:
         raise ValueError(f"{name} holds duplicate cards: {shown}")
 
 
+def check_num_players(num_players: Any) -> int:
+    """``num_players`` as an int, or ``ValueError`` unless it is an integer 2..10."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an integer 2..10, got {num_players!r}")
+    if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be 2..10, got {num_players}")
+    return int(num_players)
+
+
 class SpoilFive:
     """One hand of Spoil Five for ``num_players`` (2..10) under ``rules``.
 
@@ -71,10 +80,7 @@ class SpoilFive:
     num_actions: int = NUM_ACTIONS
 
     def __init__(self, num_players: int = 5, rules: Rules | None = None) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an integer 2..10, got {num_players!r}")
-        if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be 2..10, got {num_players}")
+        num_players = check_num_players(num_players)
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a spoilfive_jax.Rules, got {type(rules).__name__}")

@@ -17,32 +17,16 @@ import numpy as np
 from spoilfive_jax._src import bits
 from spoilfive_jax._src.cards import card_id as _card_id
 from spoilfive_jax._src.cards import card_str as _card_str
+from spoilfive_jax._src.env import (
+    _check_int,
+    _concrete,
+    check_num_players,
+)
 
 from . import game
 from . import observe as _observe
 from .game import JOKER, NUM_ACTIONS, State
 from .rules import FortyFiveRules, num_teams
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 10
-
-
-def _concrete(x: Any) -> np.ndarray | None:
-    """The host value of ``x``, or None when it is a tracer (inside jit/vmap)."""
-    if isinstance(x, jax.core.Tracer):
-        return None
-    return np.asarray(x)
-
-
-def _check_int(name: str, value: Any, low: int, high: int | None) -> None:
-    v = _concrete(value)
-    if v is None:
-        return
-    if v.shape != () or not np.issubdtype(v.dtype, np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    iv = int(v)
-    if iv < low or (high is not None and iv > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {bound}, got {iv}")
 
 
 def card_text(card: int) -> str:
@@ -116,10 +100,7 @@ class FortyFive:
     num_actions: int = NUM_ACTIONS
 
     def __init__(self, num_players: int = 4, rules: FortyFiveRules | None = None) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an integer 2..10, got {num_players!r}")
-        if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be 2..10, got {num_players}")
+        num_players = check_num_players(num_players)
         rules = FortyFiveRules() if rules is None else rules
         if not isinstance(rules, FortyFiveRules):
             raise ValueError(
