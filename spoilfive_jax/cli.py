@@ -556,19 +556,15 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         meta.pop("carried")
     if args.json is not None:
         if args.per_hand:
-            records = _family_records(result) if family else _per_hand_records(result)
+            records = _per_hand_records(result, family)
             _write_json(args.json, {**meta, "hands": records}, "hands")
         else:
             _write_json(args.json, {**meta, **summary, "seconds": result.seconds})
     if args.csv is not None:
-        if family:
-            header, rows = (
-                _family_rows(result) if args.per_hand else _family_summary_rows(summary, names)
-            )
+        if args.per_hand:
+            header, rows = _per_hand_rows(result, family)
         else:
-            header, rows = (
-                _per_hand_rows(result) if args.per_hand else _summary_rows(summary, names)
-            )
+            header, rows = (_family_summary_rows if family else _summary_rows)(summary, names)
         _write_csv(args.csv, header, rows)
     if args.plot:
         (_plot_family if family else _plot)(result, names, args.plot)
@@ -663,31 +659,6 @@ def _family_summary_rows(s: dict[str, Any], names: list[str]) -> tuple[list[str]
 _FAMILY_PER_HAND = ("decisions", "jinked", "jink_won", "robbed", "robber", "bid", "bidder")
 
 
-def _family_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
-    n, t = result.rewards.shape[1], result.team_points.shape[1]
-    header = ["hand", *_FAMILY_PER_HAND]
-    header += [f"points_team_{i}" for i in range(t)] + [f"tricks_{s}" for s in range(n)]
-    cols = [np.arange(result.num_hands)] + [getattr(result, f) for f in _FAMILY_PER_HAND]
-    table = np.column_stack(
-        [np.asarray(c).astype(np.int64) for c in cols]
-        + [result.team_points.astype(np.int64), result.tricks_won.astype(np.int64)]
-    )
-    return header, table.tolist()
-
-
-def _family_records(result: Any) -> list[dict[str, Any]]:
-    records = []
-    for h in range(result.num_hands):
-        rec: dict[str, Any] = {"hand": h}
-        for f in _FAMILY_PER_HAND:
-            value = getattr(result, f)[h]
-            rec[f] = bool(value) if value.dtype == np.bool_ else int(value)
-        rec["team_points"] = result.team_points[h].tolist()
-        rec["tricks"] = result.tricks_won[h].tolist()
-        records.append(rec)
-    return records
-
-
 def _plot_family(result: Any, names: list[str], path: str) -> None:
     """Mean points by seat (with 95% error bars) and each team's trick distribution."""
     try:
@@ -762,26 +733,36 @@ def _summary_rows(s: dict[str, Any], names: list[str]) -> tuple[list[str], list[
 _PER_HAND = ("winner", "decisions", "jinked", "jink_won", "robbed", "robber", "carried_out")
 
 
-def _per_hand_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
-    n = result.rewards.shape[1]
-    header = ["hand", *_PER_HAND]
-    header += [f"chips_{s}" for s in range(n)] + [f"tricks_{s}" for s in range(n)]
-    cols = [np.arange(result.num_hands)] + [getattr(result, f) for f in _PER_HAND]
+def _hand_columns(result: Any, family: bool) -> tuple[tuple[str, ...], np.ndarray, str]:
+    """Per-hand scalar fields, the per-seat (or per-team) result block and its name."""
+    if family:
+        return _FAMILY_PER_HAND, result.team_points, "team_points"
+    return _PER_HAND, result.rewards, "chips"
+
+
+def _per_hand_rows(result: Any, family: bool = False) -> tuple[list[str], list[list[Any]]]:
+    fields, block, name = _hand_columns(result, family)
+    prefix = "points_team" if family else name
+    header = ["hand", *fields]
+    header += [f"{prefix}_{i}" for i in range(block.shape[1])]
+    header += [f"tricks_{s}" for s in range(result.tricks_won.shape[1])]
+    cols = [np.arange(result.num_hands)] + [getattr(result, f) for f in fields]
     table = np.column_stack(
         [np.asarray(c).astype(np.int64) for c in cols]
-        + [result.rewards.astype(np.int64), result.tricks_won.astype(np.int64)]
+        + [block.astype(np.int64), result.tricks_won.astype(np.int64)]
     )
     return header, table.tolist()
 
 
-def _per_hand_records(result: Any) -> list[dict[str, Any]]:
+def _per_hand_records(result: Any, family: bool = False) -> list[dict[str, Any]]:
+    fields, block, name = _hand_columns(result, family)
     records = []
     for h in range(result.num_hands):
         rec: dict[str, Any] = {"hand": h}
-        for f in _PER_HAND:
+        for f in fields:
             value = getattr(result, f)[h]
             rec[f] = bool(value) if value.dtype == np.bool_ else int(value)
-        rec["chips"] = result.rewards[h].astype(int).tolist()
+        rec[name] = block[h].astype(int).tolist()
         rec["tricks"] = result.tricks_won[h].tolist()
         records.append(rec)
     return records

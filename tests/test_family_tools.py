@@ -290,3 +290,21 @@ def test_cli_bad_input_is_one_line_and_status_2(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("spoilfive: error: "), err
     assert fragment in lines[0], lines[0]
+
+
+def test_cli_family_per_hand_json_and_csv(tmp_path):
+    """Per-hand outputs of a family rollout: team points and tricks per hand, same in both."""
+    import csv
+    import json
+
+    from spoilfive_jax.cli import main
+
+    js, cs = tmp_path / "hands.json", tmp_path / "hands.csv"
+    argv = ["rollout", "--game", "forty_five", "--hands", "64", "--batch", "64", "--per-hand"]
+    assert main([*argv, "--json", str(js), "--csv", str(cs)]) == 0
+    hands = json.loads(js.read_text())["hands"]
+    rows = list(csv.DictReader(cs.open()))
+    assert len(hands) == len(rows) == 64
+    for rec, row in zip(hands, rows, strict=True):
+        assert sum(rec["tricks"]) == 5 and sum(rec["team_points"]) in (25, 30)
+        assert [int(row["points_team_0"]), int(row["points_team_1"])] == rec["team_points"]
