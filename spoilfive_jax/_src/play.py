@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TextIO
 
 import jax
@@ -48,6 +48,52 @@ _HELP = (
 
 class Quit(Exception):
     """The human left the table (``q`` or the end of the input)."""
+
+
+def prompt_action(
+    input: TextIO,
+    output: TextIO,
+    options: list[tuple[int, str]],
+    help_text: str,
+    parse: Callable[[str], int],
+    legal: Collection[int],
+    explain: Callable[[int], str],
+) -> int:
+    """Show the numbered ``options`` and read lines until one names a legal action: ``q`` or
+    the end of the input raises ``Quit``, ``?`` shows ``help_text``, text ``parse`` refuses
+    (``ValueError``) and illegal actions (with ``explain``'s reason) are answered, then asked
+    again.  Shared by the Spoil Five and Forty-Five play loops."""
+
+    def say(text: str) -> None:
+        output.write(text + "\n")
+        output.flush()
+
+    menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
+    say(menu)
+    while True:
+        output.write("> ")
+        output.flush()
+        line = input.readline()
+        if not line:
+            raise Quit
+        text = line.strip()
+        low = text.lower()
+        if not text:
+            continue
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("?", "h", "help"):
+            say(help_text)
+            say(menu)
+            continue
+        try:
+            action = parse(text)
+        except ValueError as e:
+            say(f"  {e}")
+            continue
+        if action in legal:
+            return action
+        say(f"  Not allowed: {explain(action)}.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -342,32 +388,15 @@ class TerminalGame:
         self.say()
         self.say("\n".join(table_lines(v, self.human)))
         self.say(self._question(v))
-        menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
-        self.say(menu)
-        while True:
-            self.output.write("> ")
-            self.output.flush()
-            line = self.input.readline()
-            if not line:
-                raise Quit
-            text = line.strip()
-            low = text.lower()
-            if not text:
-                continue
-            if low in ("q", "quit", "exit"):
-                raise Quit
-            if low in ("?", "h", "help"):
-                self.say(_HELP)
-                self.say(menu)
-                continue
-            try:
-                action = self._parse(text, options)
-            except ValueError as e:
-                self.say(f"  {e}")
-                continue
-            if action in v.legal:
-                return action
-            self.say(f"  Not allowed: {explain_illegal(v, action, self.rules)}.")
+        return prompt_action(
+            self.input,
+            self.output,
+            options,
+            _HELP,
+            lambda text: self._parse(text, options),
+            v.legal,
+            lambda action: explain_illegal(v, action, self.rules),
+        )
 
     def _parse(self, text: str, options: list[tuple[int, str]]) -> int:
         low = text.lower()

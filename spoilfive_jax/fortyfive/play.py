@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax._src.cards import card_symbol
-from spoilfive_jax._src.play import Quit, _jit_policy
+from spoilfive_jax._src.play import Quit, _jit_policy, prompt_action
 from spoilfive_jax._src.render import SUIT_NAMES, _bits_to_cards, seat_name
 
 from . import game
@@ -464,32 +464,15 @@ class FamilyGame:
         self.say()
         self.say("\n".join(self.table_lines(v)))
         self.say(self._question(v))
-        menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
-        self.say(menu)
-        while True:
-            self.output.write("> ")
-            self.output.flush()
-            line = self.input.readline()
-            if not line:
-                raise Quit
-            text = line.strip()
-            low = text.lower()
-            if not text:
-                continue
-            if low in ("q", "quit", "exit"):
-                raise Quit
-            if low in ("?", "h", "help"):
-                self.say(_HELP)
-                self.say(menu)
-                continue
-            try:
-                action = self.parse(text, v, options)
-            except ValueError as e:
-                self.say(f"  {e}")
-                continue
-            if action in v.legal:
-                return action
-            self.say(f"  Not allowed: {self.explain(v, action)}.")
+        return prompt_action(
+            self.input,
+            self.output,
+            options,
+            _HELP,
+            lambda text: self.parse(text, v, options),
+            v.legal,
+            lambda action: self.explain(v, action),
+        )
 
     def parse(self, text: str, v: _View, options: list[tuple[int, str]]) -> int:
         low = text.lower().strip()
