@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from typing import Any
 
@@ -25,6 +26,9 @@ import jax.numpy as jnp
 
 from spoilfive_jax import fortyfive as ff
 from spoilfive_jax._src import bits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # for throughput.py
+from throughput import time_run  # the same warm-up and best-of-N timing
 
 CONFIGS = {
     "forty_five_4": lambda: ff.FortyFive(4),
@@ -66,18 +70,7 @@ def measure(name: str, batch: int, reps: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     run = make_run(env, batch).lower(key).compile()
     compile_s = time.perf_counter() - t0
-    _, done = run(key)
-    if not bool(done):
-        raise RuntimeError(f"{name}: a hand did not end within {env.max_decisions} decisions")
-    best, decisions = float("inf"), 0
-    for _ in range(reps):
-        key, sub = jax.random.split(key)
-        t0 = time.perf_counter()
-        live, _ = run(sub)
-        n = int(live)
-        dt = time.perf_counter() - t0
-        if dt < best:
-            best, decisions = dt, n
+    best, decisions = time_run(run, key, reps, name, env.max_decisions)
     return {
         "config": name,
         "players": env.num_players,

@@ -100,24 +100,31 @@ def make_run(num_players: int, batch: int, picker: str) -> jax.stages.Wrapped:
     return jax.jit(run)
 
 
+def time_run(run: Any, key: jax.Array, reps: int, label: str, steps: int) -> tuple[float, int]:
+    """Warm up a compiled ``run(key) -> (live decisions, all done)``, check that every hand ended
+    within ``steps``, and return the best time of ``reps`` runs and its decision count."""
+    _, done = run(key)
+    if not bool(done):
+        raise RuntimeError(f"{label}: a hand did not end within {steps} steps")
+    best_s, decisions = float("inf"), 0
+    for _ in range(reps):
+        key, sub = jax.random.split(key)
+        t0 = time.perf_counter()
+        live, _ = run(sub)
+        n = int(live)  # blocks until the run is done
+        dt = time.perf_counter() - t0
+        if dt < best_s:
+            best_s, decisions = dt, n
+    return best_s, decisions
+
+
 def measure(num_players: int, batch: int, picker: str, reps: int) -> dict[str, Any]:
     """Compile, warm up and time one configuration; the best of ``reps`` runs."""
     key = jax.random.PRNGKey(0)
     t0 = time.perf_counter()
     run = make_run(num_players, batch, picker).lower(key).compile()
     compile_s = time.perf_counter() - t0
-    live, done = run(key)
-    if not bool(done):
-        raise RuntimeError(f"N={num_players}: a hand did not end in {5 * num_players + 2} steps")
-    best_s, decisions = float("inf"), 0
-    for _ in range(reps):
-        key, sub = jax.random.split(key)
-        t0 = time.perf_counter()
-        live, done = run(sub)
-        n = int(live)  # blocks until the run is done
-        dt = time.perf_counter() - t0
-        if dt < best_s:
-            best_s, decisions = dt, n
+    best_s, decisions = time_run(run, key, reps, f"N={num_players}", 5 * num_players + 2)
     return {
         "players": num_players,
         "batch": batch,
