@@ -224,12 +224,18 @@ def score_hands(
         won.append(np.asarray(w))
         spoiled.append(np.asarray(sp))
         chips.append(np.asarray(c))
-    per_query = [
-        np.concatenate(x)[:total].reshape(-1, r).astype(np.float64) for x in (won, spoiled, chips)
-    ]
-    means = [x.mean(1).astype(np.float32) for x in per_query]
-    ses = [(x.std(1, ddof=1) / math.sqrt(r)).astype(np.float32) for x in per_query]
+    means, ses = query_stats(
+        [np.concatenate(x)[:total].reshape(-1, r) for x in (won, spoiled, chips)]
+    )
     return HandScores(means[0], means[1], means[2], ses[0], ses[1], ses[2], r)
+
+
+def query_stats(samples: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per-query means and standard errors (float32[Q]) of rollout samples [Q, R]."""
+    x64 = [np.asarray(x, np.float64) for x in samples]
+    means = [x.mean(1).astype(np.float32) for x in x64]
+    ses = [(x.std(1, ddof=1) / math.sqrt(x.shape[1])).astype(np.float32) for x in x64]
+    return means, ses
 
 
 # ------------------------------------------------------------------------ tournaments

@@ -17,7 +17,6 @@ per seat).  The ``"heuristic"`` player knows only Spoil Five and is refused with
 from __future__ import annotations
 
 import functools
-import math
 import time
 from typing import Any
 
@@ -32,11 +31,11 @@ from spoilfive_jax._src.policies import BuiltinPolicy
 from spoilfive_jax._src.rollout import (
     Progress,
     RolloutResult,
-    _round_to_devices,
     _shard_batch,
+    batch_for,
     default_batch_size,
 )
-from spoilfive_jax._src.scorer import FamilyScores
+from spoilfive_jax._src.scorer import FamilyScores, query_stats
 
 from . import game
 from .env import FortyFive, card_text
@@ -235,7 +234,7 @@ def rollout(
     b = int(batch_size or default_batch_size())
     if b < 1:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
-    b = _round_to_devices(min(b, int(num_hands)))
+    b = batch_for(b, int(num_hands))
     policies, seat_policy = resolve(policy, n, env.rules)
     key = jax.random.PRNGKey(int(key)) if isinstance(key, (int, np.integer)) else key
     start = time.perf_counter()
@@ -409,7 +408,7 @@ def score_hands(
     policies, seat_policy = resolve(policy, env.num_players, env.rules)
     key = jax.random.PRNGKey(int(key)) if isinstance(key, (int, np.integer)) else key
     total = h.shape[0] * r
-    size = _round_to_devices(min(int(batch_size or default_batch_size()), total))
+    size = batch_for(int(batch_size or default_batch_size()), total)
     points, tricks = [], []
     for first in range(0, total, size):
         p, k = _score_chunk(
@@ -426,12 +425,8 @@ def score_hands(
         )
         points.append(np.asarray(p))
         tricks.append(np.asarray(k))
-    pts, trk = (
-        np.concatenate(x)[:total].reshape(-1, r).astype(np.float64) for x in (points, tricks)
-    )
-    samples = (pts, (pts >= threshold).astype(np.float64), trk)
-    means = [x.mean(1).astype(np.float32) for x in samples]
-    ses = [(x.std(1, ddof=1) / math.sqrt(r)).astype(np.float32) for x in samples]
+    pts, trk = (np.concatenate(x)[:total].reshape(-1, r) for x in (points, tricks))
+    means, ses = query_stats([pts, pts >= threshold, trk])
     return FamilyScores(
         expected_points=means[0],
         reach_prob=means[1],
