@@ -24,8 +24,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax._src import bits
+from spoilfive_jax.core import bits
+from spoilfive_jax.games import forty_five as ff
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # for throughput.py
 from throughput import time_run  # the same warm-up and best-of-N timing

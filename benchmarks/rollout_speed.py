@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import fast
+from spoilfive_jax.games.spoil_five import fast
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # for throughput.py
 

@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import bits
+from spoilfive_jax.core import bits
 
 Picker = Callable[[sf.State, jax.Array], jax.Array]
 PEERS = {"oh_hell": {"players": 5, "num_tricks_fixed": 5}, "euchre": {}}

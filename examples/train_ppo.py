@@ -4,7 +4,7 @@
     python examples/train_ppo.py --opponent heuristic --warmup 100 --updates 2000 \
         --cpu-minutes 25 --out runs/ppo
 
-Training is fully jitted (``spoilfive_jax._src.ppo``): tables are vmapped, the learner sits in
+Training is fully jitted (``spoilfive_jax.rl.ppo``): tables are vmapped, the learner sits in
 one seat, the other seats are the built-in heuristic or random bots (or the network itself with
 ``--opponent self``), each update collects ``--num-steps`` learner decisions per table with
 ``lax.scan`` and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations
@@ -13,7 +13,7 @@ imitating the heuristic in the learning seat (cross-entropy), then PPO takes ove
 random and against heuristic bots.
 
 At the end the agent is saved (``OUT/<name>.npz`` + ``.json``), reloaded with
-``spoilfive_jax.agent.load_policy`` and measured through the public API (``sf.rollout`` with
+``spoilfive_jax.rl.agent.load_policy`` and measured through the public API (``sf.rollout`` with
 the agent in each seat in turn against bots, paired with the bots' own result on the same deals,
 and an ``sf.evaluate`` tournament against the heuristic); ``OUT/history.json``,
 ``OUT/eval.json`` and the learning curve ``OUT/learning_curve.png`` are written.
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax.agent import PPOConfig, load_policy, metadata_for, save_agent, train
+from spoilfive_jax.rl.agent import PPOConfig, load_policy, metadata_for, save_agent, train
 
 
 def seat_rotation(
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     params = None
     if args.init:
-        from spoilfive_jax.agent import load_agent
+        from spoilfive_jax.rl.agent import load_agent
 
         params = load_agent(args.init).params
     print(f"training {cfg}")

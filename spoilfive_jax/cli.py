@@ -30,11 +30,11 @@ from typing import Any, NoReturn, TextIO
 
 import numpy as np
 
-from spoilfive_jax._src.cards import SUIT_SYMBOLS, SUITS, card_symbol, parse_cards
-from spoilfive_jax._src.cards import plain_order as plain_order_of
-from spoilfive_jax._src.cards import trump_order as trump_order_of
-from spoilfive_jax._src.rules import Rules
-from spoilfive_jax.fortyfive.rules import FortyFiveRules
+from spoilfive_jax.core.cards import SUIT_SYMBOLS, SUITS, card_symbol, parse_cards
+from spoilfive_jax.core.cards import plain_order as plain_order_of
+from spoilfive_jax.core.cards import trump_order as trump_order_of
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 PROG = "spoilfive"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
@@ -249,7 +249,7 @@ def _game_name(rules: Rules | FortyFiveRules) -> str:
 
 def _teams_text(n: int) -> str:
     """The teams at a family table of ``n`` players (seat s plays for team s % T)."""
-    from spoilfive_jax.fortyfive import num_teams
+    from spoilfive_jax.games.forty_five import num_teams
 
     t = num_teams(n)
     if t == n:
@@ -298,21 +298,21 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
 
 
 def _load_agent(path: str) -> Callable[..., Any]:
-    """A trained agent through ``spoilfive_jax.agent.load_policy`` (the RL module)."""
+    """A trained agent through ``spoilfive_jax.rl.agent.load_policy`` (the RL module)."""
     p = Path(path)
     if p.suffix not in AGENT_SUFFIXES:
         raise CliError(f"an agent file must end in .npz or .msgpack, got {path!r}")
     if not p.is_file():
         raise CliError(f"agent file not found: {path}")
     try:
-        module = importlib.import_module("spoilfive_jax.agent")
+        module = importlib.import_module("spoilfive_jax.rl.agent")
     except ModuleNotFoundError as e:
-        if e.name not in (None, "spoilfive_jax.agent"):
+        if e.name not in (None, "spoilfive_jax.rl.agent"):
             raise CliError(
                 f"loading an agent needs the module {e.name!r}: pip install 'spoilfive-jax[rl]'"
             ) from None
         raise CliError(
-            "agent policies need spoilfive_jax.agent (the RL module), which this installation "
+            "agent policies need spoilfive_jax.rl.agent (the RL module), which this installation "
             "does not have"
         ) from None
     return module.load_policy(str(p))  # type: ignore[no-any-return]
@@ -819,7 +819,7 @@ class _Query:
 
 def _symbol(card: int) -> str:
     """A card with its suit symbol, ``JK`` for the joker (52)."""
-    from spoilfive_jax.fortyfive import JOKER
+    from spoilfive_jax.games.forty_five import JOKER
 
     return JOKER_TEXT if card == JOKER else card_symbol(card)
 
@@ -828,8 +828,8 @@ def _parse(text: str | list[str], rules: Rules | FortyFiveRules) -> list[int]:
     """Card ids (the family's parser also reads ``JK``, refused when the joker is not in play)."""
     if not isinstance(rules, FortyFiveRules):
         return parse_cards(text)
-    from spoilfive_jax.fortyfive import JOKER
-    from spoilfive_jax.fortyfive import parse_cards as parse_family
+    from spoilfive_jax.games.forty_five import JOKER
+    from spoilfive_jax.games.forty_five import parse_cards as parse_family
 
     cards = parse_family(text)
     if JOKER in cards and not rules.joker:
@@ -983,8 +983,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _score_family(args: argparse.Namespace, rules: FortyFiveRules) -> int:
     """``score`` for the Forty-Five family: the seat's team's points, P(>= threshold), tricks."""
     import spoilfive_jax as sf
-    from spoilfive_jax._src.scorer import FamilyScores
-    from spoilfive_jax.fortyfive import card_text
+    from spoilfive_jax.games.forty_five import card_text
+    from spoilfive_jax.tools.scorer import FamilyScores
 
     queries = _read_queries(args, rules)
     _check_outputs(args)
@@ -1196,8 +1196,8 @@ def _pickers(text: str) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
-    from spoilfive_jax._src.play import play_terminal
-    from spoilfive_jax._src.policies import resolve
+    from spoilfive_jax.games.spoil_five.play import play_terminal
+    from spoilfive_jax.games.spoil_five.policies import resolve
 
     n = args.players
     if not 0 <= args.seat < n:
@@ -1230,7 +1230,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_family(args: argparse.Namespace) -> int:
     """``play --game forty_five|twenty_five|auction``: whole games against the family's bots."""
-    from spoilfive_jax.fortyfive.play import play_family
+    from spoilfive_jax.games.forty_five.play import play_family
 
     rules = _rules(args)
     assert isinstance(rules, FortyFiveRules)
@@ -1352,7 +1352,7 @@ def _family_trump_order(suit: int, rules: FortyFiveRules) -> list[int]:
     """The trumps of ``suit`` highest first, the joker placed by the engine's own strengths."""
     import jax.numpy as jnp
 
-    from spoilfive_jax.fortyfive import game
+    from spoilfive_jax.games.forty_five import game
 
     ids = np.arange(rules.deck_size)
     strength = np.asarray(game.trump_strength(jnp.asarray(ids), jnp.int32(suit), rules))
@@ -1364,7 +1364,7 @@ def _rules_family(args: argparse.Namespace, rules: FortyFiveRules) -> int:
     """``rules`` for the Forty-Five family: the options in words and the card ranking."""
     import textwrap
 
-    from spoilfive_jax.fortyfive import game
+    from spoilfive_jax.games.forty_five import game
 
     suits = [args.suit] if args.suit is not None else list(range(4))
     scoring = "twenty_five" if rules.variant == "twenty_five" else rules.scoring

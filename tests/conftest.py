@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax._src.game import PHASE_NAMES
+from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
     import reference as ref

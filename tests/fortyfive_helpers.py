@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import jax
 import numpy as np
 
-from spoilfive_jax import fortyfive as ff
+from spoilfive_jax.games import forty_five as ff
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
     import reference_fortyfive as ref45

@@ -1,7 +1,7 @@
 """Slow, obviously-correct pure-Python reference engine for the Forty-Five family (RULES.md §7).
 
 An independent reading of the rules, written for clarity rather than speed, so that equivalence
-tests can compare the JAX engine (``spoilfive_jax.fortyfive``) against it.  The card notation and
+tests can compare the JAX engine (``games.forty_five``) against it.  The card notation and
 the Spoil Five ranking tables come from the Spoil Five reference (``reference.py``); the joker,
 teams, scoring, bidding and games to a target are written out here.  Standard library only.
 

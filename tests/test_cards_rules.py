@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import cards as cards_mod
-from spoilfive_jax._src import game
+from spoilfive_jax.core import cards as cards_mod
+from spoilfive_jax.games.spoil_five import game
 
 C, D, H, S = 0, 1, 2, 3
 SUIT = {"C": C, "D": D, "H": H, "S": S}

@@ -29,8 +29,8 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax import cli
-from spoilfive_jax._src.play import Quit, TerminalGame, explain_illegal, play_terminal
-from spoilfive_jax._src.render import view
+from spoilfive_jax.games.spoil_five.play import Quit, TerminalGame, explain_illegal, play_terminal
+from spoilfive_jax.games.spoil_five.render import view
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,9 +187,9 @@ def test_missing_agent_module(
 ) -> None:
     agent = tmp_path / "a.npz"
     agent.write_bytes(b"")
-    monkeypatch.setitem(sys.modules, "spoilfive_jax.agent", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "spoilfive_jax.rl.agent", None)  # as if not installed
     rc, out, err = run(capsys, "rollout", "--policy", f"agent:{agent}")
-    assert_one_line_error(rc, out, err, "agent policies need spoilfive_jax.agent")
+    assert_one_line_error(rc, out, err, "agent policies need spoilfive_jax.rl.agent")
 
 
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -269,9 +269,9 @@ def test_agent_policy_resolves_through_load_policy(
         loaded.append(path)
         return sf.RANDOM
 
-    fake = types.ModuleType("spoilfive_jax.agent")
+    fake = types.ModuleType("spoilfive_jax.rl.agent")
     fake.load_policy = load_policy  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "spoilfive_jax.agent", fake)
+    monkeypatch.setitem(sys.modules, "spoilfive_jax.rl.agent", fake)
     spec = f"agent:{agent}"
     argv = ["rollout", *SMALL, "--policy", f"heuristic,{spec},{spec}", "--json", "-"]
     rc, out, err = run(capsys, *argv, "--quiet")

@@ -18,7 +18,7 @@ import pytest
 from conftest import TRACES, batched_init, batched_step, ref, to_ref_rules
 
 import spoilfive_jax as sf
-from spoilfive_jax._src.game import PHASE_NAMES
+from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
 
 BATCH = 64  # one batch shape for every run, so each (N, rules) compiles exactly once
 

@@ -1,4 +1,4 @@
-"""Terminal play of the Forty-Five family (``spoilfive_jax.fortyfive.play``), driven in-process
+"""Terminal play of the Forty-Five family (``games.forty_five.play``), driven in-process
 through text streams: refused moves and their reasons, the auction, whole games, quitting."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.cli import main
-from spoilfive_jax.fortyfive import parse_cards
-from spoilfive_jax.fortyfive.play import FamilyGame, Quit, play_family
+from spoilfive_jax.games.forty_five import parse_cards
+from spoilfive_jax.games.forty_five.play import FamilyGame, Quit, play_family
 
 FORTY_FIVE = sf.FortyFive(4, sf.FortyFiveRules())
 AUCTION = sf.FortyFive(4, sf.FortyFiveRules(variant="auction"))

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import bits
-from spoilfive_jax.fortyfive import game
-from spoilfive_jax.fortyfive import observe as ob
+from spoilfive_jax.core import bits
+from spoilfive_jax.games.forty_five import game
+from spoilfive_jax.games.forty_five import observe as ob
 
 # Two tables: Auction (bidding, naming trump, discard and draw from the stock) and a turn-up
 # game with the joker and announced jinks (joker exchange, rob, announce phases).
@@ -292,7 +292,7 @@ def test_pettingzoo_family():
     pytest.importorskip("gymnasium")
     from pettingzoo.test import api_test
 
-    from spoilfive_jax.pettingzoo import env, raw_env
+    from spoilfive_jax.rl.pettingzoo import env, raw_env
 
     # one compile: the wrapper's jitted functions are cached per (equal) table
     api_test(env(game="auction_forty_fives", num_players=3), num_cycles=100)

@@ -16,8 +16,8 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax import cli
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax.fortyfive import tools
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import tools
 
 B = 256  # the batch of every Forty-Five rollout here (one compile per policy set)
 SEATS = ["greedy", "random", "greedy", "random"]

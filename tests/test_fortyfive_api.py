@@ -14,9 +14,9 @@ import pytest
 from fortyfive_helpers import Table45, hands_of, jit_step
 
 import spoilfive_jax as sf
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax.fortyfive import game
-from spoilfive_jax.fortyfive import rollout as ro
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import game
+from spoilfive_jax.games.forty_five import rollout as ro
 
 R = ff.FortyFiveRules
 ENV4 = ff.FortyFive(4)

@@ -11,8 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 from fortyfive_helpers import Table45, discards_of, texts
 
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax.fortyfive import game
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import game
 
 AUCTION4 = ff.AuctionFortyFives(4)
 BIDS = {"BID15", "BID20", "BID25", "BID30"}

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from fortyfive_helpers import TRACES, batched_init, batched_step, ref45, to_ref_rules
 
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax.fortyfive import game
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import game
 
 BATCH = 32
 R = ff.FortyFiveRules

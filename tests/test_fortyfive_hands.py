@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from fortyfive_helpers import Table45, cards
 
-from spoilfive_jax import fortyfive as ff
+from spoilfive_jax.games import forty_five as ff
 
 R = ff.FortyFiveRules
 ENV2 = ff.FortyFive(2)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from fortyfive_helpers import Table45, cards, discards_of, ref45, to_ref_rules
 
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax._src import cards as core_cards
-from spoilfive_jax.fortyfive import game
+from spoilfive_jax.core import cards as core_cards
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import game
 
 R = ff.FortyFiveRules
 BELOW = ff.FortyFive(4, R(joker=True))

@@ -12,8 +12,8 @@ from fortyfive_helpers import discards_of, hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spoilfive_jax import fortyfive as ff
-from spoilfive_jax.fortyfive import game
+from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.games.forty_five import game
 
 R = ff.FortyFiveRules
 TABLES = [

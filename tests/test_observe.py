@@ -13,8 +13,8 @@ import pytest
 from conftest import Table, batched_step
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import observe as ob
-from spoilfive_jax._src.bits import Bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.games.spoil_five import observe as ob
 
 ENV3 = sf.SpoilFive(3)
 _observe = jax.jit(sf.observe)

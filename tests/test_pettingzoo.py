@@ -12,7 +12,7 @@ pytest.importorskip("gymnasium")
 from pettingzoo.test import api_test
 
 import spoilfive_jax as sf
-from spoilfive_jax.pettingzoo import env, raw_env
+from spoilfive_jax.rl.pettingzoo import env, raw_env
 
 
 @pytest.mark.parametrize("n", [2, 4])

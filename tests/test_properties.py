@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spoilfive_jax as sf
-from spoilfive_jax._src.game import PHASE_JINK, PHASE_PLAY, PHASE_ROB
+from spoilfive_jax.games.spoil_five.game import PHASE_JINK, PHASE_PLAY, PHASE_ROB
 
 R = sf.Rules
 # Tables compiled once each (checked_step's compile is shared with test_engine for the first

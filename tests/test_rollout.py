@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax._src import fast
+from spoilfive_jax.games.spoil_five import fast
 
 PRESETS = {
     "seed": sf.Rules(),

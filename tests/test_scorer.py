@@ -64,8 +64,8 @@ def test_score_hands_is_unbiased_against_plain_rollouts():
     turnup = decks[:, 5 * n]
     # Sanity of the positions: the public engine deals exactly these cards to seat 2.
     state = env.init_from_deck(decks[0].astype(np.int32), dealer=0)
-    seat_cards = sf._src.bits.Bits(state.hands.lo[seat], state.hands.hi[seat])
-    held = np.flatnonzero(np.asarray(sf._src.bits.to_bool(seat_cards, 52)))
+    seat_cards = sf.core.bits.Bits(state.hands.lo[seat], state.hands.hi[seat])
+    held = np.flatnonzero(np.asarray(sf.core.bits.to_bool(seat_cards, 52)))
     assert sorted(held.tolist()) == sorted(hands[0].tolist())
     est = sf.score_hands(3, hands, turnup, seat, num_players=n, num_rollouts=40)
     direct = sf.rollout(4, env, "random", num_hands=20000)

@@ -31,9 +31,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits, fast
-from .fast import I32, P_CLAIM, P_JINK, U32
-from .game import State, seat_bits
+import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.spoil_five.fast as fast
+from spoilfive_jax.games.spoil_five.fast import I32, P_CLAIM, P_JINK, U32
+from spoilfive_jax.games.spoil_five.game import State, seat_bits
 
 _SLOT13 = np.uint32(0x1FFF)
 
@@ -152,7 +153,7 @@ def heuristic_position(
 
 def strength_view(state: State) -> dict[str, jax.Array]:
     """The strength-encoded view of the player to act in one public ``State``."""
-    from .fast import POSITION
+    from spoilfive_jax.games.spoil_five.fast import POSITION
 
     pos = jnp.asarray(POSITION)[state.trump]  # int32[52]
     hand = seat_bits(state.hands, state.current_player)

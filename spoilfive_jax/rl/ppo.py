@@ -1,6 +1,6 @@
 """PPO for one learning seat of Spoil Five, fully jitted on vmapped tables (extra ``rl``).
 
-Imported only by ``spoilfive_jax.agent`` and the examples (it needs flax and optax); the core
+Imported only by ``spoilfive_jax.rl.agent`` and the examples (it needs flax and optax); the core
 package never imports it.
 
 The learner always sits in seat ``LEARNER`` (0); the dealer is drawn uniformly for every hand,
@@ -37,14 +37,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from . import observe as obs_lib
-from .cards import NUM_CARDS
-from .env import SpoilFive
-from .fast import CARD, POSITION, TRUMP_SLOT
-from .game import NUM_ACTIONS, State
-from .policies import HEURISTIC, RANDOM
-from .rollout import max_decisions
-from .rules import Rules
+import spoilfive_jax.games.spoil_five.observe as obs_lib
+from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.games.spoil_five.env import SpoilFive
+from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
+from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
+from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
+from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.rollout import max_decisions
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")

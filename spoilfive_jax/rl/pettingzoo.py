@@ -3,13 +3,13 @@
 For users outside JAX: agents ``player_0`` .. ``player_{N-1}`` (the seats), one episode = one
 hand.  ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[55]}``:
 the seat's imperfect-information view (``spoilfive_jax.observe``; layout in
-``spoilfive_jax._src.observe``) and its legal actions (all zeros when it is not that agent's
+``games.spoil_five.observe``) and its legal actions (all zeros when it is not that agent's
 turn).  Actions are the engine's: 0..51 play (or, robbing, discard) that card, 52 PASS,
 53 JINK, 54 CLAIM.  Rewards are the hand's net chips, given to every seat on the step that ends
 the hand.  An illegal action ends the hand as in ``SpoilFive.step`` (the offender pays
 ``rules.illegal_penalty``).
 
-    from spoilfive_jax.pettingzoo import env
+    from spoilfive_jax.rl.pettingzoo import env
     e = env(num_players=4)
     e.reset(seed=0)
     for agent in e.agent_iter():
@@ -23,8 +23,8 @@ The engine runs jitted on the default JAX device, one decision per call.
 The Forty-Five family works the same way: ``env(game="forty_five", num_players=4)`` (also
 ``"twenty_five"`` and ``"auction_forty_fives"``; ``rules=`` a ``FortyFiveRules``) or
 ``env(table=sf.FortyFive(4, rules))``.  One episode is one hand (dealt with zero game scores):
-64 actions (``spoilfive_jax.fortyfive.env.FortyFive``), the family observation (layout in
-``spoilfive_jax.fortyfive.observe``; its SCORES block can be negative), and rewards the hand's
+64 actions (``spoilfive_jax.games.forty_five.env.FortyFive``), the family observation (layout in
+``games.forty_five.observe``; its SCORES block can be negative), and rewards the hand's
 points for each seat's team on the step that ends it (``info``: ``hand_points`` per team,
 ``illegal``).
 """
@@ -40,12 +40,12 @@ import jax.numpy as jnp
 import numpy as np
 from pettingzoo import AECEnv
 
-from spoilfive_jax._src.env import SpoilFive, action_str
-from spoilfive_jax._src.game import PHASE_NAMES
-from spoilfive_jax._src.rules import Rules
-from spoilfive_jax.fortyfive import env as _family
-from spoilfive_jax.fortyfive import game as _family_game
-from spoilfive_jax.fortyfive.rules import FortyFiveRules
+from spoilfive_jax.games.forty_five import env as _family
+from spoilfive_jax.games.forty_five import game as _family_game
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.spoil_five.env import SpoilFive, action_str
+from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 Table = SpoilFive | _family.FortyFive
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")

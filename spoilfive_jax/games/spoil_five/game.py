@@ -21,10 +21,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits
-from .bits import Bits
-from .cards import ACE_OF_HEARTS, NUM_CARDS
-from .rules import Rules
+import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import ACE_OF_HEARTS, NUM_CARDS
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 # Actions (RULES.md §4, §6).  0..51: play that card, or in the rob decision discard it.
 NUM_ACTIONS = 55
@@ -96,9 +96,9 @@ class State:
         """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
 
         Computed on access, not stored (the rollout kernels never pay for it); works on a
-        batched state too.  Layout: ``spoilfive_jax._src.observe``.
+        batched state too.  Layout: ``spoilfive_jax.games.spoil_five.observe``.
         """
-        from .observe import current_observation
+        from spoilfive_jax.games.spoil_five.observe import current_observation
 
         return current_observation(self)
 
@@ -117,7 +117,7 @@ class State:
     def _repr_svg_(self) -> str | None:
         """Jupyter shows one hand as ``render_svg(self)`` (the table view, every hand face up);
         a batched state has no picture (None: Jupyter falls back to the text repr)."""
-        from .render import render_svg
+        from spoilfive_jax.games.spoil_five.render import render_svg
 
         if np.ndim(self.current_player) != 0:
             return None

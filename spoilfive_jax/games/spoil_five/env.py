@@ -14,11 +14,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits, game
-from . import observe as _observe
-from .cards import NUM_CARDS, card_str
-from .game import NUM_ACTIONS, State
-from .rules import Rules
+import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.observe as _observe
+from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 

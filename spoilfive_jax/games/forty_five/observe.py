@@ -57,11 +57,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src import bits
-from spoilfive_jax._src import game as core
-
-from . import game
-from .rules import FortyFiveRules
+import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core import bits
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.spoil_five import game as core
 
 F32 = jnp.float32
 NUM_CARD_IDS = game.NUM_CARD_IDS

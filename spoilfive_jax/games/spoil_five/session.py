@@ -13,12 +13,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import fast
-from .env import SpoilFive
-from .fast import I32, U32
-from .game import State
-from .policies import PolicySpec, resolve
-from .rollout import Plan, _seed_of, _shard_batch, batch_for
+import spoilfive_jax.games.spoil_five.fast as fast
+from spoilfive_jax.games.spoil_five.env import SpoilFive
+from spoilfive_jax.games.spoil_five.fast import I32, U32
+from spoilfive_jax.games.spoil_five.game import State
+from spoilfive_jax.games.spoil_five.policies import PolicySpec, resolve
+from spoilfive_jax.tools.rollout import Plan, _seed_of, _shard_batch, batch_for
 
 
 @dataclasses.dataclass(frozen=True)

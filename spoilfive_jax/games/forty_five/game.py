@@ -1,6 +1,6 @@
 """The pure rules of one hand of the Forty-Five family (RULES.md §7) as jittable array functions.
 
-Written for ONE hand and batched with ``jax.vmap``, like ``spoilfive_jax._src.game`` whose card
+Written for ONE hand and batched with ``jax.vmap``, like ``games.spoil_five.game`` whose card
 core it reuses (trump and plain strengths, suit sets, the deal order, bitsets).  ``num_players``
 (N) and ``rules`` are static; everything else is an array.  Card sets are 64-position bitsets
 (``bits.Bits``): positions 0..51 are the cards, 52 is the joker; action sets use 0..63.
@@ -31,13 +31,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src import bits
-from spoilfive_jax._src import game as core
-from spoilfive_jax._src.bits import Bits
-from spoilfive_jax._src.cards import ACE_OF_HEARTS
-from spoilfive_jax._src.rules import Rules as _CoreRules
-
-from .rules import MIN_BID_SCORE, FortyFiveRules, num_teams
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
+from spoilfive_jax.games.spoil_five import game as core
+from spoilfive_jax.games.spoil_five.rules import Rules as _CoreRules
 
 # --------------------------------------------------------------------------- actions
 # 0..51: a card (play it; in the joker, rob and discard decisions: discard it).  52: the joker.
@@ -144,9 +143,9 @@ class State:
         """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
 
         Computed on access, not stored (rollouts never pay for it); works on a batched state
-        too.  Layout: ``spoilfive_jax.fortyfive.observe``.
+        too.  Layout: ``spoilfive_jax.games.forty_five.observe``.
         """
-        from .observe import current_observation
+        from spoilfive_jax.games.forty_five.observe import current_observation
 
         return current_observation(self)
 

@@ -11,13 +11,13 @@ reading only ``observe(state, player)`` and ``state.legal_action_mask``; ``sf.ro
 ``sf.score_hands``, ``sf.evaluate`` and ``sf.play_sessions`` vmap it over hands::
 
     import spoilfive_jax as sf
-    from spoilfive_jax.agent import load_policy
+    from spoilfive_jax.rl.agent import load_policy
 
     ppo = load_policy("examples/agents/ppo_seat.npz")
     env = sf.SpoilFive(5)
     print(sf.evaluate(0, env, {"ppo": ppo, "heuristic": "heuristic"}, num_hands=20_000).table())
 
-Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax._src.ppo``) or the script
+Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax.rl.ppo``) or the script
 ``examples/train_ppo.py``.
 """
 
@@ -34,10 +34,11 @@ import jax.numpy as jnp
 import numpy as np
 from flax import traverse_util
 
-from spoilfive_jax._src.env import SpoilFive
-from spoilfive_jax._src.game import NUM_ACTIONS, State
-from spoilfive_jax._src.observe import observation_shape, observe
-from spoilfive_jax._src.ppo import (
+from spoilfive_jax.games.spoil_five.env import SpoilFive
+from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
+from spoilfive_jax.games.spoil_five.observe import observation_shape, observe
+from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.rl.ppo import (
     ActorCritic,
     PPOConfig,
     TrainResult,
@@ -46,9 +47,8 @@ from spoilfive_jax._src.ppo import (
     seat_evaluation,
     train,
 )
-from spoilfive_jax._src.rules import Rules
 
-FORMAT = "spoilfive_jax.agent/1"
+FORMAT = "spoilfive_jax.rl.agent/1"
 _META_KEY = "__metadata__"
 
 __all__ = [

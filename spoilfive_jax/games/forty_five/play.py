@@ -4,7 +4,7 @@
 ``hands`` hands) with a human at one seat and the family's built-in bots (``"greedy"`` or
 ``"random"``, or any jittable policy) at the others, reading the human's choices from ``input``
 and writing the table to ``output`` (any text streams, so tests script it), in the style of the
-Spoil Five loop (``spoilfive_jax._src.play``, whose ``Quit`` and policy compiling it reuses).
+Spoil Five loop (``games.spoil_five.play``, whose ``Quit`` and policy compiling it reuses).
 
 At each of the human's decisions it shows the hand, the trump (turn-up or named), the trick so
 far, tricks and points per team and the game scores, then offers only the legal moves,
@@ -24,13 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src.cards import card_symbol
-from spoilfive_jax._src.play import Quit, _jit_policy, prompt_action
-from spoilfive_jax._src.render import SUIT_NAMES, _bits_to_cards, seat_name
-
-from . import game
-from .env import FortyFive, card_id
-from .game import (
+import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.games.forty_five.env import FortyFive, card_id
+from spoilfive_jax.games.forty_five.game import (
     BID_15,
     BID_30,
     BID_VALUES,
@@ -49,8 +46,10 @@ from .game import (
     TRUMP_CLASS,
     State,
 )
-from .rules import MIN_BID_SCORE, num_teams
-from .tools import _one
+from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
+from spoilfive_jax.games.forty_five.tools import _one
+from spoilfive_jax.games.spoil_five.play import Quit, _jit_policy, prompt_action
+from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, _bits_to_cards, seat_name
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 

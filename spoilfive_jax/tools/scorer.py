@@ -12,16 +12,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.fortyfive.env import FortyFive
-from spoilfive_jax.fortyfive.env import card_text as family_card_text
-from spoilfive_jax.fortyfive.rules import FortyFiveRules
-
-from . import fast
-from .cards import NUM_CARDS, card_str
-from .env import MAX_PLAYERS, MIN_PLAYERS, SpoilFive
-from .fast import I32, U32, Outcome
-from .policies import PolicySpec, resolve
-from .rollout import (
+import spoilfive_jax.games.spoil_five.fast as fast
+from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.games.forty_five.env import FortyFive
+from spoilfive_jax.games.forty_five.env import card_text as family_card_text
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.spoil_five.env import MAX_PLAYERS, MIN_PLAYERS, SpoilFive
+from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
+from spoilfive_jax.games.spoil_five.policies import PolicySpec, resolve
+from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.rollout import (
     Plan,
     _seed_of,
     _shard_batch,
@@ -29,7 +29,6 @@ from .rollout import (
     default_batch_size,
     rollout,
 )
-from .rules import Rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,7 +186,7 @@ def score_hands(
     elif isinstance(rules, FortyFiveRules):
         env = FortyFive(4 if num_players is None else num_players, rules)
     if isinstance(env, FortyFive):
-        from spoilfive_jax.fortyfive import tools
+        from spoilfive_jax.games.forty_five import tools
 
         return tools.score_hands(
             key, env, hands, turnup, seat, policy, num_rollouts, batch_size, threshold
@@ -302,7 +301,7 @@ def evaluate(
     1 and 3) and the two seatings swap them; with 3 policies at 4 players a partnership can mix
     two policies.  ``win_rate``: hands in which the seat's team outscored every other team.
     """
-    from spoilfive_jax.fortyfive import tools  # (imports this module)
+    from spoilfive_jax.games.forty_five import tools  # (imports this module)
 
     family = isinstance(env, FortyFive)
     if not family and not isinstance(env, SpoilFive):

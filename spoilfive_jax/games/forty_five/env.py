@@ -14,19 +14,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src import bits
-from spoilfive_jax._src.cards import card_id as _card_id
-from spoilfive_jax._src.cards import card_str as _card_str
-from spoilfive_jax._src.env import (
+import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.observe as _observe
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.cards import card_id as _card_id
+from spoilfive_jax.core.cards import card_str as _card_str
+from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.spoil_five.env import (
     _check_int,
     _concrete,
     check_num_players,
 )
-
-from . import game
-from . import observe as _observe
-from .game import JOKER, NUM_ACTIONS, State
-from .rules import FortyFiveRules, num_teams
 
 
 def card_text(card: int) -> str:
@@ -310,7 +309,7 @@ class FortyFive:
 
     def observe(self, state: State, player: Any) -> jax.Array:
         """Pure: float32[observation_size], what ``player`` knows of one hand, seats relative
-        to ``player`` (layout: ``spoilfive_jax.fortyfive.observe``)."""
+        to ``player`` (layout: ``spoilfive_jax.games.forty_five.observe``)."""
         return _observe.observe(state, player, self.rules)
 
     @property
@@ -321,7 +320,7 @@ class FortyFive:
     def observe_full(self, state: State) -> jax.Array:
         """Pure: float32[full_observation_size], the perfect-information view of one hand: the
         public view from seat 0 plus every hand, every seat's discards and the stock (layout:
-        ``spoilfive_jax.fortyfive.observe``).  For critics and search, never for a policy."""
+        ``spoilfive_jax.games.forty_five.observe``).  For critics and search, never for a policy."""
         return _observe.observe_full(state, self.rules)
 
     @property

@@ -18,13 +18,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.fortyfive.env import FortyFive
-
-from . import fast, game
-from .env import SpoilFive
-from .fast import I32, U32, Outcome
-from .policies import HEURISTIC, BuiltinPolicy, PolicySpec, heuristic_position, resolve
-from .rules import Rules
+import spoilfive_jax.games.spoil_five.fast as fast
+import spoilfive_jax.games.spoil_five.game as game
+from spoilfive_jax.games.forty_five.env import FortyFive
+from spoilfive_jax.games.spoil_five.env import SpoilFive
+from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
+from spoilfive_jax.games.spoil_five.policies import (
+    HEURISTIC,
+    BuiltinPolicy,
+    PolicySpec,
+    heuristic_position,
+    resolve,
+)
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 Progress = Callable[[int, int], Any]  # progress(hands_done, hands_total)
 
@@ -427,7 +433,7 @@ def rollout(
     if isinstance(env, FortyFive):
         if carried != 0:
             raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
-        from spoilfive_jax.fortyfive import tools
+        from spoilfive_jax.games.forty_five import tools
 
         return tools.rollout(key, env, policy, num_hands, batch_size, progress, dealer=dealer)
     if not isinstance(env, SpoilFive):

@@ -22,11 +22,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .cards import NUM_CARDS, TRUMP_STRENGTH, card_id, card_symbol
-from .env import SpoilFive
-from .game import CLAIM, JINK, PASS, PHASE_JINK, PHASE_ROB, TRUMP_CLASS, State
-from .policies import HEURISTIC
-from .render import (
+from spoilfive_jax.core.cards import NUM_CARDS, TRUMP_STRENGTH, card_id, card_symbol
+from spoilfive_jax.games.spoil_five.env import SpoilFive
+from spoilfive_jax.games.spoil_five.game import (
+    CLAIM,
+    JINK,
+    PASS,
+    PHASE_JINK,
+    PHASE_ROB,
+    TRUMP_CLASS,
+    State,
+)
+from spoilfive_jax.games.spoil_five.policies import HEURISTIC
+from spoilfive_jax.games.spoil_five.render import (
     SUIT_NAMES,
     TableView,
     legal_in_hand_order,
@@ -35,7 +43,7 @@ from .render import (
     table_lines,
     view,
 )
-from .rules import Rules
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 Policy = Callable[[jax.Array, State, jax.Array], jax.Array]
 _NAMED = {"pass": PASS, "jink": JINK, "claim": CLAIM}

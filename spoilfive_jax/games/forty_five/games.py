@@ -18,10 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src import bits
-
-from .env import FortyFive
-from .game import State
+from spoilfive_jax.core import bits
+from spoilfive_jax.games.forty_five.env import FortyFive
+from spoilfive_jax.games.forty_five.game import State
 
 PolicyFn = Callable[[jax.Array, State, jax.Array], jax.Array]
 PolicySpec = str | PolicyFn | Sequence[str | PolicyFn]

@@ -65,9 +65,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits
-from .cards import NUM_CARDS
-from .game import NO_CARD, TRUMP_CLASS, State, seat_bits
+import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.games.spoil_five.game import NO_CARD, TRUMP_CLASS, State, seat_bits
 
 F32 = jnp.float32
 

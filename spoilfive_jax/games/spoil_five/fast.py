@@ -27,11 +27,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import bits
-from .bits import Bits
-from .cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
-from .game import CLAIM, JINK, PASS, State, deal_positions
-from .rules import Rules
+import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State, deal_positions
+from spoilfive_jax.games.spoil_five.rules import Rules
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -271,7 +271,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
 
 def position(card: jax.Array, trump: jax.Array) -> jax.Array:
     """Strength position of ``card`` once ``trump`` is known (``POSITION[trump, card]``)."""
-    from .game import plain_strength, trump_strength
+    from spoilfive_jax.games.spoil_five.game import plain_strength, trump_strength
 
     ts = trump_strength(card, trump)
     suit = card // 13

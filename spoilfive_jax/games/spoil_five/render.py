@@ -17,8 +17,22 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from .cards import PLAIN_STRENGTH, SUIT_SYMBOLS, TRUMP_STRENGTH, card_str, card_symbol
-from .game import CLAIM, JINK, PASS, PHASE_JINK, PHASE_ROB, TRUMP_CLASS, State
+from spoilfive_jax.core.cards import (
+    PLAIN_STRENGTH,
+    SUIT_SYMBOLS,
+    TRUMP_STRENGTH,
+    card_str,
+    card_symbol,
+)
+from spoilfive_jax.games.spoil_five.game import (
+    CLAIM,
+    JINK,
+    PASS,
+    PHASE_JINK,
+    PHASE_ROB,
+    TRUMP_CLASS,
+    State,
+)
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 

@@ -24,22 +24,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax._src import bits
-from spoilfive_jax._src import game as core
-from spoilfive_jax._src.cards import ACE_OF_HEARTS
-from spoilfive_jax._src.policies import BuiltinPolicy
-from spoilfive_jax._src.rollout import (
-    Progress,
-    RolloutResult,
-    _shard_batch,
-    batch_for,
-    default_batch_size,
-)
-from spoilfive_jax._src.scorer import FamilyScores, query_stats
-
-from . import game
-from .env import FortyFive, card_text
-from .game import (
+import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.games.forty_five.env import FortyFive, card_text
+from spoilfive_jax.games.forty_five.game import (
     BID_15,
     HOLD,
     JOKER,
@@ -50,12 +39,22 @@ from .game import (
     PASS,
     State,
 )
-from .rollout import PolicyFn, _play_hand, random_policy
-from .rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.forty_five.games import PolicyFn, _play_hand, random_policy
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.spoil_five import game as core
+from spoilfive_jax.games.spoil_five.policies import BuiltinPolicy
+from spoilfive_jax.tools.rollout import (
+    Progress,
+    RolloutResult,
+    _shard_batch,
+    batch_for,
+    default_batch_size,
+)
+from spoilfive_jax.tools.scorer import FamilyScores, query_stats
 
 SUPPORTED = (
     "'random', 'greedy' or a jittable policy(key, state, player) -> action on "
-    "spoilfive_jax.fortyfive.State"
+    "spoilfive_jax.games.forty_five.State"
 )
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
 
