@@ -6,6 +6,7 @@ from spoilfive_jax.core.cards import card_symbol as card_symbol
 from spoilfive_jax.core.cards import parse_cards as parse_cards
 from spoilfive_jax.core.cards import plain_order as plain_order
 from spoilfive_jax.core.cards import trump_order as trump_order
+from spoilfive_jax.core.env import Env as Env
 from spoilfive_jax.games.forty_five import AuctionFortyFives as AuctionFortyFives
 from spoilfive_jax.games.forty_five import FortyFive as FortyFive
 from spoilfive_jax.games.forty_five import FortyFiveRules as FortyFiveRules
@@ -28,6 +29,8 @@ from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
 from spoilfive_jax.games.spoil_five.session import auto_reset as auto_reset
 from spoilfive_jax.games.spoil_five.session import play_sessions as play_sessions
+from spoilfive_jax.registry import available_games as available_games
+from spoilfive_jax.registry import make as make
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import FamilyScores as FamilyScores
@@ -46,6 +49,7 @@ __all__ = [
     "PASS",
     "RANDOM",
     "AuctionFortyFives",
+    "Env",
     "FamilyScores",
     "FortyFive",
     "FortyFiveRules",
@@ -59,10 +63,12 @@ __all__ = [
     "TwentyFive",
     "action_str",
     "auto_reset",
+    "available_games",
     "card_id",
     "card_str",
     "card_symbol",
     "evaluate",
+    "make",
     "observe",
     "observe_full",
     "parse_cards",

@@ -25,7 +25,7 @@ def deal(*hands: str) -> np.ndarray:
     return np.array([parse_cards(h) for h in hands])
 
 
-def drive(env: sf.FortyFive, state: sf.fortyfive.State, script: str) -> str:
+def drive(env: sf.FortyFive, state: sf.games.forty_five.State, script: str) -> str:
     """Play ``state`` with the human at seat 0 from ``script`` until it runs out."""
     out = io.StringIO()
     game = FamilyGame(env, io.StringIO(script), out, human=0, bots="greedy")

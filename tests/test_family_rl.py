@@ -99,7 +99,7 @@ def test_env_attributes():
     for env in (AUCTION3, JOKER4, sf.TwentyFive(6)):
         n = env.num_players
         assert env.num_actions == game.NUM_ACTIONS == 64
-        assert env.observation_shape == (242 + 116 * n,) == (env.observation_size,)
+        assert env.observation_shape == (242 + 116 * n,)
         assert env.full_observation_shape == (242 + 116 * n + 106 * n + 106,)
         state = jax.eval_shape(env.init, jax.random.PRNGKey(0))
         assert state.rules == env.rules

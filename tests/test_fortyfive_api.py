@@ -16,7 +16,7 @@ from fortyfive_helpers import Table45, hands_of, jit_step
 import spoilfive_jax as sf
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game
-from spoilfive_jax.games.forty_five import rollout as ro
+from spoilfive_jax.games.forty_five import games as ro
 
 R = ff.FortyFiveRules
 ENV4 = ff.FortyFive(4)
@@ -166,7 +166,7 @@ def test_dtypes_and_shapes(env):
     assert s.rewards.shape == (4,) and s.scores.shape == (2,)
     assert s.stock.shape == ((32,) if env.rules.auction else (0,))
     assert ff.state_bytes(4, env.rules) == sum(x.nbytes for x in jax.tree.leaves(s))
-    assert env.observe(s, 0).shape == (env.observation_size,)
+    assert env.observe(s, 0).shape == env.observation_shape
 
 
 def test_jit_vmap_agree():

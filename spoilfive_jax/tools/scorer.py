@@ -14,10 +14,11 @@ import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
 from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.core.validate import MAX_PLAYERS, MIN_PLAYERS
 from spoilfive_jax.games.forty_five.env import FortyFive
 from spoilfive_jax.games.forty_five.env import card_text as family_card_text
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.games.spoil_five.env import MAX_PLAYERS, MIN_PLAYERS, SpoilFive
+from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import PolicySpec, resolve
 from spoilfive_jax.games.spoil_five.rules import Rules

@@ -7,7 +7,6 @@ naming the problem; ``checked_step`` refuses an illegal action instead of ending
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import jax
@@ -19,13 +18,10 @@ import spoilfive_jax.games.forty_five.observe as _observe
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
 from spoilfive_jax.core.cards import card_str as _card_str
+from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.spoil_five.env import (
-    _check_int,
-    _concrete,
-    check_num_players,
-)
 
 
 def card_text(card: int) -> str:
@@ -79,7 +75,7 @@ def action_id(text: str | int) -> int:
     return _SPECIAL_IDS[key] if key in _SPECIAL_IDS else card_id(key)
 
 
-class FortyFive:
+class FortyFive(Env[State, FortyFiveRules]):
     """One hand (within a game) of Forty-Five, Twenty-Five or Auction Forty-Fives.
 
     Actions (``NUM_ACTIONS`` = 64): 0..51 a card and 52 the joker (play it; in the joker, rob and
@@ -96,29 +92,13 @@ class FortyFive:
     Stepping a terminated state returns it unchanged with zero rewards.
     """
 
-    num_actions: int = NUM_ACTIONS
+    num_actions = NUM_ACTIONS
+    rules_type = FortyFiveRules
+    default_num_players = 4
+    phase_names = game.PHASE_NAMES
 
     def __init__(self, num_players: int = 4, rules: FortyFiveRules | None = None) -> None:
-        num_players = check_num_players(num_players)
-        rules = FortyFiveRules() if rules is None else rules
-        if not isinstance(rules, FortyFiveRules):
-            raise ValueError(
-                f"rules must be a spoilfive_jax.FortyFiveRules, got {type(rules).__name__}"
-            )
-        self.num_players = int(num_players)
-        self.rules = rules
-
-    def __repr__(self) -> str:
-        return f"FortyFive(num_players={self.num_players}, rules={self.rules!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FortyFive) and (self.num_players, self.rules) == (
-            other.num_players,
-            other.rules,
-        )
-
-    def __hash__(self) -> int:
-        return hash((FortyFive, self.num_players, self.rules))
+        super().__init__(num_players, rules)
 
     @property
     def id(self) -> str:
@@ -138,17 +118,13 @@ class FortyFive:
         """The most decisions one hand can take (a static bound for scans)."""
         return game.max_decisions(self.num_players, self.rules)
 
-    @property
-    def observation_size(self) -> int:
-        return _observe.observation_size(self.num_players)
-
     # ------------------------------------------------------------------ starting a hand
 
     def _scores(self, scores: Any) -> jax.Array:
         t = self.num_teams
         if scores is None:
             return jnp.zeros(t, jnp.int32)
-        s = _concrete(scores)
+        s = concrete(scores)
         if s is not None:
             if s.shape != (t,):
                 raise ValueError(f"scores must have shape ({t},) (one per team), got {s.shape}")
@@ -159,7 +135,7 @@ class FortyFive:
     def init(self, key: jax.Array, dealer: Any = 0, scores: Any = None) -> State:
         """A uniformly random deal.  ``scores`` int[T]: the game scores so far (None: zeros, a
         new game).  Host values are validated; traced ones are used as given."""
-        _check_int("dealer", dealer, 0, self.num_players - 1)
+        check_int("dealer", dealer, 0, self.num_players - 1)
         return game.deal_random(key, dealer, self._scores(scores), self.num_players, self.rules)
 
     def init_from_deck(self, deck: Any, dealer: Any = 0, scores: Any = None) -> State:
@@ -171,12 +147,12 @@ class FortyFive:
         validated.
         """
         size = self.rules.deck_size
-        d = _concrete(deck)
+        d = concrete(deck)
         if d is not None:
             if d.shape != (size,):
                 raise ValueError(f"deck must have shape ({size},), got {d.shape}")
             self._check_cards("deck", d)
-        _check_int("dealer", dealer, 0, self.num_players - 1)
+        check_int("dealer", dealer, 0, self.num_players - 1)
         return game.deal_from_deck(
             jnp.asarray(deck, jnp.int32), dealer, self._scores(scores), self.num_players, self.rules
         )
@@ -207,7 +183,7 @@ class FortyFive:
             self._check_cards("stock", st)
             if dealt & set(st.tolist()):
                 raise ValueError("stock holds cards that are also in a hand")
-        _check_int("dealer", dealer, 0, n - 1)
+        check_int("dealer", dealer, 0, n - 1)
         card_sets = bits.from_positions(jnp.asarray(h, jnp.int32))
         size = game.stock_size(n, rules)
         next_card = -1
@@ -247,27 +223,34 @@ class FortyFive:
         )
 
     def _check_cards(self, name: str, ids: np.ndarray) -> None:
-        size = self.rules.deck_size
-        if not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"{name} must hold integer card ids, got dtype {ids.dtype}")
-        bad = ids[(ids < 0) | (ids >= size)]
-        if bad.size:
-            raise ValueError(f"{name} holds card ids outside 0..{size - 1}: {sorted(set(bad))}")
-        values, counts = np.unique(ids, return_counts=True)
-        dup = values[counts > 1]
-        if dup.size:
-            raise ValueError(f"{name} holds duplicate cards: {', '.join(map(card_text, dup))}")
+        check_cards(name, ids, self.rules.deck_size, card_text)
 
-    # ------------------------------------------------------------------ decisions
+    # ------------------------------------------------------------------ game hooks
 
-    def step(self, state: State, action: Any, key: jax.Array | None = None) -> State:
-        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able).
+    def _apply(self, state: State, action: jax.Array) -> State:
+        return game.apply_action(state, action, self.rules)
 
-        ``key`` is accepted for pgx compatibility and ignored: a hand has no chance events after
-        the deal (``step_game`` takes a key to deal the next hand).
-        """
-        del key
-        return game.step(state, jnp.asarray(action, jnp.int32), self.rules)
+    def _end_illegal(self, state: State) -> State:
+        return game.end_illegal(state, self.rules)
+
+    def _finished(self, state: State) -> State:
+        return state.replace(
+            rewards=jnp.zeros_like(state.rewards), game_rewards=jnp.zeros_like(state.game_rewards)
+        )
+
+    def action_str(self, action: Any) -> str:
+        return action_str(action)
+
+    @property
+    def policy_names(self) -> tuple[str, ...]:
+        return ("random", "greedy")
+
+    def builtin_policy(self, name: str) -> PolicyFn:
+        from spoilfive_jax.games.forty_five.tools import builtin_policy
+
+        return builtin_policy(name, self.rules)
+
+    # ------------------------------------------------------------------ whole games
 
     def next_hand(self, key: jax.Array, state: State) -> State:
         """Pure: a random deal of the next hand of the game (dealer + 1, scores carried; a new
@@ -277,45 +260,19 @@ class FortyFive:
     def step_game(self, state: State, action: Any, key: jax.Array) -> State:
         """Pure: ``step`` for whole games (the next hand is dealt with ``key`` when a hand ends
         and the game goes on; ``terminated`` only at the end of the game)."""
-        return game.step_game(state, jnp.asarray(action, jnp.int32), key, self.rules)
-
-    def checked_step(self, state: State, action: Any) -> State:
-        """Host-side ``step`` that raises ``ValueError`` for an illegal action (one hand)."""
-        if np.asarray(state.terminated).shape != ():
-            raise ValueError("checked_step takes one hand, not a batch; index the batch first")
-        if bool(state.terminated):
-            raise ValueError("the hand is over (state.terminated); deal the next with next_hand")
-        a = _concrete(action)
-        ok = a is not None and a.shape == () and np.issubdtype(a.dtype, np.integer)
-        legal = self.legal_actions(state)
-        if a is None or not ok or int(a) not in legal:
-            player = int(state.current_player)
-            phase = game.PHASE_NAMES[int(state.phase)]
-            names = ", ".join(action_str(x) for x in legal)
-            what = action_str(a) if ok and a is not None else "not an action id"
-            raise ValueError(
-                f"illegal action {action!r} ({what}) "
-                f"for player {player} in the {phase} phase; legal actions: {legal} ({names})"
-            )
-        return _jit_step(self, state, jnp.int32(int(a)))
-
-    def legal_actions(self, state: State) -> list[int]:
-        """Host helper: the legal action ids of one hand's ``current_player``."""
-        if bool(state.terminated):
-            return []
-        return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
+        return game.continue_game(self.step(state, action), key, self.rules)
 
     # ------------------------------------------------------------------ observation
 
     def observe(self, state: State, player: Any) -> jax.Array:
-        """Pure: float32[observation_size], what ``player`` knows of one hand, seats relative
-        to ``player`` (layout: ``spoilfive_jax.games.forty_five.observe``)."""
+        """Pure: float32[D] (``observation_shape``): what ``player`` knows of one hand, seats
+        relative to ``player`` (layout: ``spoilfive_jax.games.forty_five.observe``)."""
         return _observe.observe(state, player, self.rules)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """Shape of ``observe`` / ``State.observation`` for this table (pgx)."""
-        return (self.observation_size,)
+        return (_observe.observation_size(self.num_players),)
 
     def observe_full(self, state: State) -> jax.Array:
         """Pure: float32[full_observation_size], the perfect-information view of one hand: the
@@ -337,8 +294,3 @@ def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:
 def AuctionFortyFives(num_players: int = 4, **overrides: Any) -> FortyFive:
     """Auction Forty-Fives to 120 (bidding 15-30, the bidder names trump, discard and draw)."""
     return FortyFive(num_players, FortyFiveRules.auction_forty_fives(**overrides))
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def _jit_step(env: FortyFive, state: State, action: jax.Array) -> State:
-    return env.step(state, action)

@@ -328,13 +328,6 @@ def legal_set(state: State, rules: FortyFiveRules) -> Bits:
     return bits.where(state.phase == PHASE_DONE, Bits(*_ALL_ACTIONS), out)
 
 
-def is_legal(state: State, action: jax.Array) -> jax.Array:
-    """bool: ``action`` is in ``state.legal_set`` (False outside 0..63)."""
-    a = jnp.asarray(action, jnp.int32)
-    inside = (a >= 0) & (a < NUM_ACTIONS)
-    return inside & bits.has(state.legal_set, jnp.clip(a, 0, NUM_ACTIONS - 1))
-
-
 # --------------------------------------------------------------------------- a new hand
 
 
@@ -802,23 +795,6 @@ def end_illegal(state: State, rules: FortyFiveRules) -> State:
     )
 
 
-def step(state: State, action: jax.Array, rules: FortyFiveRules) -> State:
-    """Public step semantics: a terminated state comes back unchanged with zero rewards; an
-    illegal action ends the hand (``end_illegal``); a legal one is applied."""
-    live = ~state.terminated
-    legal = is_legal(state, action)
-    played = apply_action(state, action, rules)
-    fouled = end_illegal(state, rules)
-    done = state.replace(
-        rewards=jnp.zeros_like(state.rewards), game_rewards=jnp.zeros_like(state.game_rewards)
-    )
-
-    def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
-        return jnp.where(live, jnp.where(legal, p, f), d)
-
-    return jax.tree.map(choose, played, fouled, done)
-
-
 # --------------------------------------------------------------------------- across hands
 
 
@@ -830,11 +806,11 @@ def next_hand(key: jax.Array, state: State, rules: FortyFiveRules) -> State:
     return deal_random(key, core.next_seat(state.dealer, n), scores, n, rules)
 
 
-def step_game(state: State, action: jax.Array, key: jax.Array, rules: FortyFiveRules) -> State:
-    """``step`` for whole games: when a hand ends and the game goes on, the next hand is dealt
-    (``next_hand`` with ``key``) and returned, still carrying the finished hand's ``rewards``,
-    ``hand_points`` and ``scores``; ``terminated`` is set only when the game is over."""
-    after = step(state, action, rules)
+def continue_game(after: State, key: jax.Array, rules: FortyFiveRules) -> State:
+    """Whole games: ``after`` is a state just stepped; when its hand has ended and the game goes
+    on, the next hand is dealt (``next_hand`` with ``key``) and returned, still carrying the
+    finished hand's ``rewards``, ``hand_points`` and ``scores``; ``terminated`` is set only
+    when the game is over."""
     fresh = next_hand(key, after, rules).replace(
         rewards=after.rewards, hand_points=after.hand_points
     )

@@ -122,6 +122,15 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
     return greedy
 
 
+def builtin_policy(name: str, rules: FortyFiveRules) -> PolicyFn:
+    """The family's built-in policy ``name``: ``"random"`` or ``"greedy"``."""
+    if name == "random":
+        return random_policy
+    if name == "greedy":
+        return greedy_policy(rules)
+    raise ValueError(f"unknown policy {name!r} for the Forty-Five family; built-in: random, greedy")
+
+
 def _one(policy: Any, rules: FortyFiveRules) -> PolicyFn:
     name = policy.name if isinstance(policy, BuiltinPolicy) else policy
     if isinstance(name, str):

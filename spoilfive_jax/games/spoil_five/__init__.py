@@ -1,0 +1,30 @@
+"""Spoil Five: one hand for 2 to 10 players, each for themselves (``docs/rules.md``).
+
+``SpoilFive`` is the environment; ``Rules`` its rule options.  The modules: ``rules``, ``game``
+(the pure rules of one hand), ``env``, ``observe``, ``fast`` (the rollout kernel), ``policies``
+(the built-in players), ``session`` (chip sessions), ``render`` and ``play`` (terminal play).
+"""
+
+from spoilfive_jax.games.spoil_five.env import SpoilFive as SpoilFive
+from spoilfive_jax.games.spoil_five.env import action_str as action_str
+from spoilfive_jax.games.spoil_five.game import CLAIM as CLAIM
+from spoilfive_jax.games.spoil_five.game import JINK as JINK
+from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS as NUM_ACTIONS
+from spoilfive_jax.games.spoil_five.game import PASS as PASS
+from spoilfive_jax.games.spoil_five.game import PHASE_NAMES as PHASE_NAMES
+from spoilfive_jax.games.spoil_five.game import State as State
+from spoilfive_jax.games.spoil_five.game import state_bytes as state_bytes
+from spoilfive_jax.games.spoil_five.rules import Rules as Rules
+
+__all__ = [
+    "CLAIM",
+    "JINK",
+    "NUM_ACTIONS",
+    "PASS",
+    "PHASE_NAMES",
+    "Rules",
+    "SpoilFive",
+    "State",
+    "action_str",
+    "state_bytes",
+]

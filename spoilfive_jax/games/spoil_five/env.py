@@ -18,55 +18,13 @@ import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.observe as _observe
 from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.rules import Rules
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
-
-def _concrete(x: Any) -> np.ndarray | None:
-    """The host value of ``x``, or None when it is a tracer (inside jit/vmap)."""
-    if isinstance(x, jax.core.Tracer):
-        return None
-    return np.asarray(x)
-
-
-def _check_int(name: str, value: Any, low: int, high: int | None) -> None:
-    """Validate a host integer (a tracer passes: it cannot be inspected under jit)."""
-    v = _concrete(value)
-    if v is None:
-        return
-    if v.shape != () or not np.issubdtype(v.dtype, np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    iv = int(v)
-    if iv < low or (high is not None and iv > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {bound}, got {iv}")
-
-
-def _check_cards(name: str, ids: np.ndarray) -> None:
-    if not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer card ids, got dtype {ids.dtype}")
-    bad = ids[(ids < 0) | (ids >= NUM_CARDS)]
-    if bad.size:
-        raise ValueError(f"{name} holds card ids outside 0..51: {sorted(set(bad.tolist()))}")
-    values, counts = np.unique(ids, return_counts=True)
-    dup = values[counts > 1]
-    if dup.size:
-        shown = ", ".join(card_str(int(c)) for c in dup)
-        raise ValueError(f"{name} holds duplicate cards: {shown}")
-
-
-def check_num_players(num_players: Any) -> int:
-    """``num_players`` as an int, or ``ValueError`` unless it is an integer 2..10."""
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise ValueError(f"num_players must be an integer 2..10, got {num_players!r}")
-    if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be 2..10, got {num_players}")
-    return int(num_players)
-
-
-class SpoilFive:
+class SpoilFive(Env[State, Rules]):
     """One hand of Spoil Five for ``num_players`` (2..10) under ``rules``.
 
     Actions: 0..51 play that card (in the rob decision: discard it and take the turn-up),
@@ -78,27 +36,13 @@ class SpoilFive:
     set.  Stepping a terminated state returns it unchanged with zero rewards.
     """
 
-    num_actions: int = NUM_ACTIONS
+    num_actions = NUM_ACTIONS
+    rules_type = Rules
+    default_num_players = 5
+    phase_names = game.PHASE_NAMES
 
     def __init__(self, num_players: int = 5, rules: Rules | None = None) -> None:
-        num_players = check_num_players(num_players)
-        rules = Rules() if rules is None else rules
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a spoilfive_jax.Rules, got {type(rules).__name__}")
-        self.num_players = int(num_players)
-        self.rules = rules
-
-    def __repr__(self) -> str:
-        return f"SpoilFive(num_players={self.num_players}, rules={self.rules!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpoilFive) and (self.num_players, self.rules) == (
-            other.num_players,
-            other.rules,
-        )
-
-    def __hash__(self) -> int:
-        return hash((SpoilFive, self.num_players, self.rules))
+        super().__init__(num_players, rules)
 
     @property
     def id(self) -> str:
@@ -122,11 +66,11 @@ class SpoilFive:
         ``rules.deal_packets``; card ``5N`` of the deck is turned up.  A traced deck (under
         jit/vmap) is not validated.
         """
-        d = _concrete(deck)
+        d = concrete(deck)
         if d is not None:
             if d.shape != (NUM_CARDS,):
                 raise ValueError(f"deck must have shape (52,), got {d.shape}")
-            _check_cards("deck", d)
+            check_cards("deck", d, NUM_CARDS, card_str)
         self._check_dealer_carried(dealer, carried)
         deck = jnp.asarray(deck, jnp.int32)
         return _deal_from_deck(deck, _i32(dealer), _i32(carried), self.num_players, self.rules)
@@ -138,15 +82,15 @@ class SpoilFive:
         turn-up not in a hand, dealer in 0..N-1, carried >= 0.
         """
         n = self.num_players
-        h, t = _concrete(hands), _concrete(turnup)
+        h, t = concrete(hands), concrete(turnup)
         if h is not None:
             if h.shape != (n, 5):
                 raise ValueError(f"hands must have shape ({n}, 5) for {n} players, got {h.shape}")
-            _check_cards("hands", h)
+            check_cards("hands", h, NUM_CARDS, card_str)
         if t is not None:
             if t.shape != () or not np.issubdtype(t.dtype, np.integer):
                 raise ValueError(f"turnup must be one integer card id, got {turnup!r}")
-            _check_cards("turnup", t.reshape(1))
+            check_cards("turnup", t.reshape(1), NUM_CARDS, card_str)
             if h is not None and int(t) in set(h.reshape(-1).tolist()):
                 raise ValueError(f"turnup {card_str(int(t))} is also in a hand")
         self._check_dealer_carried(dealer, carried)
@@ -154,19 +98,35 @@ class SpoilFive:
         return _deal_hands(hands, _i32(turnup), _i32(dealer), _i32(carried), n, self.rules)
 
     def _check_dealer_carried(self, dealer: Any, carried: Any) -> None:
-        _check_int("dealer", dealer, 0, self.num_players - 1)
-        _check_int("carried", carried, 0, None)
+        check_int("dealer", dealer, 0, self.num_players - 1)
+        check_int("carried", carried, 0, None)
 
-    # ------------------------------------------------------------------ decisions
+    # ------------------------------------------------------------------ game hooks
 
-    def step(self, state: State, action: Any, key: jax.Array | None = None) -> State:
-        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able).
+    def _apply(self, state: State, action: jax.Array) -> State:
+        return game.apply_action(state, action, self.rules)
 
-        ``key`` is accepted for pgx compatibility and ignored: a hand has no chance events
-        after the deal.
-        """
-        del key
-        return _step(state, jnp.asarray(action, jnp.int32), self.rules)
+    def _end_illegal(self, state: State) -> State:
+        return game.end_illegal(state, self.rules)
+
+    @property
+    def max_decisions(self) -> int:
+        """The most decisions a hand can take: a rob, 5 tricks of N cards, a jink decision."""
+        return 5 * self.num_players + 2
+
+    def action_str(self, action: Any) -> str:
+        return action_str(action)
+
+    @property
+    def policy_names(self) -> tuple[str, ...]:
+        return ("random", "heuristic")
+
+    def builtin_policy(self, name: str) -> PolicyFn:
+        from spoilfive_jax.games.spoil_five.policies import BUILTIN
+
+        if name not in BUILTIN:
+            raise ValueError(f"unknown policy {name!r} for spoil_five; built-in: random, heuristic")
+        return BUILTIN[name]
 
     # ------------------------------------------------------------------ observations
 
@@ -174,35 +134,18 @@ class SpoilFive:
         """float32[D]: seat ``player``'s imperfect-information view (``observe.observe``)."""
         return _observe.observe(state, player)
 
+    def observe_full(self, state: State) -> jax.Array:
+        """float32[D_full]: the perfect-information view (``observe.observe_full``)."""
+        return _observe.observe_full(state)
+
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """Shape of ``observe`` / ``State.observation`` for this table."""
         return _observe.observation_shape(self.num_players)
 
-    def checked_step(self, state: State, action: Any) -> State:
-        """Host-side ``step`` that raises ``ValueError`` for an illegal action (one hand)."""
-        if np.asarray(state.terminated).shape != ():
-            raise ValueError("checked_step takes one hand, not a batch; index the batch first")
-        if bool(state.terminated):
-            raise ValueError("the hand is over (state.terminated); start a new one with init")
-        a = _concrete(action)
-        ok = a is not None and a.shape == () and np.issubdtype(a.dtype, np.integer)
-        legal = self.legal_actions(state)
-        if a is None or not ok or int(a) not in legal:
-            player = int(state.current_player)
-            phase = game.PHASE_NAMES[int(state.phase)]
-            names = ", ".join(action_str(x) for x in legal)
-            raise ValueError(
-                f"illegal action {action!r} ({action_str(a) if ok else 'not an action id'}) "
-                f"for player {player} in the {phase} phase; legal actions: {legal} ({names})"
-            )
-        return _step(state, jnp.int32(int(a)), self.rules)
-
-    def legal_actions(self, state: State) -> list[int]:
-        """Host helper: the legal action ids of one hand's ``current_player``."""
-        if bool(state.terminated):
-            return []
-        return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
+    @property
+    def full_observation_shape(self) -> tuple[int, ...]:
+        return _observe.full_observation_shape(self.num_players)
 
 
 def action_str(action: Any) -> str:
@@ -242,8 +185,3 @@ def _deal_hands(
     hands: jax.Array, turnup: jax.Array, dealer: jax.Array, carried: jax.Array, n: int, rules: Rules
 ) -> State:
     return game.new_hand(bits.from_positions(hands), turnup, dealer, carried, n, rules)
-
-
-@functools.partial(jax.jit, static_argnums=2)
-def _step(state: State, action: jax.Array, rules: Rules) -> State:
-    return game.step(state, action, rules)

@@ -511,25 +511,3 @@ def end_illegal(state: State, rules: Rules) -> State:
         legal_set=Bits(jnp.uint32(_ALL_ACTIONS.lo), jnp.uint32(_ALL_ACTIONS.hi)),
         _step_count=state._step_count + 1,
     )
-
-
-def is_legal(state: State, action: jax.Array) -> jax.Array:
-    """bool: ``action`` is in ``state.legal_set`` (False outside 0..54)."""
-    a = jnp.asarray(action, jnp.int32)
-    inside = (a >= 0) & (a < NUM_ACTIONS)
-    return inside & bits.has(state.legal_set, jnp.clip(a, 0, NUM_ACTIONS - 1))
-
-
-def step(state: State, action: jax.Array, rules: Rules) -> State:
-    """Public step semantics: a terminated state comes back unchanged with zero rewards; an
-    illegal action ends the hand (``end_illegal``); a legal one is applied."""
-    live = ~state.terminated
-    legal = is_legal(state, action)
-    played = apply_action(state, action, rules)
-    fouled = end_illegal(state, rules)
-    done = state.replace(rewards=jnp.zeros_like(state.rewards))
-
-    def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
-        return jnp.where(live, jnp.where(legal, p, f), d)
-
-    return jax.tree.map(choose, played, fouled, done)

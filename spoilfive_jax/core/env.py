@@ -1,0 +1,231 @@
+"""``Env``: the one interface every game implements, and the parts of it written once.
+
+A game (``games/<name>/env.py``) subclasses ``Env`` and fills in small hooks; everything built on
+top (rollouts, the scorer, tournaments, the CLI, the RL wrappers, ``testing.api_test``) talks
+to ``Env`` only and never names a game.
+
+Written once, here:
+
+- the public step (pgx semantics): a terminated state comes back unchanged with zero rewards;
+  an illegal action ends the hand through the game's ``_end_illegal`` (nothing can raise under
+  jit); a legal one goes through the game's ``_apply``;
+- ``legal_actions``, ``checked_step`` (the host-side step that raises ``ValueError`` for an
+  illegal action), equality, hashing and ``repr``;
+- the pgx surface: ``id``, ``num_players``, ``num_actions``, ``observation_shape``,
+  ``init(key)``, ``step(state, action, key=None)``.
+
+What a game provides (the hooks, each documented below): ``id``, ``num_actions``,
+``rules_type``, ``default_num_players``, ``init`` (a uniformly random deal), ``_apply``,
+``_end_illegal``, ``_finished``, ``observe``, ``observe_full``, ``observation_shape``,
+``full_observation_shape``, ``action_str``, ``phase_names``, ``max_decisions`` and
+``builtin_policy``.  The tools' hooks (outcome records, summaries, rendering, terminal play) are
+documented where those tools live.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+from collections.abc import Callable, Hashable
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.validate import check_num_players, concrete
+
+PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
+"""A policy: ``policy(key, state, player) -> action`` (int32[]), jittable, for one hand."""
+
+
+class HandState(Protocol):
+    """The fields every game's ``State`` has (one hand; batched states gain leading axes)."""
+
+    current_player: jax.Array  # int32[]: seat to act; -1 once terminated
+    terminated: jax.Array  # bool[]
+    truncated: jax.Array  # bool[]: always False (a hand ends by itself)
+    rewards: jax.Array  # float32[N]: on the step that ends the hand, zero otherwise
+    tricks_won: jax.Array  # int32[N]
+    legal_set: Bits  # uint32[] x 2: legal actions of current_player (all once terminated)
+    phase: jax.Array  # int32[]: the game's phase index (``Env.phase_names``)
+    illegal: jax.Array  # bool[]: the hand ended on an illegal action
+    _step_count: jax.Array  # int32[]: decisions taken
+
+    @property
+    def legal_action_mask(self) -> jax.Array: ...
+
+    def replace(self, **changes: Any) -> Any: ...
+
+
+S = TypeVar("S", bound=HandState)
+R = TypeVar("R", bound=Hashable)
+
+
+def is_legal(legal_set: Bits, action: jax.Array, num_actions: int) -> jax.Array:
+    """bool: ``action`` is in ``legal_set`` (False outside ``0..num_actions-1``)."""
+    a = jnp.asarray(action, jnp.int32)
+    inside = (a >= 0) & (a < num_actions)
+    return inside & bits.has(legal_set, jnp.clip(a, 0, num_actions - 1))
+
+
+class Env(abc.ABC, Generic[S, R]):
+    """One hand of a game for ``num_players`` seats under hashable ``rules``.
+
+    ``init``/``step``/``observe`` are pure and jit/vmap-able; an ``Env`` is hashable and can be
+    a static argument of ``jax.jit``.  Seats are 0..N-1 clockwise.
+    """
+
+    num_actions: ClassVar[int]
+    rules_type: ClassVar[type]
+    default_num_players: ClassVar[int] = 4
+    phase_names: ClassVar[tuple[str, ...]]
+
+    def __init__(self, num_players: int | None = None, rules: R | None = None) -> None:
+        n = self.default_num_players if num_players is None else num_players
+        self.num_players: int = check_num_players(n)
+        if rules is None:
+            rules = self.rules_type()
+        if not isinstance(rules, self.rules_type):
+            raise ValueError(
+                f"rules must be a spoilfive_jax.{self.rules_type.__name__}, "
+                f"got {type(rules).__name__}"
+            )
+        self.rules: R = rules
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    @abc.abstractmethod
+    def id(self) -> str:
+        """The registry id of this game (``spoilfive_jax.available_games()``)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_players={self.num_players}, rules={self.rules!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and (self.num_players, self.rules) == (
+            other.num_players,  # type: ignore[attr-defined]
+            other.rules,  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.num_players, self.rules))
+
+    # ------------------------------------------------------------------ game hooks
+
+    @abc.abstractmethod
+    def init(self, key: jax.Array, dealer: Any = 0) -> S:
+        """A uniformly random deal with seat ``dealer`` dealing (jittable).  Games add keyword
+        arguments for what carries between hands (Spoil Five's pot, the family's scores)."""
+
+    @abc.abstractmethod
+    def _apply(self, state: S, action: jax.Array) -> S:
+        """The state after a LEGAL ``action`` by ``current_player`` in a live hand."""
+
+    @abc.abstractmethod
+    def _end_illegal(self, state: S) -> S:
+        """The hand ended at once because ``current_player`` took an illegal action."""
+
+    def _finished(self, state: S) -> S:
+        """What stepping a terminated state returns: itself, with zero rewards."""
+        return state.replace(rewards=jnp.zeros_like(state.rewards))
+
+    @property
+    @abc.abstractmethod
+    def max_decisions(self) -> int:
+        """The most decisions one hand can take (a static bound for scans)."""
+
+    @property
+    @abc.abstractmethod
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``observe`` / ``State.observation``."""
+
+    @property
+    @abc.abstractmethod
+    def full_observation_shape(self) -> tuple[int, ...]:
+        """Shape of ``observe_full``."""
+
+    @abc.abstractmethod
+    def observe(self, state: S, player: Any) -> jax.Array:
+        """float32[D]: what seat ``player`` knows of one hand (imperfect information)."""
+
+    @abc.abstractmethod
+    def observe_full(self, state: S) -> jax.Array:
+        """float32[D_full]: the perfect-information view (for critics and search)."""
+
+    @abc.abstractmethod
+    def action_str(self, action: Any) -> str:
+        """Text of an action id for people (cards as ``10♦``)."""
+
+    @abc.abstractmethod
+    def builtin_policy(self, name: str) -> PolicyFn:
+        """The game's built-in policy ``name`` (``policy_names``), a jittable function."""
+
+    @property
+    @abc.abstractmethod
+    def policy_names(self) -> tuple[str, ...]:
+        """Names ``builtin_policy`` accepts (``"random"`` first)."""
+
+    # ------------------------------------------------------------------ written once
+
+    def step(self, state: S, action: Any, key: jax.Array | None = None) -> S:
+        """Pure: the state after ``current_player`` takes ``action`` (jit/vmap-able).
+
+        A terminated state comes back unchanged with zero rewards; an illegal action (not in
+        ``state.legal_action_mask``, or outside ``0..num_actions-1``) ends the hand with the
+        game's penalty and sets ``state.illegal``.  ``key`` is accepted for pgx compatibility
+        and ignored: a hand has no chance events after the deal.
+        """
+        del key
+        return _jit_step(self, state, jnp.asarray(action, jnp.int32))
+
+    def _step(self, state: S, action: jax.Array) -> S:
+        live = ~state.terminated
+        legal = is_legal(state.legal_set, action, self.num_actions)
+        played = self._apply(state, action)
+        fouled = self._end_illegal(state)
+        done = self._finished(state)
+
+        def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
+            return jnp.where(live, jnp.where(legal, p, f), d)
+
+        return jax.tree.map(choose, played, fouled, done)  # type: ignore[no-any-return]
+
+    def legal_actions(self, state: S) -> list[int]:
+        """Host helper: the legal action ids of one live hand's ``current_player``; ``[]`` once
+        the hand is over."""
+        if bool(state.terminated):
+            return []
+        return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
+
+    def checked_step(self, state: S, action: Any) -> S:
+        """Host-side ``step`` for one hand that raises ``ValueError`` for an illegal action or
+        a finished hand, naming the legal actions."""
+        if np.asarray(state.terminated).shape != ():
+            raise ValueError("checked_step takes one hand, not a batch; index the batch first")
+        if bool(state.terminated):
+            raise ValueError("the hand is over (state.terminated); deal a new one with init")
+        a = concrete(action)
+        ok = a is not None and a.shape == () and np.issubdtype(a.dtype, np.integer)
+        legal = self.legal_actions(state)
+        if a is None or not ok or int(a) not in legal:
+            player = int(state.current_player)
+            phase = self.phase_names[int(state.phase)]
+            names = ", ".join(self.action_str(x) for x in legal)
+            what = self.action_str(a) if ok and a is not None else "not an action id"
+            raise ValueError(
+                f"illegal action {action!r} ({what}) for player {player} in the {phase} "
+                f"phase; legal actions: {legal} ({names})"
+            )
+        return self.step(state, jnp.int32(int(a)))
+
+
+# The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
+# plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they
+# simply inline.  The env is static (hashable): one compile per table and rules.
+@functools.partial(jax.jit, static_argnums=0)
+def _jit_step(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
+    return env._step(state, action)

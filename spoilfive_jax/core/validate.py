@@ -1,0 +1,75 @@
+"""Host-side input checks shared by every game: each raises ``ValueError`` naming the problem.
+
+A traced value (inside ``jit``/``vmap``) cannot be inspected, so these checks let it pass; the
+functions that take traced inputs document what they do with bad ones instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
+
+
+def concrete(x: Any) -> np.ndarray | None:
+    """The host value of ``x``, or None when it is a tracer (inside jit/vmap)."""
+    if isinstance(x, jax.core.Tracer):
+        return None
+    return np.asarray(x)
+
+
+def check_int(name: str, value: Any, low: int, high: int | None) -> None:
+    """Validate a host integer in ``low..high`` (a tracer passes: it cannot be inspected)."""
+    v = concrete(value)
+    if v is None:
+        return
+    if v.shape != () or not np.issubdtype(v.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    iv = int(v)
+    if iv < low or (high is not None and iv > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {bound}, got {iv}")
+
+
+def positive_int(name: str, value: Any, *, allow_none: bool = False) -> int | None:
+    """``value`` as a Python int >= 1 (``None`` passes through when ``allow_none``).
+
+    Refuses bools, floats (``2.5`` is not silently truncated), strings and values below 1.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {int(value)}")
+    return int(value)
+
+
+def check_cards(
+    name: str, ids: np.ndarray, deck_size: int, text: Callable[[int], str] | None = None
+) -> None:
+    """Card ids must be integers in ``0..deck_size-1`` with no duplicates."""
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer card ids, got dtype {ids.dtype}")
+    bad = ids[(ids < 0) | (ids >= deck_size)]
+    if bad.size:
+        shown = sorted({int(b) for b in bad.reshape(-1)})
+        raise ValueError(f"{name} holds card ids outside 0..{deck_size - 1}: {shown}")
+    values, counts = np.unique(ids, return_counts=True)
+    dup = values[counts > 1]
+    if dup.size:
+        shown_dup = ", ".join((text or str)(int(c)) for c in dup)
+        raise ValueError(f"{name} holds duplicate cards: {shown_dup}")
+
+
+def check_num_players(num_players: Any) -> int:
+    """``num_players`` as an int, or ``ValueError`` unless it is an integer 2..10."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an integer 2..10, got {num_players!r}")
+    if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be 2..10, got {num_players}")
+    return int(num_players)
