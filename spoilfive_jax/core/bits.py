@@ -9,7 +9,7 @@ along the batch.  Card sets use positions 0..51 (the card id); action sets 0..54
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -148,3 +148,12 @@ def lowest(s: Bits) -> jax.Array:
 def highest(s: Bits) -> jax.Array:
     """Position of the highest member (-1 for the empty set)."""
     return jnp.where(s.hi != 0, 32 + _highest_in_word(s.hi), _highest_in_word(s.lo))
+
+
+def members(lo: Any, hi: Any, size: int = 64) -> list[int]:
+    """Host helper: the sorted positions ``< size`` in one concrete set (``Bits(lo, hi)``).
+
+    The one place host code turns a bitset into card ids (rendering, terminal play, tests).
+    """
+    word = int(lo) | (int(hi) << 32)
+    return [i for i in range(size) if word >> i & 1]

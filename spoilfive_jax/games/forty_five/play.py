@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core.bits import members
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.games.forty_five.env import FortyFive, card_id
 from spoilfive_jax.games.forty_five.game import (
@@ -49,7 +50,7 @@ from spoilfive_jax.games.forty_five.game import (
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
 from spoilfive_jax.games.forty_five.tools import _one
 from spoilfive_jax.games.spoil_five.play import Quit, _jit_policy, prompt_action
-from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, _bits_to_cards, seat_name
+from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, seat_name
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 
@@ -183,7 +184,7 @@ class FamilyGame:
                 return tuple(sorted(cards, key=lambda c: (c // 13, c % 13)))
             return tuple(sorted(cards, key=lambda c: (-int(st[c]), c // 13, c % 13)))
 
-        hands = tuple(order(_bits_to_cards(s.hands.lo[i], s.hands.hi[i], size)) for i in range(n))
+        hands = tuple(order(members(s.hands.lo[i], s.hands.hi[i], size)) for i in range(n))
         done = bool(s.terminated)
         legal = () if done else tuple(np.flatnonzero(np.asarray(state.legal_action_mask)).tolist())
         return _View(

@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+from spoilfive_jax.core.bits import members
 from spoilfive_jax.core.cards import (
     PLAIN_STRENGTH,
     SUIT_SYMBOLS,
@@ -103,11 +104,6 @@ def sort_cards(cards: Any, trump: int) -> tuple[int, ...]:
     return tuple(sorted((int(c) for c in cards), key=key))
 
 
-def _bits_to_cards(lo: Any, hi: Any, size: int = 52) -> list[int]:
-    word = int(lo) | (int(hi) << 32)
-    return [i for i in range(size) if word >> i & 1]
-
-
 def view(state: State) -> TableView:
     """The host values of one hand; ``ValueError`` for a batch of hands."""
     shape = np.shape(state.current_player)
@@ -120,9 +116,9 @@ def view(state: State) -> TableView:
     n = int(g["tricks_won"].shape[-1])
     trump = int(g["trump"])
     lo, hi = np.asarray(state.hands.lo), np.asarray(state.hands.hi)
-    hands = tuple(sort_cards(_bits_to_cards(lo[s], hi[s]), trump) for s in range(n))
+    hands = tuple(sort_cards(members(lo[s], hi[s]), trump) for s in range(n))
     terminated = bool(g["terminated"])
-    legal = () if terminated else tuple(_bits_to_cards(*state.legal_set, size=55))
+    legal = () if terminated else tuple(members(*state.legal_set, size=55))
     return TableView(
         num_players=n,
         hands=hands,
@@ -148,7 +144,7 @@ def view(state: State) -> TableView:
         illegal=bool(g["illegal"]),
         rewards=tuple(float(r) for r in g["rewards"]),
         legal=legal,
-        played=frozenset(_bits_to_cards(*state.played)),
+        played=frozenset(members(*state.played)),
         renege_level=int(g["renege_level"]),
     )
 
