@@ -4,9 +4,9 @@ Subcommands: ``rollout`` (mass self-play with a summary, JSON/CSV and a plot), `
 hand is worth), ``tournament`` (policies against each other), ``bench`` (throughput table),
 ``play`` (a hand or a session against bots in the terminal) and ``rules`` (card ranking and rule
 options).  ``--game forty_five|twenty_five|auction`` runs rollout, score, tournament and rules on
-the Forty-Five family (RULES.md §7) instead of Spoil Five.  ``main(argv) -> int`` returns the
-exit status: 0 on success, 2 on bad input (one line ``spoilfive: error: ...`` on stderr, never a
-traceback).
+the Forty-Five family (docs/rules.md#the-forty-five-family) instead of Spoil Five.  ``main(argv) ->
+int`` returns the exit status: 0 on success, 2 on bad input (one line ``spoilfive: error: ...`` on
+stderr, never a traceback).
 
 ``rich`` (extra ``cli``) draws tables and the progress bar when installed, else plain text is
 printed; ``matplotlib`` (extra ``plot``) is imported only for ``rollout --plot``.
@@ -114,7 +114,7 @@ def _add_table_options(p: argparse.ArgumentParser, players: bool = True) -> None
         "--game",
         choices=GAMES,
         default="spoilfive",
-        help="spoilfive (default), or the Forty-Five family (RULES.md §7): forty_five, "
+        help="spoilfive (default), or the Forty-Five family (docs/rules.md): forty_five, "
         "twenty_five, auction (Auction Forty-Fives)",
     )
     if players:

@@ -1,6 +1,6 @@
 """Slow, obviously-correct pure-Python reference engine for one hand of Spoil Five.
 
-An independent reading of ``RULES.md`` sections 1-6, written for clarity rather than speed, so
+An independent reading of ``docs/rules.md`` (Spoil Five), written for clarity rather than speed, so
 that equivalence tests can compare the JAX engine against it. Standard library only.
 
 Conventions (shared with the JAX engine):
@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 
 # ---------------------------------------------------------------------------------------------
-# Cards and notation (RULES.md section 1)
+# Cards and notation (docs/rules.md#cards-and-notation)
 # ---------------------------------------------------------------------------------------------
 
 SUITS = "CDHS"
@@ -90,7 +90,7 @@ def cards_str(cards) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Ranking (RULES.md section 2), written out exactly as the tables, highest first
+# Ranking (docs/rules.md#ranking), written out exactly as the tables, highest first
 # ---------------------------------------------------------------------------------------------
 
 # "AH" means the ace of hearts itself; every other token is a rank of the trump suit.
@@ -214,7 +214,7 @@ def jink_bonus_of(rules) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Legal plays (RULES.md section 5)
+# Legal plays (docs/rules.md#following-suit, #reneging)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -265,7 +265,7 @@ def legal_plays(hand, trick, trump: int, rules, previous=()) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------------------
-# One hand (RULES.md sections 3, 4 and 6)
+# One hand (docs/rules.md: the deal, robbing, winning a hand)
 # ---------------------------------------------------------------------------------------------
 
 

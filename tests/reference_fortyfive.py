@@ -1,4 +1,5 @@
-"""Slow, obviously-correct pure-Python reference engine for the Forty-Five family (RULES.md §7).
+"""Slow, obviously-correct pure-Python reference engine for the Forty-Five family
+(docs/rules.md#the-forty-five-family).
 
 An independent reading of the rules, written for clarity rather than speed, so that equivalence
 tests can compare the JAX engine (``games.forty_five``) against it.  The card notation and

@@ -1,6 +1,7 @@
-"""Cards and ranking (RULES.md §1-§2, §9): every row of the §2 tables for all four trump suits,
-checked as lists (``sf.trump_order`` / ``sf.plain_order``), as the engine's strength arithmetic,
-and by playing every pair of cards to a real trick through the compiled engine."""
+"""Cards and ranking (docs/rules.md#ranking, #mistakes-implementations-commonly-make): every row of
+the ranking tables for all four trump suits, checked as lists (``sf.trump_order`` /
+``sf.plain_order``), as the engine's strength arithmetic, and by playing every pair of cards to a
+real trick through the compiled engine."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from spoilfive_jax.games.spoil_five import game
 C, D, H, S = 0, 1, 2, 3
 SUIT = {"C": C, "D": D, "H": H, "S": S}
 
-# RULES.md §2, written out literally, highest first.
+# docs/rules.md#ranking, written out literally, highest first.
 TRUMP_ROWS = {
     # red (D): 5, J, A♥, A, K, Q, 10, 9, 8, 7, 6, 4, 3, 2
     "D": "5D JD AH AD KD QD 10D 9D 8D 7D 6D 4D 3D 2D",

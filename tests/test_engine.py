@@ -1,8 +1,9 @@
-"""Hand-built positions (RULES.md §3-§6, §9) played through ``env.checked_step``.
+"""Hand-built positions (docs/rules.md, including its list of common mistakes) played through
+``env.checked_step``.
 
 Every position is a ``Table``: the compiled JAX engine and the reference engine are stepped
 together and must agree after every decision (player to act, phase, legal actions, hands, tricks,
-pot, result); the asserts below then check the expected values, written out from RULES.md.
+pot, result); the asserts below then check the expected values, written out from docs/rules.md.
 
 Unless a test says otherwise: three players, dealer 0, so seat 1 (the eldest) leads the first
 trick, then seat 2, then seat 0; the ace of trumps is in the stock (nobody robs).

@@ -1,6 +1,7 @@
-"""Auction Forty-Fives (RULES.md §7): the bidding (holds, the dealer held to 15, the 100-point
-rule), naming trump, discarding and drawing, set-backs and the made 30, and the end of a game
-to 120.  Hand-built deals through ``env.checked_step`` with the reference engine mirrored.
+"""Auction Forty-Fives (docs/rules.md#the-forty-five-family): the bidding (holds, the dealer held
+to 15, the 100-point rule), naming trump, discarding and drawing, set-backs and the made 30, and
+the end of a game to 120.  Hand-built deals through ``env.checked_step`` with the reference engine
+mirrored.
 
 Four players, dealer 0, so the eldest hand (seat 1) bids first and the order is 1, 2, 3, 0.
 """

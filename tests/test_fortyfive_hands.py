@@ -1,6 +1,6 @@
-"""Hand-built deals of Forty-Five and Twenty-Five (RULES.md §7): team layouts, scoring rules,
-the end of the game and its tie rule, jinks, robbing.  Every deal is played through
-``env.checked_step`` (the compiled path) with the reference engine mirrored step by step
+"""Hand-built deals of Forty-Five and Twenty-Five (docs/rules.md#the-forty-five-family): team
+layouts, scoring rules, the end of the game and its tie rule, jinks, robbing.  Every deal is played
+through ``env.checked_step`` (the compiled path) with the reference engine mirrored step by step
 (``Table45``); the comments say why each card is legal or wins.
 
 Trump is diamonds in every deal here (7D turned up; nobody holds the AD or the AH unless said):

@@ -1,7 +1,7 @@
-"""The joker variant (RULES.md §7): 53 cards, the joker (card 52) always a trump, ranked just
-below the A♥ (or just above it with ``joker_rank="above_AH"``), with the top-trump reneging
-privilege; a turned-up joker goes to the dealer, who discards a card, and the next card is
-turned up for trump.  Hand-built deals with the reference engine mirrored.
+"""The joker variant (docs/rules.md#the-forty-five-family): 53 cards, the joker (card 52) always a
+trump, ranked just below the A♥ (or just above it with ``joker_rank="above_AH"``), with the
+top-trump reneging privilege; a turned-up joker goes to the dealer, who discards a card, and the
+next card is turned up for trump.  Hand-built deals with the reference engine mirrored.
 
 Trump is diamonds (7D turned up unless said), dealer 0, the eldest hand (seat 1) leads.
 """

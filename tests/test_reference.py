@@ -1,6 +1,7 @@
 """Unit tests of the pure-Python reference engine (tests/reference.py) on hand-traced positions.
 
-Each expectation is written out from RULES.md, with a comment saying why a card is legal or wins.
+Each expectation is written out from docs/rules.md, with a comment saying why a card is legal or
+wins.
 """
 
 from __future__ import annotations

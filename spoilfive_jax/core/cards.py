@@ -1,4 +1,4 @@
-"""Cards, text notation and the ranking tables (RULES.md §1-§2).
+"""Cards, text notation and the ranking tables (docs/rules.md#ranking).
 
 Card id (public): ``suit * 13 + rank``; suits C=0 D=1 H=2 S=3, ranks A=0, 2=1, ..., 10=9,
 J=10, Q=11, K=12.  ``AC`` = 0, ``AH`` = 26, ``5H`` = 30, ``KS`` = 51.
@@ -26,7 +26,7 @@ RED_SUITS = (DIAMONDS, HEARTS)
 ACE, FIVE, JACK = 0, 4, 10
 ACE_OF_HEARTS = HEARTS * 13 + ACE  # 26: a trump in every deal, never a heart
 
-# Ranks listed strongest first (rank index: A=0 ... K=12), RULES.md §2.
+# Ranks listed strongest first (rank index: A=0 ... K=12), docs/rules.md#ranking.
 _TRUMP_ORDER_RED = ["5", "J", "AH", "A", "K", "Q", "T", "9", "8", "7", "6", "4", "3", "2"]
 _TRUMP_ORDER_HEARTS = ["5", "J", "AH", "K", "Q", "T", "9", "8", "7", "6", "4", "3", "2"]
 _TRUMP_ORDER_BLACK = ["5", "J", "AH", "A", "K", "Q", "2", "3", "4", "6", "7", "8", "9", "T"]

@@ -1,4 +1,5 @@
-"""The Forty-Five family (RULES.md §7): Forty-Five, Twenty-Five, Auction Forty-Fives, the joker.
+"""The Forty-Five family (docs/rules.md#the-forty-five-family): Forty-Five, Twenty-Five, Auction
+Forty-Fives, the joker.
 
 Built on the Spoil Five card core (``spoilfive_jax.core``: ranking, deal, robbing, reneging);
 the per-game parts (teams, scoring, bidding, games to a target) live here.

@@ -1,4 +1,5 @@
-"""The pure rules of one hand of the Forty-Five family (RULES.md §7) as jittable array functions.
+"""The pure rules of one hand of the Forty-Five family (docs/rules.md#the-forty-five-family) as
+jittable array functions.
 
 Written for ONE hand and batched with ``jax.vmap``, like ``games.spoil_five.game`` whose card
 core it reuses (trump and plain strengths, suit sets, the deal order, bitsets).  ``num_players``
@@ -257,7 +258,8 @@ def legal_plays(
     leading: jax.Array,
     rules: FortyFiveRules,
 ) -> Bits:
-    """The cards of ``hand`` that may be played (RULES.md §5 with the joker as a top trump)."""
+    """The cards of ``hand`` that may be played (docs/rules.md#reneging with the joker as a top
+    trump)."""
     trumps = trump_set(trump, rules)
     held_trumps = hand & trumps
     suit_led = core.suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
@@ -333,7 +335,7 @@ def legal_set(state: State, rules: FortyFiveRules) -> Bits:
 
 def _robber(hands: Bits, turnup: jax.Array, dealer: jax.Array, rules: FortyFiveRules) -> jax.Array:
     """Seat entitled to rob: the dealer if an ace is turned up, else the holder of the ace of
-    trumps (A♥ when hearts), else -1 (RULES.md §4)."""
+    trumps (A♥ when hearts), else -1 (docs/rules.md#robbing-the-pack)."""
     if not rules.robbing:
         return jnp.int32(-1)
     trump = turnup // 13

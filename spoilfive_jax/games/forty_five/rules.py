@@ -1,4 +1,5 @@
-"""Rule options of the Forty-Five family (RULES.md §7): a frozen, hashable value, static under jit.
+"""Rule options of the Forty-Five family (docs/rules.md#the-forty-five-family): a frozen, hashable
+value, static under jit.
 
 Variants (``variant``):
 
@@ -9,8 +10,9 @@ Variants (``variant``):
   eldest hand (the dealer may hold), the winner names trump, everyone may discard and draw back to
   five, the bidder's team is set back by its bid when it fails; games to 120.
 
-Defaults follow RULES.md §7: ``follow="traditional"``, ``renege="led"``, ``rob="optional"``,
-``scoring="best_trump"``, ``tie_break="first_counted"``, ``jink="off"``, no joker.
+Defaults follow docs/rules.md#the-forty-five-family: ``follow="traditional"``, ``renege="led"``,
+``rob="optional"``, ``scoring="best_trump"``, ``tie_break="first_counted"``, ``jink="off"``, no
+joker.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ class FortyFiveRules:
         game) or "wins_game" (a team that takes all five tricks wins the game). Not in Auction.
     joker: play with a 53rd card, the joker (card id 52), always a trump with the top-trump
         reneging privilege; joker_rank: "below_AH" (the seed) or "above_AH".
-    follow, renege, rob, deal_packets: as Spoil Five's ``Rules`` (RULES.md §3-§5); Forty-Five
-        defaults to "traditional" following and "led" reneging (RULES.md §7). Auction has no
-        turn-up, so ``rob`` is ignored there.
+    follow, renege, rob, deal_packets: as Spoil Five's ``Rules`` (docs/rules.md#following-suit);
+    Forty-Five
+        defaults to "traditional" following and "led" reneging
+        (docs/rules.md#the-forty-five-family). Auction has no turn-up, so ``rob`` is ignored there.
     min_bid_at_100: in Auction, a team at 100 points or more may not bid (or hold) below 20.
     illegal_penalty: points the offender's team loses for an illegal action under jit, where
         the hand ends at once (see ``FortyFive.step``).

@@ -1,4 +1,4 @@
-"""The pure rules of one hand of Spoil Five (RULES.md §3-§6) as jittable array functions.
+"""The pure rules of one hand of Spoil Five (docs/rules.md) as jittable array functions.
 
 Everything here is written for ONE hand and batched with ``jax.vmap``.  ``num_players`` (N) and
 ``rules`` are static Python values; every other value is an array.  Cards in hands, played cards
@@ -26,7 +26,8 @@ from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS, NUM_CARDS
 from spoilfive_jax.games.spoil_five.rules import Rules
 
-# Actions (RULES.md §4, §6).  0..51: play that card, or in the rob decision discard it.
+# Actions (docs/rules.md#robbing-the-pack, #jinks).  0..51: play that card, or in the rob decision
+# discard it.
 NUM_ACTIONS = 55
 PASS = 52
 JINK = 53
@@ -163,7 +164,7 @@ def next_seat(seat: jax.Array, num_players: int) -> jax.Array:
 
 
 def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules) -> jax.Array:
-    """int32[N]: chips each seat antes this hand (RULES.md §6)."""
+    """int32[N]: chips each seat antes this hand (docs/rules.md#winning-a-hand)."""
     seats = jnp.arange(num_players)
     if rules.ante_after_spoil == "all":
         pays = jnp.ones(num_players, jnp.bool_)
@@ -187,7 +188,7 @@ def trump_set(trump: jax.Array) -> Bits:
 
 
 def trump_strength(card: jax.Array, trump: jax.Array) -> jax.Array:
-    """int32: strength of ``card`` as a trump (RULES.md §2; -1 if not a trump).
+    """int32: strength of ``card`` as a trump (docs/rules.md#ranking; -1 if not a trump).
 
     Top trumps 13 (5), 12 (J), 11 (A♥); ace of trumps 10; the rest 0..9 with the red order
     K Q 10 9 8 7 6 4 3 2 and the black order K Q 2 3 4 6 7 8 9 10.  Matches
@@ -239,7 +240,7 @@ def legal_plays(
     leading: jax.Array,
     rules: Rules,
 ) -> Bits:
-    """The cards of ``hand`` that may be played (RULES.md §5)."""
+    """The cards of ``hand`` that may be played (docs/rules.md#reneging)."""
     trumps = trump_set(trump)
     held_trumps = hand & trumps
     # Plain suit led: follow suit or trump ("seed": obliged if holding either).
@@ -389,7 +390,7 @@ def deal_random(
 
 
 def hand_rewards(state: State, winner: jax.Array, jink_won: jax.Array, rules: Rules) -> jax.Array:
-    """float32[N]: net chips of the hand once it is over (RULES.md §6)."""
+    """float32[N]: net chips of the hand once it is over (docs/rules.md#winning-a-hand)."""
     n = state.tricks_won.shape[0]
     bonus = jnp.where(jink_won, rules.bonus, 0)
     received = jnp.where(jnp.arange(n) == winner, state.pot + bonus * (n - 1), -bonus)

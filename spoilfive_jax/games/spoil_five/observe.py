@@ -8,7 +8,7 @@ perfect-information view (every hand, the rob discard, the stock) for search and
 ABSOLUTE seat order.
 
 Every entry is 0/1 except the two chip entries.  Cards are one-hot over the 52 card ids
-(``suit * 13 + rank``, RULES.md §1).  N = num_players.
+(``suit * 13 + rank``, docs/rules.md#cards-and-notation).  N = num_players.
 
 ``observe(state, player)`` -> float32[179 + 116 N] (``observation_shape(N)``; 759 for N = 5):
 
@@ -44,10 +44,11 @@ block               size      content
 
 Fixed blocks start at the constant offsets below (``HAND`` ... ``JINKING``); per-seat blocks
 follow in the order of the table, at the offsets given by ``layout(N)``.  What is public: the
-turn-up and who robbed it (RULES.md §4: robbing is announced), every card played and by whom,
-tricks, pot, whose turn it is (so at a rob decision the seat deciding is visible, as at a real
-table).  What is hidden from ``observe``: the other hands, the stock, the rob discard (even the
-robber's own: ``state.discard`` is never read here) and who was entitled to rob but declined.
+turn-up and who robbed it (docs/rules.md#robbing-the-pack: robbing is announced), every card played
+and by whom, tricks, pot, whose turn it is (so at a rob decision the seat deciding is visible, as
+at a real table).  What is hidden from ``observe``: the other hands, the stock, the rob discard
+(even the robber's own: ``state.discard`` is never read here) and who was entitled to rob but
+declined.
 
 ``observe_full(state)`` -> float32[283 + 169 N] (``full_observation_shape(N)``; 1128 for N = 5):
 the public part of ``observe`` seen from seat 0 (its ``HAND`` block is seat 0's hand), then

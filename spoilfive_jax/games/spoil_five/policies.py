@@ -6,7 +6,7 @@ the rollout.  Built-in policies (``"random"``, ``"heuristic"``) also have a fast
 rollout kernel (``fast``) calls on its strength-encoded batch; both forms choose by the same
 rules.
 
-The heuristic player, rules in order (RULES.md vocabulary):
+The heuristic player, rules in order (docs/rules.md vocabulary):
 
 1. Rob decision: always rob, discarding the weakest plain card (lowest strength; if the hand is
    all trumps, the lowest trump).

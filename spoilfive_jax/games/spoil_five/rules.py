@@ -1,4 +1,4 @@
-"""Rule options of Spoil Five (RULES.md §3-§6): a frozen, hashable value, static under jit."""
+"""Rule options of Spoil Five (docs/rules.md): a frozen, hashable value, static under jit."""
 
 from __future__ import annotations
 

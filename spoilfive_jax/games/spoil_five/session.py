@@ -1,6 +1,6 @@
-"""Sessions (RULES.md §6): hands in sequence at one table, the dealer rotating, the pot carried
-on spoils and failed jinks, chip stacks, until a player is broke or the hand limit is reached;
-many sessions batched.  Plus ``auto_reset``, the pgx-style step wrapper for RL loops."""
+"""Sessions (docs/rules.md#winning-a-hand): hands in sequence at one table, the dealer rotating,
+the pot carried on spoils and failed jinks, chip stacks, until a player is broke or the hand limit
+is reached; many sessions batched.  Plus ``auto_reset``, the pgx-style step wrapper for RL loops."""
 
 from __future__ import annotations
 
