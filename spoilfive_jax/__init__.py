@@ -31,6 +31,7 @@ from spoilfive_jax.games.spoil_five.session import auto_reset as auto_reset
 from spoilfive_jax.games.spoil_five.session import play_sessions as play_sessions
 from spoilfive_jax.registry import available_games as available_games
 from spoilfive_jax.registry import make as make
+from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import FamilyScores as FamilyScores
@@ -80,4 +81,5 @@ __all__ = [
     "score_hands",
     "state_bytes",
     "trump_order",
+    "use_all_cores",
 ]

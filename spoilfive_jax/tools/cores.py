@@ -1,0 +1,62 @@
+"""Every CPU core: one XLA host device per core, opted into explicitly.
+
+XLA:CPU runs one program on one core (its intra-op threading does little for the small
+elementwise loops of a rollout).  With ``N`` host devices, the rollout tools shard each batch of
+hands over them (``rollout``, ``score_hands``, ``evaluate`` and sessions already spread their batch
+axis over ``jax.local_devices()``), so ``N`` programs run side by side, one per core.
+
+The library never changes this on import: the number of host devices is a process-wide JAX
+setting that must be fixed before JAX's first computation.  The command line, the benchmarks and
+the examples call ``use_all_cores()`` first thing; a library user does the same::
+
+    import jax
+    import spoilfive_jax as sf
+
+    sf.use_all_cores()          # before any JAX computation in this process
+    sf.rollout(0, sf.make("spoil_five"), "random", 1_000_000)
+
+or, without this helper, ``jax.config.update("jax_num_cpu_devices", os.cpu_count())`` right
+after ``import jax`` (equivalently ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` in the
+environment before Python starts).  On a GPU or TPU this does nothing: the accelerator's devices
+are used as they are.
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+
+
+def cpu_count() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def use_all_cores(num_devices: int | None = None) -> int:
+    """Ask JAX for ``num_devices`` CPU devices (default: one per core); returns how many CPU
+    devices JAX will use.
+
+    Must run before JAX's first computation in this process.  Called later, it changes nothing
+    and returns the count already in force (no error: a notebook that already ran JAX keeps
+    working).  An explicit ``jax_num_cpu_devices`` setting (or ``XLA_FLAGS`` forcing a host
+    device count) is respected.
+    """
+    if num_devices is not None and (
+        isinstance(num_devices, bool) or not isinstance(num_devices, int) or num_devices < 1
+    ):
+        raise ValueError(f"num_devices must be a positive integer, got {num_devices!r}")
+    from jax._src import xla_bridge
+
+    if xla_bridge.backends_are_initialized():
+        return len(jax.devices("cpu"))
+    forced = "xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", "")
+    current = int(jax.config.jax_num_cpu_devices)
+    if forced or (current > 0 and num_devices is None):
+        return current if current > 0 else len(jax.devices("cpu"))
+    n = num_devices or cpu_count()
+    jax.config.update("jax_num_cpu_devices", n)
+    return n

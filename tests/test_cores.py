@@ -1,0 +1,63 @@
+"""``use_all_cores``: one host device per core, set before JAX's first computation, in a fresh
+process each (the setting is process-wide)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from spoilfive_jax.tools.cores import use_all_cores
+
+
+def _run(code: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"},
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_use_all_cores_sets_devices_and_rollouts_shard_over_them():
+    out = _run(
+        """
+        import jax, numpy as np
+        import spoilfive_jax as sf
+        n = sf.use_all_cores(3)
+        one = sf.rollout(0, sf.make("spoil_five", 4), "random", 5000)
+        print(n, len(jax.devices()), one.rewards.sum(), use_again := sf.use_all_cores(5))
+        """
+    )
+    n, devices, total, again = out.split()
+    assert (n, devices, again) == ("3", "3", "3")  # a later call changes nothing
+    # the same hands as on one device (results do not depend on the device count)
+    single = _run(
+        """
+        import spoilfive_jax as sf
+        print(sf.rollout(0, sf.make("spoil_five", 4), "random", 5000).rewards.sum())
+        """
+    )
+    assert float(total) == pytest.approx(float(single))
+
+
+def test_use_all_cores_default_is_one_device_per_core():
+    out = _run(
+        """
+        import jax
+        from spoilfive_jax.tools.cores import cpu_count, use_all_cores
+        print(use_all_cores() == cpu_count() == len(jax.devices()))
+        """
+    )
+    assert out == "True"
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "2", True])
+def test_use_all_cores_refuses_bad_counts(bad):
+    with pytest.raises(ValueError, match="num_devices"):
+        use_all_cores(bad)
