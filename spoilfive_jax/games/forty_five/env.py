@@ -18,28 +18,25 @@ import spoilfive_jax.games.forty_five.observe as _observe
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
 from spoilfive_jax.core.cards import card_str as _card_str
+from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.cards import parse_cards as _parse_cards
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 
-def card_text(card: int) -> str:
-    """Text of a card id of the family: ``"5H"``, or ``"JK"`` for the joker (52)."""
-    return "JK" if int(card) == JOKER else _card_str(card)
+card_text = _card_str  # the family's old name for ``core.cards.card_str`` (knows the joker)
 
 
 def card_id(text: str) -> int:
-    """Card id of ``"5H"``, ``"10h"`` ... or ``"JK"``/``"JOKER"`` (52)."""
-    if isinstance(text, str) and text.strip().upper() in ("JK", "JOKER"):
-        return JOKER
-    return _card_id(text)
+    """Card id of ``"5H"``, ``"10h"``, ``"10♥"`` ... or ``"JK"``/``"JOKER"`` (52)."""
+    return _card_id(text, joker=True)
 
 
 def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
-    """Card ids from ``"5H JK AH"`` (spaces or commas) or a list of card texts."""
-    parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [card_id(p) for p in parts]
+    """Card ids from ``"5H JK A♥"`` (spaces or commas) or a list of card texts."""
+    return _parse_cards(text, joker=True)
 
 
 _SPECIAL_NAMES = {
@@ -59,11 +56,12 @@ _SPECIAL_IDS = {v: k for k, v in _SPECIAL_NAMES.items()} | {"DONE": game.DONE}
 
 
 def action_str(action: Any) -> str:
-    """Text of an action id: a card (``"5H"``, ``"JK"``), ``"PASS"`` (also DONE and "no jink"),
-    ``"BID15"``..``"BID30"``, ``"HOLD"``, ``"TRUMP_C"``..``"TRUMP_S"`` or ``"JINK"``."""
+    """Text of an action id for people: a card (``"5♥"``, ``"10♦"``, ``"JK"``: ``card_symbol``),
+    ``"PASS"`` (also DONE and "no jink"), ``"BID15"``..``"BID30"``, ``"HOLD"``,
+    ``"TRUMP_C"``..``"TRUMP_S"`` or ``"JINK"``."""
     a = int(action)
     if 0 <= a <= JOKER:
-        return card_text(a)
+        return card_symbol(a)
     return _SPECIAL_NAMES.get(a, f"<invalid action {a}>")
 
 

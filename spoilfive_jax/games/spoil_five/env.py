@@ -17,7 +17,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.observe as _observe
-from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
@@ -149,10 +149,11 @@ class SpoilFive(Env[State, Rules]):
 
 
 def action_str(action: Any) -> str:
-    """Text of an action id: a card (``"5H"``), ``"PASS"``, ``"JINK"`` or ``"CLAIM"``."""
+    """Text of an action id for people: a card (``"5♥"``, ``"10♦"``: ``card_symbol``), ``"PASS"``,
+    ``"JINK"`` or ``"CLAIM"``."""
     a = int(action)
     if 0 <= a < NUM_CARDS:
-        return card_str(a)
+        return card_symbol(a)
     names = {game.PASS: "PASS", game.JINK: "JINK", game.CLAIM: "CLAIM"}
     if a in names:
         return names[a]
