@@ -53,7 +53,9 @@ def test_card_text():
     assert sf.parse_cards("J♥ 10♦ a♠") == [36, 22, 39]
 
 
-@pytest.mark.parametrize("bad", ["ZZ", "", "5", "1H", "11H", "5X", "HH", "5HH", "10", "♥A", "JK", "10♥♥", 5])
+@pytest.mark.parametrize(
+    "bad", ["ZZ", "", "5", "1H", "11H", "5X", "HH", "5HH", "10", "♥A", "JK", "10♥♥", 5]
+)
 def test_card_id_rejects_garbage(bad):
     with pytest.raises(ValueError):
         sf.card_id(bad)

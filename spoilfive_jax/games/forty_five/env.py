@@ -25,7 +25,6 @@ from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
-
 card_text = _card_str  # the family's old name for ``core.cards.card_str`` (knows the joker)
 
 
