@@ -49,7 +49,7 @@ Policy = Callable[[jax.Array, State, jax.Array], jax.Array]
 _NAMED = {"pass": PASS, "jink": JINK, "claim": CLAIM}
 _TOP_TRUMPS = (13, 12, 11)  # trump strengths of the 5, the jack of trumps and A♥
 _HELP = (
-    "Type a card (5H, 10h, TD), a number from the list, pass (decline to rob), "
+    "Type a card (5H, 10h, 10♥, TD), a number from the list, pass (decline to rob), "
     "jink or claim (after winning the first three tricks), ? for this help, q to quit."
 )
 
