@@ -101,7 +101,7 @@ _TIE_BREAK = {
 
 
 def rules_from_options(game_id: str, options: dict[str, Any]) -> FortyFiveRules:
-    return FortyFiveRules(variant=VARIANTS[game_id], **options)  # bad mixes raise ValueError
+    return FortyFiveRules(variant=VARIANTS[game_id], **options)  # type: ignore[arg-type]
 
 
 def rules_line(rules: FortyFiveRules) -> str:
@@ -308,7 +308,7 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Sequence[str], path: st
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     seats = np.arange(n)
     left.bar(seats, s["mean_points"], yerr=1.96 * s["mean_points_se"], capsize=3, color="#2e7d4f")
-    left.set_xticks(seats, [f"{i}\n{names[i]}\nteam {i % t}" for i in seats], fontsize=8)
+    left.set_xticks(seats, [f"{i}\n{names[int(i)]}\nteam {i % t}" for i in seats], fontsize=8)
     left.set_xlabel("seat (0 = dealer)")
     left.set_ylabel("points per hand (the seat's team)")
     left.set_title(f"{env.title}: points by seat ({s['hands']:,} hands)")

@@ -206,7 +206,7 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Sequence[str], path: st
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     seats = np.arange(n)
     left.bar(seats, 100 * s["win_rate"], yerr=196 * s["win_rate_se"], capsize=3, color="#2e7d4f")
-    left.set_xticks(seats, [f"{i}\n{names[i]}" for i in seats], fontsize=8)
+    left.set_xticks(seats, [f"{i}\n{names[int(i)]}" for i in seats], fontsize=8)
     left.set_xlabel("seat (0 = dealer)")
     left.set_ylabel("hands won, %")
     left.set_title(
