@@ -261,3 +261,14 @@ def test_game_takes_exactly_the_registry_ids(capsys: pytest.CaptureFixture[str])
     rc, out, _ = run(capsys, "rules", "--help")
     assert rc == 0
     assert "{" + ",".join(sf.available_games()) + "}" in out
+
+
+def test_presentation_modules_of_the_games_are_peers() -> None:
+    """The family's play, render and report share only core (``core.present``,
+    ``core.terminal``) with Spoil Five's, never import them."""
+    games = CLI_DIR.parent / "games"
+    for own, other in (("forty_five", "spoil_five"), ("spoil_five", "forty_five")):
+        for name in ("play", "render", "report"):
+            path = games / own / f"{name}.py"
+            if path.exists():
+                assert f"spoilfive_jax.games.{other}" not in path.read_text("utf-8"), path

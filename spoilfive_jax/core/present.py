@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal
+
+from spoilfive_jax.core.cards import SUIT_SYMBOLS, card_symbol, plain_order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,3 +105,63 @@ def teams_text(num_players: int, num_teams: int) -> str:
     if t == n:
         return "head to head" if n == 2 else "every player for themselves"
     return " v ".join("&".join(str(s) for s in range(i, n, t)) for i in range(t))
+
+
+def seat_name(seat: int, player: int | None) -> str:
+    """``you`` for the viewer's seat, else ``seat N``."""
+    return "you" if player is not None and seat == player else f"seat {seat}"
+
+
+# ------------------------------------------------------------------------ the shared rules in words
+# Following, reneging and robbing are the same card mechanics in every game (core.tricks).
+
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+# Shared with the Forty-Five family's words (the same following, reneging and robbing rules).
+FOLLOW_HELP = "plain lead: seed = follow or trump if able; traditional = void may discard"
+RENEGE_HELP = "when a top trump may be withheld from a trump lead"
+FOLLOW = {
+    "seed": "a plain suit led: holding that suit or any trump, play one of them (trumping "
+    "instead of following is allowed); holding neither, play anything",
+    "traditional": "a plain suit led: holding that suit, follow or trump; void in it, play "
+    "anything (even while holding trumps)",
+}
+RENEGE = {
+    "deal": "a top trump may be withheld from a trump lead while it outranks every trump "
+    "played so far this deal",
+    "trick": "a top trump may be withheld from a trump lead while it outranks every trump "
+    "played so far in this trick",
+    "led": "a top trump may be withheld from a trump lead when it outranks the trump led",
+}
+ROB = {
+    "optional": "the holder of the ace of trumps (the dealer, if an ace is turned up) may take "
+    "the turn-up, discarding a card face down",
+    "forced": "the holder of the ace of trumps (the dealer, if an ace is turned up) must take "
+    "the turn-up, discarding a card face down",
+    "off": "nobody robs the pack",
+}
+RENEGE_FIVE = "; the 5 of trumps may always be withheld, and nobody may renege when the 5 is led"
+
+
+def item_lines(items: Sequence[tuple[str, str]]) -> list[str]:
+    """``  name:      text`` wrapped at 92 columns."""
+    return [
+        textwrap.fill(text, 92, initial_indent=f"  {name + ':':<11}", subsequent_indent=" " * 13)
+        for name, text in items
+    ]
+
+
+def ranking_lines(trump: int, order: Sequence[int], tops: int) -> list[str]:
+    """The trumps of ``trump`` highest first (``order``), the top trumps and the plain suits."""
+    lines = [
+        "",
+        f"Trump {SUIT_NAMES[trump]} {SUIT_SYMBOLS[trump]}: {len(order)} trumps, highest first",
+        "  " + " ".join(card_symbol(c) for c in order),
+        f"  top trumps (may be reneged): {' '.join(card_symbol(c) for c in order[:tops])}",
+        "Plain suits, highest first:",
+    ]
+    for s in range(4):
+        if s != trump:
+            cards = " ".join(card_symbol(c) for c in plain_order(s, trump))
+            lines.append(f"  {SUIT_NAMES[s] + ' ' + SUIT_SYMBOLS[s] + ':':<11} {cards}")
+    return lines

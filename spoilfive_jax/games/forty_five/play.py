@@ -4,7 +4,7 @@
 ``hands`` hands) with a human at one seat and the family's built-in bots (``"greedy"`` or
 ``"random"``, or any jittable policy) at the others, reading the human's choices from ``input``
 and writing the table to ``output`` (any text streams, so tests script it), in the style of the
-Spoil Five loop (``games.spoil_five.play``, whose ``Quit`` and policy compiling it reuses).
+Spoil Five loop (both share ``core.terminal``: ``prompt_action``, ``Quit``, policy compiling).
 
 At each of the human's decisions it shows the hand, the trump (turn-up or named), a seat table
 (team, tricks, cards left, the trick's cards), the trick so far and who is winning it, tricks
@@ -27,6 +27,8 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.present import SUIT_NAMES, seat_name
+from spoilfive_jax.core.terminal import Quit, jit_policy, prompt_action
 from spoilfive_jax.games.forty_five.env import FortyFive, card_id
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
@@ -56,8 +58,6 @@ from spoilfive_jax.games.forty_five.render import (
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
 from spoilfive_jax.games.forty_five.tools import _one
-from spoilfive_jax.games.spoil_five.play import Quit, _jit_policy, prompt_action
-from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, seat_name
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 
@@ -120,7 +120,7 @@ class FamilyGame:
         self.key = jax.random.PRNGKey(seed)
         self.teams = num_teams(n)
         self._init, self._step, self._next = _compiled(env)
-        self._bot = _jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
+        self._bot = jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words

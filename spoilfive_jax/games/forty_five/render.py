@@ -15,8 +15,8 @@ import numpy as np
 
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.present import SUIT_NAMES, seat_name
 from spoilfive_jax.games.forty_five.game import PHASE_PLAY, TRUMP_CLASS, State
-from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, seat_name
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,18 +12,22 @@ from typing import Any
 import numpy as np
 
 from spoilfive_jax.core.cards import JOKER_TEXT, card_str, card_symbol
-from spoilfive_jax.core.present import Report, RuleOption, Table, plus_minus, se_or_nan
-from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.games.spoil_five.report import (
+from spoilfive_jax.core.present import (
     FOLLOW,
     FOLLOW_HELP,
     RENEGE,
     RENEGE_FIVE,
     RENEGE_HELP,
     ROB,
+    Report,
+    RuleOption,
+    Table,
     item_lines,
+    plus_minus,
     ranking_lines,
+    se_or_nan,
 )
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 
 VARIANTS = {
     "forty_five": "forty_five",
