@@ -86,6 +86,7 @@ def test_score_and_tournament_check_outputs_first(
     bad = ["--json", "/nonexistent/dir/x.json"]
     assert "--json: cannot write" in error_of(capsys, "score", "5H JH AH KD 2C 9H", *bad)
     assert "--json: cannot write" in error_of(capsys, "tournament", *bad)
+    assert "--json: cannot write" in error_of(capsys, "bench", "--quick", *bad)
 
 
 # ---------------------------------------------------------------------------- items 6, 7

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from spoilfive_jax.cli.errors import CliError, int_at_least
+from spoilfive_jax.cli.output import check_writable
 
 
 def add_parser(sub: Any) -> None:
@@ -38,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"bench runs benchmarks/throughput.py from a source checkout; not found: {script}"
         )
+    if args.json:
+        check_writable("--json", args.json)
     spec = importlib.util.spec_from_file_location("spoilfive_throughput", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -102,7 +102,7 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _check_writable(flag: str, target: str) -> None:
+def check_writable(flag: str, target: str) -> None:
     """Open ``target`` for writing now (a new file is removed again), so a path that cannot
     be written fails before the work rather than after it."""
     path = Path(target)
@@ -126,7 +126,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     plot = getattr(args, "plot", None)
     for flag, target in (("--json", args.json), ("--csv", args.csv), ("--plot", plot)):
         if target not in (None, "-"):
-            _check_writable(flag, target)
+            check_writable(flag, target)
     if plot is not None:
         suffix = Path(plot).suffix.lower()
         if suffix not in PLOT_FORMATS:
