@@ -104,7 +104,8 @@ def cards(text: str) -> set[str]:
 
 
 def legal_strs(env: sf.SpoilFive, state: sf.State) -> set[str]:
-    return {sf.action_str(a) for a in env.legal_actions(state)}
+    """Machine texts of the legal actions: cards as ``card_str`` (``"TC"``), else their names."""
+    return {sf.card_str(a) if a < 52 else sf.action_str(a) for a in env.legal_actions(state)}
 
 
 # ---------------------------------------------------------------------------- a hand-built table

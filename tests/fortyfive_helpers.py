@@ -77,13 +77,18 @@ def phase_name(state: ff.State) -> str:
     return ff.PHASE_NAMES[int(state.phase)]
 
 
+def action_text(action: int) -> str:
+    """Machine text of an action: a card as ``card_str`` (``"TC"``, ``"JK"``), else its name."""
+    return ff.card_text(action) if 0 <= action <= ff.JOKER else ff.action_str(action)
+
+
 def texts(actions: Iterable[int]) -> set[str]:
-    return {ff.action_str(a) for a in actions}
+    return {action_text(a) for a in actions}
 
 
 def cards(text: str) -> set[str]:
     """A set of normalised action texts: ``cards("jd 10c jk")`` -> {"JD", "TC", "JK"}."""
-    return {ff.action_str(ff.action_id(t)) for t in text.split()}
+    return {action_text(ff.action_id(t)) for t in text.split()}
 
 
 class Table45:

@@ -36,7 +36,7 @@ def test_public_constants():
     assert sf.card_id("5H") == 30 and sf.card_str(30) == "5H"
     assert sf.card_id("AC") == 0 and sf.card_id("AH") == 26 and sf.card_id("KS") == 51
     assert sf.SpoilFive().num_actions == 55
-    assert [sf.action_str(a) for a in (0, 52, 53, 54)] == ["AC", "PASS", "JINK", "CLAIM"]
+    assert [sf.action_str(a) for a in (0, 52, 53, 54)] == ["A♣", "PASS", "JINK", "CLAIM"]
 
 
 def test_card_text():
@@ -48,18 +48,28 @@ def test_card_text():
         assert sf.card_id(sf.card_str(c)) == c
         assert sf.card_id(sf.card_str(c).lower()) == c
     assert sf.card_symbol(35) == "10♥"
+    for c in range(52):  # the people's notation reads back too (issue 13 item 12)
+        assert sf.card_id(sf.card_symbol(c)) == c
+    assert sf.parse_cards("J♥ 10♦ a♠") == [36, 22, 39]
 
 
-@pytest.mark.parametrize("bad", ["ZZ", "", "5", "1H", "11H", "5X", "HH", "5HH", "10", "A♥", 5])
+@pytest.mark.parametrize(
+    "bad", ["ZZ", "", "5", "1H", "11H", "5X", "HH", "5HH", "10", "♥A", "JK", "10♥♥", 5]
+)
 def test_card_id_rejects_garbage(bad):
     with pytest.raises(ValueError):
         sf.card_id(bad)
 
 
-@pytest.mark.parametrize("bad", [52, -1, 100, 1.5, "5H"])
+@pytest.mark.parametrize("bad", [53, -1, 100, 1.5, "5H"])
 def test_card_str_rejects_non_ids(bad):
     with pytest.raises(ValueError):
         sf.card_str(bad)
+
+
+def test_one_card_str_knows_the_joker():
+    assert sf.card_str(52) == sf.card_symbol(52) == "JK"
+    assert sf.card_id("JK", joker=True) == sf.card_id("joker", joker=True) == 52
 
 
 # ---------------------------------------------------------------------------- validation
@@ -324,10 +334,10 @@ def test_checked_step_names_player_action_and_legal_actions():
         ENV3.checked_step(s, sf.card_id("5S"))
     msg = str(err.value)
     assert "player 2" in msg
-    assert f"{sf.card_id('5S')}" in msg and "5S" in msg
+    assert f"{sf.card_id('5S')}" in msg and "5♠" in msg  # people's notation (issue 13)
     legal = ENV3.legal_actions(s)
     assert legal == sorted(sf.parse_cards("3D KC"))
-    assert str(legal) in msg and "3D" in msg and "KC" in msg  # the legal ids and names
+    assert str(legal) in msg and "3♦" in msg and "K♣" in msg  # the legal ids and names
     for bad in (55, -1, 1.5, "9C", None):
         with pytest.raises(ValueError, match="player 2"):
             ENV3.checked_step(s, bad)

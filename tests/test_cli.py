@@ -156,14 +156,21 @@ def assert_one_line_error(rc: int, out: str, err: str, fragment: str) -> None:
         (["rollout", "--policy", "agent:/nonexistent/a.npz"], "agent file not found"),
         (["rollout", "--per-hand"], "--per-hand needs --json or --csv"),
         (["rollout", "--json", "--csv"], "cannot both go to stdout"),
-        (["rollout", "--plot", "/nonexistent/dir/p.png"], "no such directory"),
+        (["rollout", "--plot", "/nonexistent/dir/p.png"], "--plot: cannot write"),
         (["rollout", "--dealer", "7"], "--dealer must be a seat 0..4"),
         (["tournament", "heuristic"], "at least two policies"),
         (["tournament", "random", "random"], "each policy may appear once"),
-        (["play", "--seat", "5"], "--seat must be 0..4"),
+        (["play", "--seat", "5"], "--seat must be a seat 0..4"),
         (["play", "--bots", "clever"], "unknown policy 'clever'"),
+        (["rollout", "--jink", "--no-jink"], "--jink and --no-jink contradict each other"),
+        (["rollout", "--follow", "seed", "--follow", "traditional"], "contradict each other"),
+        (["score", "5H JH AH KD 2C 9H", "--turnup", "8H"], "sixth card 9♥ is a turn-up"),
+        (["rollout", "--game", "spoilfive"], "invalid choice: 'spoilfive'"),
+        (["rollout", "--threshold", "3"], "unrecognized arguments: --threshold"),
+        (["score", "5H JH AH KD 2C 9H", "--threshold", "3"], "--threshold: --game spoil_five"),
         (["bench", "--pickers", "fast"], "pickers are bits and/or mask"),
         (["rules", "Z"], "unknown suit 'Z'"),
+        (["rules", "--players", "4"], "unrecognized arguments: --players"),
         ([], "required: COMMAND"),
         (["deal"], "invalid choice: 'deal'"),
     ],
@@ -250,7 +257,7 @@ def test_rollout_table_rich_and_plain(
     assert "300 hands · 3 players" in out
     assert re.search(r"0\s+heuristic\s+\d+\.\d\d ± \d\.\d\d\s+[+-]\d\.\d{3} ± \d\.\d{3}", out)
     assert "hands/s" in err  # the progress bar, on stderr
-    monkeypatch.setattr(cli, "_rich", lambda: None)  # as if rich were not installed
+    monkeypatch.setattr(cli.output, "rich_module", lambda: None)  # as if rich were not installed
     rc, out2, err2 = run(capsys, *argv)
     assert rc == 0
     assert re.search(r"seat\s+policy\s+win %\s+chips/hand\n-+", out2)
@@ -357,7 +364,7 @@ def test_play_explains_follow_suit() -> None:
     assert "Not allowed: you must follow clubs or trump: you hold 7♣." in out
     assert "Not allowed: you do not hold K♦" in out
     assert "choose a number from 1 to 1" in out
-    assert "Type a card (5H, 10h, TD), a number from the list" in out
+    assert "Type a card (5H, 10h, 10♥, TD), a number from the list" in out
     assert "You play 7♣." in out
     assert "Seat 0 plays Q♣." in out
     assert "Trick 1: seat 0 wins with Q♣." in out  # black plain: Q above 2 above 7
@@ -457,7 +464,7 @@ def test_subprocess_score(procs: dict[str, Proc]) -> None:
 def test_subprocess_tournament(procs: dict[str, Proc]) -> None:
     rc, out, err = procs["tournament"].result()
     assert rc == 0, err
-    assert "300 deals × 6 seatings · 3 players" in out
+    assert "Spoil Five · 300 deals × 6 seatings · 3 players" in out
     assert re.search(r"heuristic\s+[+-]\d\.\d{4}\s+± \d\.\d{4}\s+\d+\.\d\d", out)
     assert re.search(r"random\s+[+-]\d\.\d{4}\s+± \d\.\d{4}", out)
 
@@ -482,7 +489,7 @@ def test_subprocess_play(procs: dict[str, Proc]) -> None:
 def test_subprocess_rules(procs: dict[str, Proc]) -> None:
     rc, out, err = procs["rules"].result()
     assert rc == 0, err
-    assert "Rules (traditional preset)" in out and "follow=traditional" in out
+    assert "Rules (Spoil Five)" in out and "follow=traditional" in out
     assert "5♥ J♥ A♥ K♥ Q♥ 10♥ 9♥ 8♥ 7♥ 6♥ 4♥ 3♥ 2♥" in out
 
 

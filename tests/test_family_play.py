@@ -38,10 +38,12 @@ def test_must_follow_suit() -> None:
     # Spades are trumps; seat 3 (eldest, dealer 2) leads a club; you hold one club and no trump.
     hands = deal("3C 4D 6D 7D 8D", "2H 3H 4H 6H 7H", "8H 9H 10H JH QH", "KC QC JC 10C 9C")
     state = FORTY_FIVE.init_from_deal(hands, turnup=parse_cards("2S")[0], dealer=2)
-    text = drive(FORTY_FIVE, state, "4D\nxx\n3C\n")
+    text = drive(FORTY_FIVE, state, "4D\nxx\n3♣\n")  # cards typed as shown are read
     assert "Turn-up 2♠: spades are trumps." in text
     assert "Your hand: 3♣ 4♦ 6♦ 7♦ 8♦" in text
-    assert re.search(r"Trick 1: seat 3 [KQJ109]+♣\n", text)
+    assert re.search(r"Trick 1 so far \(clubs led\): seat 3 ([KQJ9]|10)♣; winning: seat 3", text)
+    assert re.search(r"\n  3\s+1\s+0  \[4 cards\]\s+([KQJ9]|10)♣ \(led, winning\)\n", text)
+    assert re.search(r"\n> 0 you\s+0\s+0  3♣ 4♦ 6♦ 7♦ 8♦\n", text)  # the seat table
     assert "Not allowed: you hold clubs, so you must follow clubs or trump: 3♣." in text
     assert "not a card or a move: 'xx'" in text
     assert "You play 3♣." in text
@@ -112,4 +114,4 @@ def test_play_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mo
         "1 hand at most."
     )
     assert "Hand over:" in out and "Stopping after 1 hand." in out
-    assert main(["play", "--game", "auction", "--bots", "heuristic"]) == 2
+    assert main(["play", "--game", "auction_forty_fives", "--bots", "heuristic"]) == 2

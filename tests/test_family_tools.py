@@ -256,10 +256,12 @@ def test_cli_rules_with_the_joker(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Trump hearts ♥: 14 trumps, highest first" in out
     assert "5♥ J♥ A♥ JK K♥ Q♥ 10♥ 9♥ 8♥ 7♥ 6♥ 4♥ 3♥ 2♥" in out
     assert "top trumps (may be reneged): 5♥ J♥ A♥ JK" in out
-    rc, out, _ = run(capsys, "rules", "C", "--game", "auction", "--joker-rank", "above_AH")
+    rc, out, _ = run(
+        capsys, "rules", "C", "--game", "auction_forty_fives", "--joker-rank", "above_AH"
+    )
     assert "Rules (Auction Forty-Fives)" in out and "JK" not in out  # no --joker: no joker
     rc, out, _ = run(
-        capsys, "rules", "C", "--game", "auction", "--joker", "--joker-rank", "above_AH"
+        capsys, "rules", "C", "--game", "auction_forty_fives", "--joker", "--joker-rank", "above_AH"
     )
     assert "5♣ J♣ JK A♥ A♣ K♣" in out and "target=120" in out and "auction:" in out
 
@@ -267,19 +269,22 @@ def test_cli_rules_with_the_joker(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["rollout", "--game", "forty_five", "--policy", "heuristic"], "Spoil Five only"),
-        (["rollout", "--game", "forty_five", "--ante", "2"], "--ante is a Spoil Five option"),
-        (["rollout", "--game", "forty_five", "--carried", "2"], "--carried is Spoil Five's"),
-        (["rollout", "--target", "30"], "--target is an option of the Forty-Five family"),
-        (["rollout", "--jink", "announced"], "Spoil Five takes --jink or --no-jink"),
-        (["rollout", "--game", "auction", "--scoring", "hoyle"], 'scores "best_trump"'),
-        (["rollout", "--game", "auction", "--jink", "announced"], 'must be "off"'),
+        (["rollout", "--game", "forty_five", "--policy", "heuristic"], "use random, greedy"),
+        (["rollout", "--game", "forty_five", "--ante", "2"], "one of spoil_five"),
+        (["rollout", "--game", "forty_five", "--carried", "2"], "carried is Spoil Five's"),
+        (["rollout", "--target", "30"], "--target is not an option of --game spoil_five"),
+        (["rollout", "--jink", "announced"], "use --jink or --no-jink"),
+        (["rollout", "--game", "auction_forty_fives", "--scoring", "hoyle"], 'scores "best_trump"'),
+        (["rollout", "--game", "auction_forty_fives", "--jink", "announced"], 'must be "off"'),
         (["rollout", "--game", "fifty_five"], "invalid choice: 'fifty_five'"),
         (["score", "5H JK AH KD 2C", "--turnup", "9H", "--game", "forty_five"], "add --joker"),
-        (["score", "5H JH AH KD 2C", "--turnup", "9H", "--game", "auction"], "no turn-up"),
-        (["score", "5H JH AH KD 2C 9H", "--game", "auction"], "got 6"),
-        (["tournament", "--game", "twenty_five", "heuristic", "random"], "Spoil Five only"),
-        (["play", "--game", "forty_five", "--bots", "heuristic"], "greedy or random"),
+        (
+            ["score", "5H JH AH KD 2C", "--turnup", "9H", "--game", "auction_forty_fives"],
+            "no turn-up",
+        ),
+        (["score", "5H JH AH KD 2C 9H", "--game", "auction_forty_fives"], "got 6"),
+        (["tournament", "--game", "twenty_five", "heuristic", "random"], "unknown policy"),
+        (["play", "--game", "forty_five", "--bots", "heuristic"], "use random, greedy"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_status_2(

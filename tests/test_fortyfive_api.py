@@ -38,7 +38,7 @@ def test_action_numbering():
     assert (ff.NAME_CLUBS, ff.NAME_DIAMONDS, ff.NAME_HEARTS, ff.NAME_SPADES) == (59, 60, 61, 62)
     assert ff.JINK == 63
     names = [ff.action_str(a) for a in range(64)]
-    assert names[:3] == ["AC", "2C", "3C"] and names[52:] == [
+    assert names[:3] == ["A♣", "2♣", "3♣"] and names[9] == "10♣" and names[52:] == [
         "JK", "PASS", "BID15", "BID20", "BID25", "BID30", "HOLD",
         "TRUMP_C", "TRUMP_D", "TRUMP_H", "TRUMP_S", "JINK",
     ]  # fmt: skip

@@ -1,7 +1,17 @@
 """Cards, text notation and the ranking tables (docs/rules.md#ranking).
 
 Card id (public): ``suit * 13 + rank``; suits C=0 D=1 H=2 S=3, ranks A=0, 2=1, ..., 10=9,
-J=10, Q=11, K=12.  ``AC`` = 0, ``AH`` = 26, ``5H`` = 30, ``KS`` = 51.
+J=10, Q=11, K=12.  ``AC`` = 0, ``AH`` = 26, ``5H`` = 30, ``KS`` = 51; the Forty-Five family's
+joker is 52.
+
+Two notations, one for each reader (docs/rules.md#ranking):
+
+- for people, ``card_symbol``: ``10♦``, ``J♥``, ``JK`` -- every table, message, terminal game
+  and ``action_str``;
+- for machines, ``card_str``: ``TD``, ``JH``, ``JK`` -- JSON and CSV output and SVG
+  ``data-card`` attributes (plain ASCII, fixed width).
+
+``card_id``/``parse_cards`` read both (and ``10d``, any case) wherever cards are read.
 
 Strengths are small integers, larger = stronger, built once at import as numpy constants:
 
@@ -25,6 +35,8 @@ RED_SUITS = (DIAMONDS, HEARTS)
 
 ACE, FIVE, JACK = 0, 4, 10
 ACE_OF_HEARTS = HEARTS * 13 + ACE  # 26: a trump in every deal, never a heart
+JOKER = 52  # the Forty-Five family's 53rd card
+JOKER_TEXT = "JK"
 
 # Ranks listed strongest first (rank index: A=0 ... K=12), docs/rules.md#ranking.
 _TRUMP_ORDER_RED = ["5", "J", "AH", "A", "K", "Q", "T", "9", "8", "7", "6", "4", "3", "2"]
@@ -35,40 +47,55 @@ _PLAIN_ORDER_BLACK = ["K", "Q", "J", "A", "2", "3", "4", "5", "6", "7", "8", "9"
 TOP_TRUMP_STRENGTHS = (13, 12, 11)  # 5 of trumps, J of trumps, A♥
 
 
-def card_id(text: str) -> int:
-    """Card id of a text card such as ``"5H"``, ``"10h"``, ``"TD"`` (case-insensitive).
+def card_id(text: str, joker: bool = False) -> int:
+    """Card id of a card written for people or machines, case-insensitive: ``"5H"``, ``"TD"``,
+    ``"10d"``, ``"10♦"``, ``"J♥"`` (rank ``A23456789TJQK`` or ``10``, then a suit letter
+    ``CDHS`` or symbol ``♣♦♥♠``).  With ``joker=True`` also ``"JK"``/``"JOKER"`` (id 52).
 
     Raises ``ValueError`` for anything that is not a card.
     """
     if not isinstance(text, str):
         raise ValueError(f"card text must be a string, got {type(text).__name__}")
     t = text.strip().upper()
+    if t in ("JK", "JOKER"):
+        if joker:
+            return JOKER
+        raise ValueError(f"not a card: {text!r} (the joker is not in play)")
+    if t and t[-1] in SUIT_SYMBOLS:
+        t = t[:-1] + SUITS[SUIT_SYMBOLS.index(t[-1])]
     if len(t) == 3 and t.startswith("10"):
         t = "T" + t[2]
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
         raise ValueError(
-            f"not a card: {text!r} (expected rank A23456789TJQK or 10, then suit CDHS, e.g. '5H')"
+            f"not a card: {text!r} (expected rank A23456789TJQK or 10, then suit CDHS or "
+            "♣♦♥♠, e.g. '5H' or '10♦')"
         )
     return SUITS.index(t[1]) * 13 + RANKS.index(t[0])
 
 
 def card_str(card: int) -> str:
-    """Text of a card id, e.g. ``card_str(30) == "5H"``; ``ValueError`` outside 0..51."""
+    """Machine text of a card id: ``card_str(30) == "5H"``, ``"TD"`` for the ten, ``"JK"`` for
+    the joker (52).  Used by JSON/CSV output and ``data-card`` attributes; read back by
+    ``card_id``.  ``ValueError`` outside 0..52."""
     c = _checked_id(card)
-    return RANKS[c % 13] + SUITS[c // 13]
+    return JOKER_TEXT if c == JOKER else RANKS[c % 13] + SUITS[c // 13]
 
 
 def card_symbol(card: int) -> str:
-    """Text of a card id with a suit symbol and ``10`` spelled out, e.g. ``"10♥"``."""
+    """Text of a card id for people: suit symbol and ``10`` spelled out (``"10♥"``), ``"JK"``
+    for the joker (52).  Every message, table and ``action_str`` uses it; ``card_id`` reads
+    it back."""
     c = _checked_id(card)
+    if c == JOKER:
+        return JOKER_TEXT
     rank = "10" if c % 13 == 9 else RANKS[c % 13]
     return rank + SUIT_SYMBOLS[c // 13]
 
 
-def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
-    """Card ids from ``"5H JH AH"`` (spaces or commas) or a list of card texts."""
+def parse_cards(text: str | list[str] | tuple[str, ...], joker: bool = False) -> list[int]:
+    """Card ids from ``"5H J♥ 10h"`` (spaces or commas) or a list of card texts (``card_id``)."""
     parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [card_id(p) for p in parts]
+    return [card_id(p, joker) for p in parts]
 
 
 def _checked_id(card: int) -> int:
@@ -76,8 +103,8 @@ def _checked_id(card: int) -> int:
         c = int(card)
     except (TypeError, ValueError):
         raise ValueError(f"card id must be an integer, got {card!r}") from None
-    if c != card or not 0 <= c < NUM_CARDS:
-        raise ValueError(f"card id must be an integer in 0..51, got {card!r}")
+    if c != card or not 0 <= c <= JOKER:
+        raise ValueError(f"card id must be an integer in 0..52 (52: the joker), got {card!r}")
     return c
 
 

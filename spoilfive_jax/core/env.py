@@ -222,6 +222,110 @@ class Env(abc.ABC, Generic[S, R]):
             )
         return self.step(state, jnp.int32(int(a)))
 
+    # ---------------- presentation hooks (cli)
+    # What the command line (``spoilfive_jax.cli``) shows of a game comes from these hooks, so
+    # the CLI never names a game.  Defaults here fit any game; the report hooks (rollout and
+    # score tables, plots, rules text, terminal play) must be filled by each game.  Texts for
+    # people write cards with ``core.cards.card_symbol`` (``10♦``); JSON/CSV records use
+    # ``card_str`` (``TD``).  Tables and reports are ``core.present`` values.
+
+    @property
+    def title(self) -> str:
+        """The game's name for people, e.g. ``"Spoil Five"``."""
+        return self.id
+
+    @property
+    def table_text(self) -> str:
+        """The table in words, e.g. ``"5 players"`` or ``"4 players (0&2 v 1&3)"``."""
+        return f"{self.num_players} players"
+
+    @classmethod
+    def rule_options(cls) -> tuple[Any, ...]:
+        """The ``core.present.RuleOption`` flags this game's rules take on the command line."""
+        return ()
+
+    @classmethod
+    def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> Any:
+        """The rules of ``game_id`` from the values of ``rule_options`` given (ValueError for a
+        bad mix)."""
+        return cls.rules_type(**options)
+
+    def rules_line(self) -> str:
+        """The rules in force on one line, ``name=value ...`` (table titles)."""
+        return " ".join(f"{k}={v}" for k, v in self.rules_in_force().items())
+
+    def rules_in_force(self) -> dict[str, Any]:
+        """Every rule field with the value in force (JSON ``"rules"``; no None for a default
+        that depends on another field)."""
+        import dataclasses
+
+        return dataclasses.asdict(self.rules)  # type: ignore[call-overload, no-any-return]
+
+    def rules_text(self, suit: int | None = None) -> str:
+        """``spoilfive rules``: the options in words and the ranking (one trump suit, or all)."""
+        raise NotImplementedError(f"{type(self).__name__} has no rules text")
+
+    @property
+    def has_turnup(self) -> bool:
+        """Whether a hand has a turn-up card (a score query then names one)."""
+        return True
+
+    @property
+    def default_policy(self) -> str:
+        """The built-in policy ``rollout`` and ``score`` use when none is given."""
+        return self.policy_names[-1]
+
+    def read_cards(self, text: str | list[str]) -> list[int]:
+        """Card ids from people's text (``5H``, ``10♦``), refusing cards not in this game."""
+        from spoilfive_jax.core.cards import parse_cards
+
+        return parse_cards(text)
+
+    def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
+        """The ``Report`` of a rollout: ``summary`` is ``RolloutResult.summary()``, ``names``
+        the policy of each seat."""
+        raise NotImplementedError(f"{type(self).__name__} has no rollout report")
+
+    def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
+        """CSV of a rollout's summary, long format: (header, rows)."""
+        raise NotImplementedError(f"{type(self).__name__} has no summary rows")
+
+    def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
+        """Per-hand records of a ``RolloutResult``: (its scalar fields, the per-seat or
+        per-team block int[H, K], the block's JSON name, its CSV column prefix)."""
+        raise NotImplementedError(f"{type(self).__name__} has no per-hand columns")
+
+    def plot_rollout(self, result: Any, names: Any, path: str) -> None:
+        """Draw the rollout's figure to ``path`` (needs matplotlib)."""
+        raise NotImplementedError(f"{type(self).__name__} has no rollout plot")
+
+    @property
+    def score_threshold(self) -> int | None:
+        """The default points threshold of ``score_hands`` (None: the game takes none)."""
+        return None
+
+    def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
+        """JSON/CSV records of ``score_hands`` results; ``queries`` have ``hand`` (ids),
+        ``turnup`` (-1: none) and ``seat``."""
+        raise NotImplementedError(f"{type(self).__name__} has no score records")
+
+    def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
+        """The ``Report`` of ``score_hands`` results under the title ``heading``."""
+        raise NotImplementedError(f"{type(self).__name__} has no score report")
+
+    @property
+    def tournament_note(self) -> str:
+        """A line under a tournament's title saying what its unit means ("" for none)."""
+        return ""
+
+    def play_terminal(
+        self, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
+        hands: int | None, dealer: int, seed: int,
+    ) -> Any:  # fmt: skip
+        """Play against ``bots`` (a policy) in the terminal (any text streams), starting with
+        a line that says what is played; ``hands`` None: the game's own default."""
+        raise NotImplementedError(f"{type(self).__name__} has no terminal play")
+
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
 # plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they

@@ -18,28 +18,24 @@ import spoilfive_jax.games.forty_five.observe as _observe
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
 from spoilfive_jax.core.cards import card_str as _card_str
+from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.cards import parse_cards as _parse_cards
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
-
-def card_text(card: int) -> str:
-    """Text of a card id of the family: ``"5H"``, or ``"JK"`` for the joker (52)."""
-    return "JK" if int(card) == JOKER else _card_str(card)
+card_text = _card_str  # the family's old name for ``core.cards.card_str`` (knows the joker)
 
 
 def card_id(text: str) -> int:
-    """Card id of ``"5H"``, ``"10h"`` ... or ``"JK"``/``"JOKER"`` (52)."""
-    if isinstance(text, str) and text.strip().upper() in ("JK", "JOKER"):
-        return JOKER
-    return _card_id(text)
+    """Card id of ``"5H"``, ``"10h"``, ``"10♥"`` ... or ``"JK"``/``"JOKER"`` (52)."""
+    return _card_id(text, joker=True)
 
 
 def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
-    """Card ids from ``"5H JK AH"`` (spaces or commas) or a list of card texts."""
-    parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [card_id(p) for p in parts]
+    """Card ids from ``"5H JK A♥"`` (spaces or commas) or a list of card texts."""
+    return _parse_cards(text, joker=True)
 
 
 _SPECIAL_NAMES = {
@@ -59,11 +55,12 @@ _SPECIAL_IDS = {v: k for k, v in _SPECIAL_NAMES.items()} | {"DONE": game.DONE}
 
 
 def action_str(action: Any) -> str:
-    """Text of an action id: a card (``"5H"``, ``"JK"``), ``"PASS"`` (also DONE and "no jink"),
-    ``"BID15"``..``"BID30"``, ``"HOLD"``, ``"TRUMP_C"``..``"TRUMP_S"`` or ``"JINK"``."""
+    """Text of an action id for people: a card (``"5♥"``, ``"10♦"``, ``"JK"``: ``card_symbol``),
+    ``"PASS"`` (also DONE and "no jink"), ``"BID15"``..``"BID30"``, ``"HOLD"``,
+    ``"TRUMP_C"``..``"TRUMP_S"`` or ``"JINK"``."""
     a = int(action)
     if 0 <= a <= JOKER:
-        return card_text(a)
+        return card_symbol(a)
     return _SPECIAL_NAMES.get(a, f"<invalid action {a}>")
 
 
@@ -284,6 +281,121 @@ class FortyFive(Env[State, FortyFiveRules]):
     def full_observation_shape(self) -> tuple[int, ...]:
         """Shape of ``observe_full`` for this table."""
         return (_observe.full_observation_size(self.num_players),)
+
+    # ---------------- presentation hooks (cli): documented on core.env.Env, words in report.py
+
+    @property
+    def title(self) -> str:
+        from spoilfive_jax.games.forty_five.report import TITLES
+
+        return TITLES[self.id]
+
+    @property
+    def table_text(self) -> str:
+        from spoilfive_jax.core.present import teams_text
+
+        return f"{self.num_players} players ({teams_text(self.num_players, self.num_teams)})"
+
+    @property
+    def default_policy(self) -> str:
+        return "random"
+
+    @classmethod
+    def rule_options(cls) -> tuple[Any, ...]:
+        from spoilfive_jax.games.forty_five.report import RULE_OPTIONS
+
+        return RULE_OPTIONS
+
+    @classmethod
+    def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> FortyFiveRules:
+        from spoilfive_jax.games.forty_five.report import rules_from_options
+
+        return rules_from_options(game_id, options)
+
+    def rules_line(self) -> str:
+        from spoilfive_jax.games.forty_five.report import rules_line
+
+        return rules_line(self.rules)
+
+    def rules_in_force(self) -> dict[str, Any]:
+        from spoilfive_jax.games.forty_five.report import rules_in_force
+
+        return rules_in_force(self.rules)
+
+    def rules_text(self, suit: int | None = None) -> str:
+        from spoilfive_jax.games.forty_five.report import rules_text
+
+        return rules_text(self, suit)
+
+    @property
+    def has_turnup(self) -> bool:
+        return not self.rules.auction
+
+    def read_cards(self, text: str | list[str]) -> list[int]:
+        cards = parse_cards(text)
+        if JOKER in cards and not self.rules.joker:
+            raise ValueError("the joker (JK) is not in play: add --joker")
+        return cards
+
+    def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
+        from spoilfive_jax.games.forty_five.report import rollout_report
+
+        return rollout_report(self, summary, names, seconds)
+
+    def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
+        from spoilfive_jax.games.forty_five.report import summary_rows
+
+        return summary_rows(summary, names)
+
+    def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
+        from spoilfive_jax.games.forty_five.report import per_hand_columns
+
+        return per_hand_columns(result)
+
+    def plot_rollout(self, result: Any, names: Any, path: str) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from spoilfive_jax.games.forty_five.report import plot_rollout
+
+        plot_rollout(plt, self, result, names, path)
+
+    @property
+    def score_threshold(self) -> int | None:
+        return 15
+
+    def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
+        from spoilfive_jax.games.forty_five.report import score_records
+
+        return score_records(self, queries, scores)
+
+    def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
+        from spoilfive_jax.games.forty_five.report import score_report
+
+        return score_report(self, queries, scores, heading, threshold)
+
+    @property
+    def tournament_note(self) -> str:
+        return "points: the seat's team's per hand; won: hands its team outscored the rest"
+
+    def play_terminal(
+        self, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
+        hands: int | None, dealer: int, seed: int,
+    ) -> Any:  # fmt: skip
+        from spoilfive_jax.core.present import teams_text
+        from spoilfive_jax.games.forty_five.play import play_family
+
+        cap = f", {hands} hand{'s' if hands > 1 else ''} at most" if hands else ""
+        teams = teams_text(self.num_players, self.num_teams)
+        output.write(
+            f"{self.title}: you are seat {human} of {self.num_players} ({teams}), against "
+            f"{bots_name} bots; a game to {self.rules.goal}{cap}. Type ? for help, q to quit.\n"
+        )
+        return play_family(
+            self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
+        )
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

@@ -4,10 +4,11 @@
 ``hands`` hands) with a human at one seat and the family's built-in bots (``"greedy"`` or
 ``"random"``, or any jittable policy) at the others, reading the human's choices from ``input``
 and writing the table to ``output`` (any text streams, so tests script it), in the style of the
-Spoil Five loop (``games.spoil_five.play``, whose ``Quit`` and policy compiling it reuses).
+Spoil Five loop (both share ``core.terminal``: ``prompt_action``, ``Quit``, policy compiling).
 
-At each of the human's decisions it shows the hand, the trump (turn-up or named), the trick so
-far, tricks and points per team and the game scores, then offers only the legal moves,
+At each of the human's decisions it shows the hand, the trump (turn-up or named), a seat table
+(team, tricks, cards left, the trick's cards), the trick so far and who is winning it, tricks
+and points per team and the game scores, then offers only the legal moves,
 numbered: cards (``5H``, ``JK``), bids ``15``/``20``/``25``/``30``, ``pass``, ``hold``, a trump
 suit (``hearts``, ``H``), ``done`` (discarding), ``jink``; ``?`` for help, ``q`` to quit.  A
 refused move is explained (follow suit, top-trump reneging, bids).
@@ -25,8 +26,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
-from spoilfive_jax.core.bits import members
 from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.present import SUIT_NAMES, seat_name
+from spoilfive_jax.core.terminal import Quit, jit_policy, prompt_action
 from spoilfive_jax.games.forty_five.env import FortyFive, card_id
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
@@ -47,16 +49,21 @@ from spoilfive_jax.games.forty_five.game import (
     TRUMP_CLASS,
     State,
 )
+from spoilfive_jax.games.forty_five.render import (
+    FamilyView,
+    cards_text,
+    read_view,
+    seat_table,
+    trick_line,
+)
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
 from spoilfive_jax.games.forty_five.tools import _one
-from spoilfive_jax.games.spoil_five.play import Quit, _jit_policy, prompt_action
-from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, seat_name
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 
 _SUIT_SYMBOLS = "♣♦♥♠"
 _HELP = (
-    "Type a number from the list, a card (5H, 10h, JK), a bid (15, 20, 25, 30), pass, hold, "
+    "Type a number from the list, a card (5H, 10h, 10♥, JK), a bid (15, 20, 25, 30), pass, hold, "
     "a suit (hearts or H) when naming trump, done (stop discarding), jink, ? for this help, "
     "q to quit."
 )
@@ -73,13 +80,8 @@ class FamilyOutcome:
     quit: bool  # the human left before the end
 
 
-def ctext(card: int) -> str:
-    """A card with its suit symbol (``10♥``), or ``JK`` for the joker."""
-    return "JK" if int(card) == JOKER else card_symbol(int(card))
-
-
-def _cards(cards: Any) -> str:
-    return " ".join(ctext(c) for c in cards) if len(cards) else "-"
+ctext = card_symbol  # a card for people (``10♥``, ``JK`` for the joker)
+_cards = cards_text
 
 
 @functools.cache
@@ -92,37 +94,7 @@ def _compiled(env: FortyFive) -> tuple[Callable[..., State], ...]:
     )
 
 
-@dataclasses.dataclass(frozen=True)
-class _View:
-    """The host values of one hand that the loop reads."""
-
-    n: int
-    current: int
-    terminated: bool
-    phase: int
-    dealer: int
-    turnup: int
-    trump: int
-    hands: tuple[tuple[int, ...], ...]
-    leader: int
-    trick_cards: tuple[int, ...]
-    led_class: int
-    best_seat: int
-    trick_num: int
-    tricks_won: tuple[int, ...]
-    renege_level: int
-    best_trump_seat: int
-    bid: int
-    bidder: int
-    passed: tuple[bool, ...]
-    scores: tuple[int, ...]
-    hand_points: tuple[int, ...]
-    jinker: int
-    game_over: bool
-    game_winner: int
-    robber: int
-    stock_left: int
-    legal: tuple[int, ...]
+_View = FamilyView
 
 
 class FamilyGame:
@@ -148,7 +120,7 @@ class FamilyGame:
         self.key = jax.random.PRNGKey(seed)
         self.teams = num_teams(n)
         self._init, self._step, self._next = _compiled(env)
-        self._bot = _jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
+        self._bot = jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words
@@ -173,49 +145,7 @@ class FamilyGame:
         return self._strength[trump]
 
     def view(self, state: State) -> _View:
-        s = jax.device_get(state)
-        n = self.env.num_players
-        trump = int(s.trump)
-        size = self.rules.deck_size
-        st = self.strength(max(trump, 0))
-
-        def order(cards: list[int]) -> tuple[int, ...]:
-            if trump < 0:
-                return tuple(sorted(cards, key=lambda c: (c // 13, c % 13)))
-            return tuple(sorted(cards, key=lambda c: (-int(st[c]), c // 13, c % 13)))
-
-        hands = tuple(order(members(s.hands.lo[i], s.hands.hi[i], size)) for i in range(n))
-        done = bool(s.terminated)
-        legal = () if done else tuple(np.flatnonzero(np.asarray(state.legal_action_mask)).tolist())
-        return _View(
-            n=n,
-            current=int(s.current_player),
-            terminated=done,
-            phase=int(s.phase),
-            dealer=int(s.dealer),
-            turnup=int(s.turnup),
-            trump=trump,
-            hands=hands,
-            leader=int(s.leader),
-            trick_cards=tuple(int(c) for c in s.trick_cards),
-            led_class=int(s.led_class),
-            best_seat=int(s.best_seat),
-            trick_num=int(s.trick_num),
-            tricks_won=tuple(int(t) for t in s.tricks_won),
-            renege_level=int(s.renege_level),
-            best_trump_seat=int(s.best_trump_seat),
-            bid=int(s.bid),
-            bidder=int(s.bidder),
-            passed=tuple(bool(p) for p in s.passed),
-            scores=tuple(int(x) for x in s.scores),
-            hand_points=tuple(int(x) for x in s.hand_points),
-            jinker=int(s.jinker),
-            game_over=bool(s.game_over),
-            game_winner=int(s.game_winner),
-            robber=int(s.robber),
-            stock_left=int(s.stock.shape[0]) - int(s.stock_top) - int(s.pending),
-            legal=legal,
-        )
+        return read_view(state, self.rules.deck_size, self.strength)
 
     # -- a game
     def play_game(self, hands: int | None = None, dealer: int = 0) -> FamilyOutcome:
@@ -423,14 +353,10 @@ class FamilyGame:
         else:
             suit = SUIT_NAMES[v.trump]
             lines.append(f"Turn-up {ctext(v.turnup)}: trumps {suit} {_SUIT_SYMBOLS[v.trump]}.")
+        lines += seat_table(v, me, self.teams)
         if v.phase == PHASE_PLAY:
-            played = [
-                f"{self.name(s)} {ctext(v.trick_cards[s])}"
-                for s in ((i + v.leader) % v.n for i in range(v.n))
-                if v.current != v.leader and v.trick_cards[s] >= 0
-            ]
-            trick = ", ".join(played) if played else "(you lead)"
-            lines.append(f"Trick {v.trick_num + 1}: {trick}")
+            trick = trick_line(v, me) or f"Trick {v.trick_num + 1}: (you lead)"
+            lines.append(trick)
             lines.append(f"Tricks: {self._tricks_text(v)}.")
         if v.jinker >= 0:
             lines.append(f"{self.name(v.jinker).capitalize()} announced a jink.")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import jax
@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core.cards import NUM_CARDS, TRUMP_STRENGTH, card_id, card_symbol
+from spoilfive_jax.core.terminal import Quit, jit_policy, prompt_action
 from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
@@ -49,59 +50,9 @@ Policy = Callable[[jax.Array, State, jax.Array], jax.Array]
 _NAMED = {"pass": PASS, "jink": JINK, "claim": CLAIM}
 _TOP_TRUMPS = (13, 12, 11)  # trump strengths of the 5, the jack of trumps and A♥
 _HELP = (
-    "Type a card (5H, 10h, TD), a number from the list, pass (decline to rob), "
+    "Type a card (5H, 10h, 10♥, TD), a number from the list, pass (decline to rob), "
     "jink or claim (after winning the first three tricks), ? for this help, q to quit."
 )
-
-
-class Quit(Exception):
-    """The human left the table (``q`` or the end of the input)."""
-
-
-def prompt_action(
-    input: TextIO,
-    output: TextIO,
-    options: list[tuple[int, str]],
-    help_text: str,
-    parse: Callable[[str], int],
-    legal: Collection[int],
-    explain: Callable[[int], str],
-) -> int:
-    """Show the numbered ``options`` and read lines until one names a legal action: ``q`` or
-    the end of the input raises ``Quit``, ``?`` shows ``help_text``, text ``parse`` refuses
-    (``ValueError``) and illegal actions (with ``explain``'s reason) are answered, then asked
-    again.  Shared by the Spoil Five and Forty-Five play loops."""
-
-    def say(text: str) -> None:
-        output.write(text + "\n")
-        output.flush()
-
-    menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
-    say(menu)
-    while True:
-        output.write("> ")
-        output.flush()
-        line = input.readline()
-        if not line:
-            raise Quit
-        text = line.strip()
-        low = text.lower()
-        if not text:
-            continue
-        if low in ("q", "quit", "exit"):
-            raise Quit
-        if low in ("?", "h", "help"):
-            say(help_text)
-            say(menu)
-            continue
-        try:
-            action = parse(text)
-        except ValueError as e:
-            say(f"  {e}")
-            continue
-        if action in legal:
-            return action
-        say(f"  Not allowed: {explain(action)}.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,19 +165,6 @@ def _compiled(env: SpoilFive) -> tuple[Callable[..., State], Callable[..., State
     return jax.jit(lambda k, d, c: env.init(k, d, c)), jax.jit(lambda s, a: env.step(s, a))
 
 
-def _jit_policy(policy: Policy) -> Callable[..., jax.Array]:
-    """``jit(policy)``, compiled once per policy (an unhashable one is compiled each time)."""
-    try:
-        return _cached_jit(policy)
-    except TypeError:
-        return jax.jit(policy)
-
-
-@functools.cache
-def _cached_jit(policy: Policy) -> Callable[..., jax.Array]:
-    return jax.jit(policy)
-
-
 class TerminalGame:
     """A table of ``env.num_players`` seats: the human at ``human``, bots at the others."""
 
@@ -249,7 +187,7 @@ class TerminalGame:
         self.output = output
         self.key = jax.random.PRNGKey(seed)
         self._init, self._step = _compiled(env)
-        self._bot = _jit_policy(bots)
+        self._bot = jit_policy(bots)
 
     # -- output
     def say(self, text: str = "") -> None:

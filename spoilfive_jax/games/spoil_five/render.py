@@ -25,6 +25,7 @@ from spoilfive_jax.core.cards import (
     card_str,
     card_symbol,
 )
+from spoilfive_jax.core.present import SUIT_NAMES, seat_name
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
     JINK,
@@ -34,8 +35,6 @@ from spoilfive_jax.games.spoil_five.game import (
     TRUMP_CLASS,
     State,
 )
-
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,10 +149,6 @@ def view(state: State) -> TableView:
 
 
 # ------------------------------------------------------------------------ words
-
-
-def seat_name(seat: int, player: int | None) -> str:
-    return "you" if player is not None and seat == player else f"seat {seat}"
 
 
 def action_text(action: int) -> str:

@@ -1,0 +1,82 @@
+"""The ``spoilfive`` command line (also ``python -m spoilfive_jax``).
+
+One module per subcommand: ``rollout`` (mass self-play with a summary, JSON/CSV and a plot),
+``score`` (what a hand is worth), ``tournament`` (policies against each other), ``bench``
+(throughput table), ``play`` (against bots in the terminal) and ``rules`` (card ranking and rule
+options).  ``--game`` takes the registry's ids (``spoilfive_jax.available_games()``); everything
+that differs between games (rule flags, tables, rules text, plots, terminal play) comes from the
+game's presentation hooks (``core.env.Env``), so no subcommand names a game.
+
+Shared modules: ``errors`` (``CliError``, the parser), ``options`` (``--game``, ``--players``,
+the rule flags), ``policies`` (built-in names and ``agent:PATH``), ``output`` (tables, JSON, CSV,
+the output checks made before any work) and ``progress``.
+
+``main(argv) -> int`` returns the exit status: 0 on success, 2 on bad input (one line
+``spoilfive: error: ...`` on stderr, never a traceback).  ``rich`` (extra ``cli``) draws tables
+and the progress bar when installed, else plain text is printed; ``matplotlib`` (extra ``plot``)
+is needed for ``rollout --plot`` only, ``spoilfive_jax.rl`` (extra ``rl``) for ``agent:PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from spoilfive_jax.cli import bench, play, rollout, rules, score, tournament
+from spoilfive_jax.cli.errors import PROG, CliError, Parser
+
+__all__ = ["PROG", "CliError", "build_parser", "main"]
+
+COMMANDS = (rollout, score, tournament, bench, play, rules)
+
+
+def build_parser() -> Parser:
+    from spoilfive_jax import __version__
+
+    parser = Parser(
+        prog=PROG,
+        description="Spoil Five and the Forty-Five family on JAX: rollouts, hand scores, "
+        "tournaments, benchmarks, terminal play and the rules (docs/rules.md).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split("\n")).strip()
+    return text or type(error).__name__
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.run(args))
+    except SystemExit as e:  # --help and --version
+        return e.code if isinstance(e.code, int) else 0
+    except (CliError, ValueError) as e:
+        print(f"{PROG}: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # stdout closed early (| head): stop quietly
+        _silence_stdout()
+        return 141
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"{PROG}: error: {where}{e.strerror or _one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,75 @@
+"""Policies named on the command line: a game's built-in policy or ``agent:PATH``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from spoilfive_jax.cli.errors import CliError
+from spoilfive_jax.core.env import Env
+
+AGENT_PREFIX = "agent:"
+AGENT_SUFFIXES = (".npz", ".msgpack")
+
+
+def load_agent(path: str) -> Any:
+    """A trained agent through ``spoilfive_jax.rl.agent.load_policy`` (extra ``rl``)."""
+    p = Path(path)
+    if p.suffix not in AGENT_SUFFIXES:
+        raise CliError(f"an agent file must end in .npz or .msgpack, got {path!r}")
+    if not p.is_file():
+        raise CliError(f"agent file not found: {path}")
+    try:
+        module = importlib.import_module("spoilfive_jax.rl.agent")
+    except ModuleNotFoundError as e:
+        if e.name not in (None, "spoilfive_jax.rl.agent"):
+            raise CliError(
+                f"loading an agent needs the module {e.name!r}: pip install 'spoilfive-jax[rl]'"
+            ) from None
+        raise CliError(
+            "agent policies need spoilfive_jax.rl.agent (the RL module), which this installation "
+            "does not have"
+        ) from None
+    try:
+        return module.load_policy(str(p))
+    except CliError:
+        raise
+    except Exception:  # numpy/msgpack/flax errors: the file is not what it claims to be
+        raise CliError(
+            f"{path} is not an agent saved by this project (spoilfive_jax.rl.agent.save_agent "
+            "or examples/train_ppo.py)"
+        ) from None
+
+
+def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
+    """A built-in policy name of ``env`` (passed on as is) or ``agent:PATH`` (loaded once)."""
+    spec = spec.strip()
+    if spec in env.policy_names:
+        return spec
+    if spec.startswith(AGENT_PREFIX):
+        path = spec[len(AGENT_PREFIX) :]
+        if path not in cache:
+            cache[path] = load_agent(path)
+        return cache[path]
+    names = ", ".join(env.policy_names)
+    raise CliError(f"unknown policy {spec!r} for --game {env.id}; use {names} or agent:PATH.npz")
+
+
+def builtin_or_agent(spec: str, env: Env[Any, Any]) -> Any:
+    """A policy function for ``spec`` (terminal play needs functions, not names)."""
+    policy = resolve(spec, env, {})
+    return env.builtin_policy(policy) if isinstance(policy, str) else policy
+
+
+def seat_policies(text: str | None, env: Env[Any, Any]) -> tuple[list[Any], list[str]]:
+    """One spec for every seat or one per seat, comma-separated: (policies, names)."""
+    n = env.num_players
+    text = text or env.default_policy
+    names = [s.strip() for s in text.split(",")]
+    if len(names) == 1:
+        names = names * n
+    if len(names) != n or not all(names):
+        raise CliError(f"--policy needs one policy or one per seat ({n}), got {text!r}")
+    cache: dict[str, Any] = {}
+    return [resolve(s, env, cache) for s in names], names

@@ -1,0 +1,75 @@
+"""What both games' terminal play shares: reading a legal choice from a text stream
+(``prompt_action``), leaving the table (``Quit``) and compiling a bot policy once."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection
+from typing import TextIO
+
+import jax
+
+Policy = Callable[..., jax.Array]
+
+
+class Quit(Exception):
+    """The human left the table (``q`` or the end of the input)."""
+
+
+def prompt_action(
+    input: TextIO,
+    output: TextIO,
+    options: list[tuple[int, str]],
+    help_text: str,
+    parse: Callable[[str], int],
+    legal: Collection[int],
+    explain: Callable[[int], str],
+) -> int:
+    """Show the numbered ``options`` and read lines until one names a legal action: ``q`` or
+    the end of the input raises ``Quit``, ``?`` shows ``help_text``, text ``parse`` refuses
+    (``ValueError``) and illegal actions (with ``explain``'s reason) are answered, then asked
+    again.  Shared by the Spoil Five and Forty-Five play loops."""
+
+    def say(text: str) -> None:
+        output.write(text + "\n")
+        output.flush()
+
+    menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
+    say(menu)
+    while True:
+        output.write("> ")
+        output.flush()
+        line = input.readline()
+        if not line:
+            raise Quit
+        text = line.strip()
+        low = text.lower()
+        if not text:
+            continue
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("?", "h", "help"):
+            say(help_text)
+            say(menu)
+            continue
+        try:
+            action = parse(text)
+        except ValueError as e:
+            say(f"  {e}")
+            continue
+        if action in legal:
+            return action
+        say(f"  Not allowed: {explain(action)}.")
+
+
+def jit_policy(policy: Policy) -> Callable[..., jax.Array]:
+    """``jit(policy)``, compiled once per policy (an unhashable one is compiled each time)."""
+    try:
+        return _cached_jit(policy)
+    except TypeError:
+        return jax.jit(policy)
+
+
+@functools.cache
+def _cached_jit(policy: Policy) -> Callable[..., jax.Array]:
+    return jax.jit(policy)
