@@ -984,7 +984,7 @@ def _score_family(args: argparse.Namespace, rules: FortyFiveRules) -> int:
     """``score`` for the Forty-Five family: the seat's team's points, P(>= threshold), tricks."""
     import spoilfive_jax as sf
     from spoilfive_jax.games.forty_five import card_text
-    from spoilfive_jax.tools.scorer import FamilyScores
+    from spoilfive_jax.games.forty_five.provider import FamilyScores
 
     queries = _read_queries(args, rules)
     _check_outputs(args)

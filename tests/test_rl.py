@@ -23,7 +23,7 @@ def test_core_package_imports_without_flax_and_optax():
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
-from spoilfive_jax import agent  # noqa: E402
+from spoilfive_jax.rl import agent  # noqa: E402
 
 # Three players against random bots: small tables learn fast (about 6,500 training hands).
 TINY = agent.PPOConfig(

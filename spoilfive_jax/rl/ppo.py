@@ -43,8 +43,8 @@ from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
+from spoilfive_jax.games.spoil_five.provider import max_decisions
 from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.tools.rollout import max_decisions
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")

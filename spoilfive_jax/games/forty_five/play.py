@@ -48,7 +48,6 @@ from spoilfive_jax.games.forty_five.game import (
     State,
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
-from spoilfive_jax.games.forty_five.tools import _one
 from spoilfive_jax.games.spoil_five.play import Quit, _jit_policy, prompt_action
 from spoilfive_jax.games.spoil_five.render import SUIT_NAMES, seat_name
 
@@ -148,7 +147,8 @@ class FamilyGame:
         self.key = jax.random.PRNGKey(seed)
         self.teams = num_teams(n)
         self._init, self._step, self._next = _compiled(env)
-        self._bot = _jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
+        bot = env.builtin_policy(bots) if isinstance(bots, str) else bots
+        self._bot = _jit_policy(bot)
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words
