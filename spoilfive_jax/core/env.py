@@ -18,8 +18,10 @@ What a game provides (the hooks, each documented below): ``id``, ``num_actions``
 ``rules_type``, ``default_num_players``, ``init`` (a uniformly random deal), ``_apply``,
 ``_end_illegal``, ``_finished``, ``observe``, ``observe_full``, ``observation_shape``,
 ``full_observation_shape``, ``action_str``, ``phase_names``, ``max_decisions`` and
-``builtin_policy``.  The tools' hooks (outcome records, summaries, rendering, terminal play) are
-documented where those tools live.
+``builtin_policy``.  The generic tools' hooks (``spoilfive_jax.tools``: the deals of a rollout,
+the outcome record kept per hand, summaries, hands won, the score unit, the scorer's deals from
+known cards, an optional fast kernel, sessions; the RL wrappers' info and text) are the block at
+the end of ``Env``, each with a default where one makes sense.
 """
 
 from __future__ import annotations
@@ -196,7 +198,8 @@ class Env(abc.ABC, Generic[S, R]):
 
     def legal_actions(self, state: S) -> list[int]:
         """Host helper: the legal action ids of one live hand's ``current_player``; ``[]`` once
-        the hand is over."""
+        the hand is over (nobody to act).  A state that ``auto_reset`` has just re-dealt keeps
+        the finished step's ``terminated`` flag, as in pgx, but lists the new hand's actions."""
         if bool(state.terminated) and int(state.current_player) < 0:
             return []
         return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
