@@ -313,11 +313,10 @@ class Env(abc.ABC, Generic[S, R]):
 
     # The scorer (``score_hands``): what a hand is worth to a seat that knows its own cards.
 
-    def check_queries(
-        self, hands: Any, turnup: Any, seat: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validate scorer queries (``hands`` int[Q, 5], ``turnup``, ``seat`` relative to the
-        dealer at seat 0) and return them as int32 arrays [Q, 5], [Q], [Q]."""
+    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
+        """Host, for the scorer: check the card ids of query ``hands`` int[Q, 5] and the
+        ``turnup`` the query seat sees (one or one per query; the game says whether there is
+        one) and return the turn-ups as int32[Q].  ``ValueError`` naming the problem."""
         raise ValueError(f"{self.id} has no hand scorer")
 
     def known_deal(

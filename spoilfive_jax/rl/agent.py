@@ -97,9 +97,7 @@ class Agent:
 
 def rules_to_dict(rules: Any) -> dict[str, Any]:
     """A rules object (a dataclass) as JSON-able options (tuples become lists)."""
-    return {
-        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()
-    }
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
 
 
 def rules_from_dict(d: dict[str, Any]) -> dict[str, Any]:

@@ -91,7 +91,7 @@ def score_hands(
     assert r is not None
     if r < 2:
         raise ValueError(f"num_rollouts must be an integer >= 2, got {r}")
-    h, t, s = env.check_queries(hands, turnup, seat)
+    h, t, s = check_queries(env, hands, turnup, seat)
     total = h.shape[0] * r
     size = batch_size_for(batch_size, total)
     who, seat_policy = lineup(env, policy)
@@ -113,6 +113,33 @@ def score_hands(
         parts.append(tuple(np.asarray(x) for x in out))
     samples = [np.concatenate(x)[:total].reshape(-1, r) for x in zip(*parts, strict=True)]
     return env.hand_scores(samples, r, threshold=threshold)
+
+
+def check_queries(
+    env: Env[Any, Any], hands: Any, turnup: Any, seat: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
+    checks every game shares here, the card ids and the turn-up by the game
+    (``Env.check_turnup``)."""
+    h = np.asarray(hands)
+    if h.ndim == 1:
+        h = h[None]
+    if h.ndim != 2 or h.shape[1] != 5 or h.shape[0] < 1:
+        raise ValueError(f"hands must have shape (Q, 5), got {np.shape(hands)}")
+    if not np.issubdtype(h.dtype, np.integer):
+        raise ValueError(f"hands must hold integer card ids, got dtype {h.dtype}")
+    q, n = h.shape[0], env.num_players
+    s = np.broadcast_to(np.asarray(seat), (q,))
+    if not np.issubdtype(s.dtype, np.integer):
+        raise ValueError(f"seat must be integers, got {seat!r}")
+    if ((s < 0) | (s >= n)).any():
+        raise ValueError(f"seat must be 0..{n - 1} (dealer = seat 0), got {s.tolist()}")
+    t = env.check_turnup(h, turnup)
+    for i in range(q):
+        row = h[i].tolist()
+        if len(set(row)) != 5:
+            raise ValueError(f"query {i}: duplicate cards in the hand {row}")
+    return h.astype(np.int32), t.astype(np.int32), s.astype(np.int32)
 
 
 def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:

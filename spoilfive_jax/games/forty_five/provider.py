@@ -201,50 +201,32 @@ def known_deal(
     return jax.vmap(one)(deal_keys, hands, turnup, seat)  # type: ignore[no-any-return]
 
 
-def check_queries(
-    hands: Any, turnup: Any, seat: Any, num_players: int, rules: FortyFiveRules
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    n = num_players
-    h = np.asarray(hands)
-    if h.ndim == 1:
-        h = h[None]
-    if h.ndim != 2 or h.shape[1] != 5 or h.shape[0] < 1:
-        raise ValueError(f"hands must have shape (Q, 5), got {np.shape(hands)}")
-    if not np.issubdtype(h.dtype, np.integer):
-        raise ValueError(f"hands must hold integer card ids, got dtype {h.dtype}")
-    q = h.shape[0]
-    bad = h[(h < 0) | (h >= rules.deck_size)]
+def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.ndarray:
+    """Card ids of the deck (the joker 52 when in play); a turn-up 0..51 in no query hand, or
+    none in Auction (zeros come back)."""
+    bad = hands[(hands < 0) | (hands >= rules.deck_size)]
     if bad.size:
         what = "0..52 (52 = the joker)" if rules.joker else "0..51 (no joker in these rules)"
         raise ValueError(f"hands holds card ids outside {what}: {sorted(set(bad.tolist()))}")
     if rules.auction:
         if turnup is not None:
             raise ValueError("Auction Forty-Fives has no turn-up: pass turnup=None")
-        t = np.zeros(q, np.int32)
-    else:
-        if turnup is None:
-            raise ValueError("turnup is required (the card whose suit is trump)")
-        t = np.broadcast_to(np.asarray(turnup), (q,))
-        if not np.issubdtype(t.dtype, np.integer):
-            raise ValueError("turnup must be integer card ids")
-        bad = t[(t < 0) | (t >= JOKER)]
-        if bad.size:
-            raise ValueError(
-                f"turnup must be a card id 0..51 (a turned-up joker goes to the dealer and the "
-                f"next card is turned up), got {sorted(set(bad.tolist()))}"
-            )
-    s = np.broadcast_to(np.asarray(seat), (q,))
-    if not np.issubdtype(s.dtype, np.integer):
-        raise ValueError("seat must be integers")
-    for i in range(q):
-        row = h[i].tolist()
-        if len(set(row)) != 5:
-            raise ValueError(f"query {i}: duplicate cards in the hand {row}")
-        if not rules.auction and int(t[i]) in row:
-            raise ValueError(f"query {i}: the turn-up {card_text(int(t[i]))} is also in the hand")
-    if ((s < 0) | (s >= n)).any():
-        raise ValueError(f"seat must be 0..{n - 1} (dealer = seat 0), got {s.tolist()}")
-    return h.astype(np.int32), t.astype(np.int32), s.astype(np.int32)
+        return np.zeros(hands.shape[0], np.int32)
+    if turnup is None:
+        raise ValueError("turnup is required (the card whose suit is trump)")
+    t = np.broadcast_to(np.asarray(turnup), hands.shape[:1])
+    if not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"turnup must be integer card ids, got {turnup!r}")
+    bad = t[(t < 0) | (t >= JOKER)]
+    if bad.size:
+        raise ValueError(
+            f"turnup must be a card id 0..51 (a turned-up joker goes to the dealer and the "
+            f"next card is turned up), got {sorted(set(bad.tolist()))}"
+        )
+    for i, up in enumerate(t.tolist()):
+        if up in hands[i].tolist():
+            raise ValueError(f"query {i}: the turn-up {card_text(up)} is also in the hand")
+    return t
 
 
 def query_samples(

@@ -184,10 +184,8 @@ class SpoilFive(Env[State, Rules]):
     def hands_won(self, result: Any) -> np.ndarray:
         return _provider.hands_won(result)
 
-    def check_queries(
-        self, hands: Any, turnup: Any, seat: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return _provider.check_queries(hands, turnup, seat, self.num_players)
+    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
+        return _provider.check_turnup(hands, turnup)
 
     def known_deal(
         self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array

@@ -247,36 +247,21 @@ class HandScores:
         return "\n".join(lines)
 
 
-def check_queries(
-    hands: Any, turnup: Any, seat: Any, num_players: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    h = np.asarray(hands)
-    if h.ndim == 1:
-        h = h[None]
-    if h.ndim != 2 or h.shape[1] != 5 or h.shape[0] < 1:
-        raise ValueError(f"hands must have shape (Q, 5), got {np.shape(hands)}")
-    if not np.issubdtype(h.dtype, np.integer):
-        raise ValueError(f"hands must hold integer card ids, got dtype {h.dtype}")
-    q = h.shape[0]
+def check_turnup(hands: np.ndarray, turnup: Any) -> np.ndarray:
+    """Card ids 0..51; a turn-up (one or one per query) that is in no query hand."""
     if turnup is None:
         raise ValueError("turnup is required (the card whose suit is trump)")
-    t = np.broadcast_to(np.asarray(turnup), (q,))
-    s = np.broadcast_to(np.asarray(seat), (q,))
-    if not np.issubdtype(t.dtype, np.integer) or not np.issubdtype(s.dtype, np.integer):
-        raise ValueError("turnup and seat must be integers")
-    for name, arr in (("hands", h), ("turnup", t)):
+    t = np.broadcast_to(np.asarray(turnup), hands.shape[:1])
+    if not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"turnup must be integer card ids, got {turnup!r}")
+    for name, arr in (("hands", hands), ("turnup", t)):
         bad = arr[(arr < 0) | (arr >= NUM_CARDS)]
         if bad.size:
             raise ValueError(f"{name} holds card ids outside 0..51: {sorted(set(bad.tolist()))}")
-    for i in range(q):
-        row = h[i].tolist()
-        if len(set(row)) != 5:
-            raise ValueError(f"query {i}: duplicate cards in the hand {row}")
-        if int(t[i]) in row:
-            raise ValueError(f"query {i}: the turn-up {card_str(int(t[i]))} is also in the hand")
-    if ((s < 0) | (s >= num_players)).any():
-        raise ValueError(f"seat must be 0..{num_players - 1} (dealer = seat 0), got {s.tolist()}")
-    return h.astype(np.int32), t.astype(np.int32), s.astype(np.int32)
+    for i, up in enumerate(t.tolist()):
+        if up in hands[i].tolist():
+            raise ValueError(f"query {i}: the turn-up {card_str(up)} is also in the hand")
+    return t
 
 
 def query_samples(out: dict[str, jax.Array], seat: jax.Array) -> tuple[jax.Array, ...]:
