@@ -45,6 +45,7 @@ from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
 from spoilfive_jax.games.spoil_five.provider import max_decisions
 from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.policies import play_out
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")
@@ -430,24 +431,21 @@ def _seat_chips(
     keys = jax.random.split(key, num_hands)
     seats = jnp.arange(num_hands, dtype=jnp.int32) % n
     state = jax.vmap(lambda k: env.init(k))(keys)
-    step = jax.vmap(env.step)
 
-    def body(carry: tuple[State, jax.Array], t: jax.Array) -> Any:
-        s, total = carry
-        player = jnp.maximum(s.current_player, 0)
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        smart = jax.vmap(HEURISTIC)(ks, s, player)
-        action = jnp.where(heuristic, smart, jax.vmap(RANDOM)(ks, s, player)).astype(jnp.int32)
+    def bot(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
+        return jnp.where(heuristic, HEURISTIC(k, s, player), RANDOM(k, s, player))
+
+    def agent(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
         logits, _ = apply(net, params, s.observation, s.legal_action_mask)
-        mine = choose(logits, None, greedy=True)[0]
-        action = jnp.where(use_agent & (player == seats), mine, action)
-        s = step(s, action)
-        got = jnp.take_along_axis(s.rewards, seats[:, None], axis=1)[:, 0]
-        return (s, total + got), None
+        return choose(logits, None, greedy=True)[0]
 
-    zero = jnp.zeros(num_hands, jnp.float32)
-    (_, chips), _ = jax.lax.scan(body, (state, zero), jnp.arange(max_decisions(n)))
-    return chips
+    def one(k: jax.Array, s: State, seat: jax.Array) -> jax.Array:
+        # the measured seat plays the agent (policy 1) when ``use_agent``, every other the bot
+        seat_policy = ((jnp.arange(n) == seat) & use_agent).astype(jnp.int32)
+        _, total = play_out(env, (bot, agent), seat_policy, k, s)
+        return total[seat]
+
+    return jax.vmap(one)(keys, state, seats)  # type: ignore[no-any-return]
 
 
 def seat_evaluation(
