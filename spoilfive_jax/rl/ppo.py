@@ -43,7 +43,6 @@ from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
-from spoilfive_jax.games.spoil_five.provider import max_decisions
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.tools.policies import play_out
 
@@ -240,7 +239,7 @@ def _play_on(
     step = jax.vmap(cfg.env.step)
     first = jnp.bool_(action is not None)
     learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
-    limit = 2 * max_decisions(cfg.num_players) + 1
+    limit = 2 * cfg.env.max_decisions + 1
 
     def waiting(s: State) -> jax.Array:
         return s.terminated | (s.current_player != LEARNER)
