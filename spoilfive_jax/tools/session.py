@@ -37,6 +37,7 @@ def play_sessions(
     """
     check_env(env)
     num = positive_int("num_sessions", num_sessions)
+    assert num is not None
     who, seat_policy = lineup(env, policy)
     return env.play_sessions(as_key(key), who, seat_policy, num, **options)
 

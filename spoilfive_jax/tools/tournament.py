@@ -101,7 +101,8 @@ def evaluate(
     wins = np.zeros(p_count)
     for r in range(rotations):
         assign = [(i + r) % p_count for i in range(n)]
-        out = rollout(key, env, [specs[a] for a in assign], num_hands, batch_size)
+        seating: list[Any] = [specs[a] for a in assign]
+        out = rollout(key, env, seating, num_hands, batch_size)
         won = env.hands_won(out)
         for i, a in enumerate(assign):
             per_deal[:, a] += out.rewards[:, i]
