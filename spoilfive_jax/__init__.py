@@ -11,6 +11,9 @@ from spoilfive_jax.games.forty_five import AuctionFortyFives as AuctionFortyFive
 from spoilfive_jax.games.forty_five import FortyFive as FortyFive
 from spoilfive_jax.games.forty_five import FortyFiveRules as FortyFiveRules
 from spoilfive_jax.games.forty_five import TwentyFive as TwentyFive
+from spoilfive_jax.games.forty_five.games import GameResult as GameResult
+from spoilfive_jax.games.forty_five.games import play_games as play_games
+from spoilfive_jax.games.forty_five.provider import FamilyScores as FamilyScores
 from spoilfive_jax.games.spoil_five.env import SpoilFive as SpoilFive
 from spoilfive_jax.games.spoil_five.env import action_str as action_str
 from spoilfive_jax.games.spoil_five.game import CLAIM as CLAIM
@@ -23,22 +26,21 @@ from spoilfive_jax.games.spoil_five.observe import observe as observe
 from spoilfive_jax.games.spoil_five.observe import observe_full as observe_full
 from spoilfive_jax.games.spoil_five.policies import HEURISTIC as HEURISTIC
 from spoilfive_jax.games.spoil_five.policies import RANDOM as RANDOM
+from spoilfive_jax.games.spoil_five.provider import HandScores as HandScores
 from spoilfive_jax.games.spoil_five.render import render_svg as render_svg
 from spoilfive_jax.games.spoil_five.render import render_text as render_text
 from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
-from spoilfive_jax.games.spoil_five.session import auto_reset as auto_reset
-from spoilfive_jax.games.spoil_five.session import play_sessions as play_sessions
 from spoilfive_jax.registry import available_games as available_games
 from spoilfive_jax.registry import make as make
 from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
-from spoilfive_jax.tools.scorer import FamilyScores as FamilyScores
-from spoilfive_jax.tools.scorer import HandScores as HandScores
-from spoilfive_jax.tools.scorer import TournamentResult as TournamentResult
-from spoilfive_jax.tools.scorer import evaluate as evaluate
 from spoilfive_jax.tools.scorer import score_hands as score_hands
+from spoilfive_jax.tools.session import auto_reset as auto_reset
+from spoilfive_jax.tools.session import play_sessions as play_sessions
+from spoilfive_jax.tools.tournament import TournamentResult as TournamentResult
+from spoilfive_jax.tools.tournament import evaluate as evaluate
 
 __version__ = "0.1.0"
 
@@ -54,6 +56,7 @@ __all__ = [
     "FamilyScores",
     "FortyFive",
     "FortyFiveRules",
+    "GameResult",
     "HandScores",
     "RolloutResult",
     "Rules",
@@ -74,6 +77,7 @@ __all__ = [
     "observe_full",
     "parse_cards",
     "plain_order",
+    "play_games",
     "play_sessions",
     "render_svg",
     "render_text",

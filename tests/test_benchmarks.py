@@ -39,3 +39,17 @@ def test_throughput_smoke(tmp_path: Path) -> None:
         assert r["bytes_per_state"] == sf.state_bytes(5)
         assert r["ratio_vs_oh_hell"] is None
     assert json.loads(out.read_text())["rows"] == rows
+
+
+def test_rollout_speed_smoke() -> None:
+    """``benchmarks/rollout_speed.py`` runs on the public tools (``sf.rollout``, the fast kernel
+    of Spoil Five through them) and reports positive rates."""
+    path = SCRIPT.parent / "rollout_speed.py"
+    spec = importlib.util.spec_from_file_location("rollout_speed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--players", "3", "--batch", "256", "--hands", "256", "--reps", "1"]
+    rows = module.main([*argv, "--policies", "random", "--no-peers", "--no-scorer"])
+    assert [(r["players"], r["policy"], r["batch"]) for r in rows] == [(3, "random", 256)]
+    assert rows[0]["decisions_per_s"] > 0 and rows[0]["hands_per_s"] > 0

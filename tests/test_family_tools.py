@@ -17,7 +17,6 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax import cli
 from spoilfive_jax.games import forty_five as ff
-from spoilfive_jax.games.forty_five import tools
 
 B = 256  # the batch of every Forty-Five rollout here (one compile per policy set)
 SEATS = ["greedy", "random", "greedy", "random"]
@@ -41,7 +40,7 @@ def team_tricks(out: sf.RolloutResult) -> np.ndarray:
 
 def test_rollout_fields_and_scoring(result: sf.RolloutResult) -> None:
     out = result
-    assert out.game == "forty_five" and out.family and out.num_hands == HANDS
+    assert out.game == "forty_five" and out.env == ENV and out.num_hands == HANDS
     assert out.rewards.shape == (HANDS, 4) and out.rewards.dtype == np.float32
     assert out.team_points.shape == (HANDS, 2) and out.team_points.dtype == np.int32
     assert out.tricks_won.shape == (HANDS, 4)
@@ -77,7 +76,8 @@ def test_summary_is_about_points_and_teams(result: sf.RolloutResult) -> None:
     gap = s["mean_team_points"][0] - s["mean_team_points"][1]
     assert gap > 5 * np.hypot(*s["mean_team_points_se"])
     assert np.isnan(s["bid_made_rate"]) and s["jink_rate"] == 0
-    won = tools.hands_won(result)
+    won = result.hands_won()
+    np.testing.assert_array_equal(won, ENV.hands_won(result))
     assert won.shape == (HANDS, 4)
     np.testing.assert_allclose(won.mean(0), s["team_win_rate"][[0, 1, 0, 1]])
 
@@ -103,7 +103,7 @@ def test_policies_the_family_takes() -> None:
         sf.rollout(0, ENV, "random", 10, carried=2)
     with pytest.raises(ValueError, match=r"dealer must be 0\.\.3"):
         sf.rollout(0, ENV, "random", 10, dealer=4)
-    with pytest.raises(ValueError, match="SpoilFive or a FortyFive"):
+    with pytest.raises(ValueError, match="env must be a game environment"):
         sf.rollout(0, "forty_five", "random", 10)  # type: ignore[arg-type]
 
 

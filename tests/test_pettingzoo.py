@@ -62,3 +62,20 @@ def test_render_and_seed_determinism():
     assert "to act: player_" in a.render()
     with pytest.raises(ValueError):
         raw_env(render_mode="rgb_array")
+
+
+def test_one_wrapper_for_every_game_through_the_interface():
+    from spoilfive_jax.rl.pettingzoo import CardGameAEC, SpoilFiveAEC
+
+    assert SpoilFiveAEC is CardGameAEC  # the first name is kept
+    for game_id in sf.available_games():
+        e = raw_env(num_players=4, game=game_id, render_mode="ansi")
+        assert e.metadata["name"] == f"{game_id}_v0" and e.table == sf.make(game_id, 4)
+        e.reset(seed=1)
+        assert "to act: player_" in e.render()
+        space = e.observation_space("player_0")["observation"]
+        assert space.shape == e.table.observation_shape
+        assert float(space.low.min()) == e.table.observation_low
+    assert raw_env(num_players=3).metadata["name"] == "spoil_five_v0"
+    with pytest.raises(ValueError, match="game environment"):
+        raw_env(table="spoil_five")

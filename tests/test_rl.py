@@ -23,7 +23,7 @@ def test_core_package_imports_without_flax_and_optax():
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
-from spoilfive_jax import agent  # noqa: E402
+from spoilfive_jax.rl import agent  # noqa: E402
 
 # Three players against random bots: small tables learn fast (about 6,500 training hands).
 TINY = agent.PPOConfig(
@@ -79,3 +79,19 @@ def test_saved_agent_reloads_as_a_policy(trained, tmp_path):
     with pytest.raises(ValueError, match="not a spoilfive_jax agent"):
         np.savez(tmp_path / "other.npz", x=np.zeros(3))
         agent.load_agent(tmp_path / "other.npz")
+
+
+def test_shipped_agent_loads_and_plays():
+    # examples/agents/ppo_seat.npz was saved as format "spoilfive_jax.agent/1" before the
+    # modules moved; it must keep loading (the game comes from the metadata, Spoil Five if none)
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "agents" / "ppo_seat.npz"
+    loaded = agent.load_agent(path)
+    assert loaded.game == "spoil_five" and loaded.env == sf.SpoilFive(5, loaded.rules)
+    out = sf.rollout(0, loaded.env, [loaded.policy(), *["heuristic"] * 4], 64, batch_size=64)
+    assert out.rewards.shape == (64, 5)
+    meta = agent.metadata_for(agent.PPOConfig(num_players=3))
+    assert meta["game"] == "spoil_five" and meta["observation_shape"] == [
+        *sf.SpoilFive(3).observation_shape
+    ]

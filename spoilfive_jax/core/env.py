@@ -18,8 +18,10 @@ What a game provides (the hooks, each documented below): ``id``, ``num_actions``
 ``rules_type``, ``default_num_players``, ``init`` (a uniformly random deal), ``_apply``,
 ``_end_illegal``, ``_finished``, ``observe``, ``observe_full``, ``observation_shape``,
 ``full_observation_shape``, ``action_str``, ``phase_names``, ``max_decisions`` and
-``builtin_policy``.  The tools' hooks (outcome records, summaries, rendering, terminal play) are
-documented where those tools live.
+``builtin_policy``.  The generic tools' hooks (``spoilfive_jax.tools``: the deals of a rollout,
+the outcome record kept per hand, summaries, hands won, the score unit, the scorer's deals from
+known cards, an optional fast kernel, sessions; the RL wrappers' info and text) are the block at
+the end of ``Env``, each with a default where one makes sense.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.validate import check_num_players, concrete
+from spoilfive_jax.core.validate import check_int, check_num_players, concrete
 
 PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
 """A policy: ``policy(key, state, player) -> action`` (int32[]), jittable, for one hand."""
@@ -196,8 +198,9 @@ class Env(abc.ABC, Generic[S, R]):
 
     def legal_actions(self, state: S) -> list[int]:
         """Host helper: the legal action ids of one live hand's ``current_player``; ``[]`` once
-        the hand is over."""
-        if bool(state.terminated):
+        the hand is over (nobody to act).  A state that ``auto_reset`` has just re-dealt keeps
+        the finished step's ``terminated`` flag, as in pgx, but lists the new hand's actions."""
+        if bool(state.terminated) and int(state.current_player) < 0:
             return []
         return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
 
@@ -325,6 +328,156 @@ class Env(abc.ABC, Generic[S, R]):
         """Play against ``bots`` (a policy) in the terminal (any text streams), starting with
         a line that says what is played; ``hands`` None: the game's own default."""
         raise NotImplementedError(f"{type(self).__name__} has no terminal play")
+    # ---------------- tools hooks (tools): what the generic tools ask of a game
+    #
+    # ``spoilfive_jax.tools`` (rollout, scorer, tournaments, sessions) never names a game; it
+    # asks these.  Batched arguments have a leading batch axis B; ``ids`` uint32[B] are the
+    # hands' indices in the run, and a hand's deal and decisions must depend only on the run's
+    # key material and its index (so results do not depend on batch size or devices).
+
+    score_unit: ClassVar[str] = "points"
+    """What ``rewards`` count, for people: ``"chips"`` (Spoil Five) or ``"points"``."""
+
+    def rollout_keys(self, key: jax.Array) -> Any:
+        """The key material of a run with PRNG ``key`` (a pytree of arrays, passed to the
+        other hooks as ``keys``).  Default: the key itself."""
+        return key
+
+    def deal_options(self, dealer: Any = 0, **options: Any) -> dict[str, int]:
+        """Validate the keyword options of ``rollout`` that shape every hand and return them as
+        host ints (they reach ``rollout_deal`` as int32 scalars).  Default: ``dealer`` only;
+        a game adds its own (Spoil Five: ``carried``) and refuses unknown ones."""
+        if options:
+            raise ValueError(f"{self.id} takes no rollout option {', '.join(options)}")
+        if isinstance(dealer, bool):
+            raise ValueError(f"dealer must be an integer, got {dealer!r}")
+        check_int("dealer", dealer, 0, self.num_players - 1)
+        return {"dealer": int(dealer)}
+
+    def rollout_deal(self, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Any:
+        """Jittable: the deals of hands ``ids`` (a game-specific pytree with batch axis B, read
+        by ``deal_states`` and by the game's kernel).  Default: ``init(fold_in(fold_in(key,
+        id), 0), dealer)``, the states themselves."""
+        deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
+        return jax.vmap(lambda k: self.init(k, options["dealer"]))(deal_keys)
+
+    def deal_states(self, deal: Any) -> S:
+        """Jittable: the batch of first states of ``deal`` (default: the deal is the states)."""
+        return deal  # type: ignore[no-any-return]
+
+    def hand_keys(self, keys: Any, ids: jax.Array) -> jax.Array:
+        """Jittable: one PRNG key per hand for its decisions (decision t of the hand uses
+        ``fold_in(hand_key, t)``, see ``tools.policies.play_out``).  Default:
+        ``fold_in(fold_in(key, id), 1)``."""
+        return jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 1))(ids)
+
+    def outcome(self, state: S, rewards: jax.Array) -> dict[str, jax.Array]:
+        """Jittable, ONE finished hand: the record a rollout keeps of it (``RolloutResult``'s
+        fields).  ``rewards`` float32[N]: the rewards summed over the hand's steps.  It must hold
+        ``rewards`` float32[N] and ``decisions`` int32[]; default: those and ``tricks_won``."""
+        return {
+            "rewards": rewards,
+            "tricks_won": state.tricks_won,
+            "decisions": state._step_count,
+        }
+
+    def rollout_kernel(self, names: tuple[str, ...]) -> Callable[..., Any] | None:
+        """A faster way to play hands whose every seat plays a built-in policy, or None.
+
+        ``names``: the distinct built-in policies (canonical order, as ``tools.policies.lineup``
+        gives them).  The kernel is ``kernel(deal, keys, ids, seat_policy) -> outcome`` (jittable:
+        ``deal`` from ``rollout_deal``/``known_deal``, ``seat_policy`` int32[N] the index in
+        ``names`` of each seat's policy; returns the batched ``outcome`` record).  It must play
+        the same deals; its decisions may draw their own randomness.  Default: None (hands are
+        played through ``step``)."""
+        del names
+        return None
+
+    def summarize(self, result: Any) -> dict[str, Any]:
+        """The summary of a ``RolloutResult`` (``result.summary()``).  Default: hands,
+        decisions and mean rewards per seat with standard errors."""
+        from spoilfive_jax.core.stats import se
+
+        r = result.rewards.astype(np.float64)
+        return {
+            "game": self.id,
+            "hands": result.num_hands,
+            "decisions": int(result.decisions.sum()),
+            "mean_rewards": r.mean(0),
+            "mean_rewards_se": se(r),
+            "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+        }
+
+    def hands_won(self, result: Any) -> np.ndarray:
+        """bool[H, N]: the hands of a ``RolloutResult`` each seat won (tournaments' win rate).
+        Default: the seat's reward is the hand's best."""
+        r = result.rewards
+        return r == r.max(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+    # The scorer (``score_hands``): what a hand is worth to a seat that knows its own cards.
+
+    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
+        """Host, for the scorer: check the card ids of query ``hands`` int[Q, 5] and the
+        ``turnup`` the query seat sees (one or one per query; the game says whether there is
+        one) and return the turn-ups as int32[Q].  ``ValueError`` naming the problem."""
+        raise ValueError(f"{self.id} has no hand scorer")
+
+    def known_deal(
+        self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array
+    ) -> Any:
+        """Jittable: deals (as ``rollout_deal``) in which seat ``seat`` int32[B] holds ``hands``
+        int32[B, 5] and sees ``turnup`` int32[B]; every unseen card dealt uniformly."""
+        raise ValueError(f"{self.id} has no hand scorer")
+
+    def query_samples(
+        self, outcome: dict[str, jax.Array], seat: jax.Array
+    ) -> tuple[jax.Array, ...]:
+        """Jittable: the per-rollout samples of the query seat from a batched ``outcome``."""
+        raise ValueError(f"{self.id} has no hand scorer")
+
+    def hand_scores(self, samples: list[np.ndarray], num_rollouts: int, **options: Any) -> Any:
+        """Host: the score record of the queries from ``samples`` (each [Q, R])."""
+        raise ValueError(f"{self.id} has no hand scorer")
+
+    def play_sessions(
+        self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any
+    ) -> Any:
+        """Hands in sequence at one table (``sf.play_sessions``): the game's own notion of a
+        session (Spoil Five: chip sessions; the family: whole games to the target)."""
+        raise ValueError(f"{self.id} has no sessions")
+
+    # The RL wrappers (``rl.pettingzoo``).
+
+    observation_low: ClassVar[float] = -np.inf
+    """The least value an observation entry can take (a bound for observation spaces)."""
+
+    def final_info(self, state: S) -> dict[str, Any]:
+        """Host: what a finished hand reports to RL wrappers (PettingZoo's ``info``)."""
+        return {
+            "illegal": bool(state.illegal),
+            "tricks_won": np.asarray(state.tricks_won).tolist(),
+        }
+
+    def state_text(self, state: S) -> str:
+        """Host: a few lines on one hand for logs (PettingZoo's ``render``): the phase, the
+        current trick and who is to act (or the rewards once the hand is over)."""
+        lines = [
+            f"{self.id}: phase {self.phase_names[int(state.phase)]}, "
+            f"tricks {np.asarray(state.tricks_won).tolist()}"
+        ]
+        return "\n".join(lines + self._text_tail(state))
+
+    def _text_tail(self, state: S) -> list[str]:
+        trick = getattr(state, "trick_cards", None)
+        lines = []
+        if trick is not None:
+            cards = [self.action_str(int(c)) if c >= 0 else "--" for c in np.asarray(trick)]
+            lines.append("trick: " + " ".join(cards))
+        if bool(state.terminated):
+            lines.append(f"hand over: rewards {np.asarray(state.rewards).tolist()}")
+        else:
+            lines.append(f"to act: player_{int(state.current_player)}")
+        return lines
 
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a

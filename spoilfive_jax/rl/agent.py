@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -34,10 +33,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import traverse_util
 
-from spoilfive_jax.games.spoil_five.env import SpoilFive
-from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
-from spoilfive_jax.games.spoil_five.observe import observation_shape, observe
-from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.registry import make
 from spoilfive_jax.rl.ppo import (
     ActorCritic,
     PPOConfig,
@@ -48,7 +45,8 @@ from spoilfive_jax.rl.ppo import (
     train,
 )
 
-FORMAT = "spoilfive_jax.rl.agent/1"
+FORMAT = "spoilfive_jax.agent/1"  # the file format's name (unchanged when modules move)
+_FORMATS = (FORMAT, "spoilfive_jax.rl.agent/1")  # (the second: files written while it was used)
 _META_KEY = "__metadata__"
 
 __all__ = [
@@ -77,44 +75,49 @@ class Agent:
         return int(self.metadata["num_players"])
 
     @property
-    def rules(self) -> Rules:
-        return rules_from_dict(self.metadata["rules"])
+    def game(self) -> str:
+        """The registry id of the game the agent plays (``spoil_five`` for files without one)."""
+        return str(self.metadata.get("game", "spoil_five"))
 
     @property
-    def env(self) -> SpoilFive:
-        return SpoilFive(self.num_players, self.rules)
+    def rules(self) -> Any:
+        return self.env.rules
+
+    @property
+    def env(self) -> Env[Any, Any]:
+        return make(self.game, self.num_players, **rules_from_dict(self.metadata["rules"]))
 
     @property
     def network(self) -> ActorCritic:
         return ActorCritic(self.num_players, tuple(self.metadata["hidden"]))
 
-    def policy(self, greedy: bool = True) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+    def policy(self, greedy: bool = True) -> PolicyFn:
         return make_policy(self, greedy)
 
 
-def rules_to_dict(rules: Rules) -> dict[str, Any]:
-    d = dataclasses.asdict(rules)
-    d["deal_packets"] = list(rules.deal_packets)
-    return d
+def rules_to_dict(rules: Any) -> dict[str, Any]:
+    """A rules object (a dataclass) as JSON-able options (tuples become lists)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
 
 
-def rules_from_dict(d: dict[str, Any]) -> Rules:
-    d = dict(d)
-    d["deal_packets"] = tuple(d["deal_packets"])
-    return Rules(**d)
+def rules_from_dict(d: dict[str, Any]) -> dict[str, Any]:
+    """The rule options of ``rules_to_dict`` (lists back to tuples), for ``sf.make``."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
 
 
 def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
     """The metadata of an agent trained with ``config`` (``extra``: anything JSON-able)."""
+    env = config.env
     return {
         "format": FORMAT,
         "algorithm": "ppo",
         "network": "ActorCritic",
         "hidden": list(config.hidden),
+        "game": env.id,
         "num_players": config.num_players,
         "rules": rules_to_dict(config.rules),
-        "observation_size": observation_shape(config.num_players)[0],
-        "num_actions": NUM_ACTIONS,
+        "observation_shape": list(env.observation_shape),
+        "num_actions": env.num_actions,
         "opponent": config.opponent,
         **extra,
     }
@@ -144,34 +147,31 @@ def load_agent(path: str | os.PathLike[str]) -> Agent:
             raise ValueError(f"{path} is not a spoilfive_jax agent (no {_META_KEY} entry)")
         metadata = json.loads(str(data[_META_KEY]))
         flat = {k: jnp.asarray(data[k]) for k in data.files if k != _META_KEY}
-    if metadata.get("format") != FORMAT:
+    if metadata.get("format") not in _FORMATS:
         raise ValueError(f"{path}: unknown agent format {metadata.get('format')!r}")
     return Agent(traverse_util.unflatten_dict(flat, sep="/"), metadata)
 
 
-def make_policy(
-    agent: Agent, greedy: bool = True
-) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+def make_policy(agent: Agent, greedy: bool = True) -> PolicyFn:
     """``policy(key, state, player) -> action`` (int32) of ``agent`` for one hand: the most
     probable legal action (``greedy``) or a sample from the policy."""
     net, params = agent.network, agent.params
     n = agent.num_players
+    env = agent.env
 
-    def policy(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
+    def policy(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
         if state.tricks_won.shape[-1] != n:
             raise ValueError(
                 f"this agent plays {n}-player tables, got a {state.tricks_won.shape[-1]}-player "
                 "state"
             )
-        logits, _ = apply(net, params, observe(state, player), state.legal_action_mask)
+        logits, _ = apply(net, params, env.observe(state, player), state.legal_action_mask)
         return choose(logits, key, greedy)[0]
 
     policy.__name__ = str(agent.metadata.get("name", "ppo"))
     return policy
 
 
-def load_policy(
-    path: str | os.PathLike[str], greedy: bool = True
-) -> Callable[[jax.Array, State, jax.Array], jax.Array]:
+def load_policy(path: str | os.PathLike[str], greedy: bool = True) -> PolicyFn:
     """The policy of the agent saved at ``path`` (see ``make_policy``)."""
     return make_policy(load_agent(path), greedy)

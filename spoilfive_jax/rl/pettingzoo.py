@@ -1,4 +1,4 @@
-"""A PettingZoo AEC environment for one hand of Spoil Five (extra ``pettingzoo``).
+"""A PettingZoo AEC environment for one hand of any registered game (extra ``pettingzoo``).
 
 For users outside JAX: agents ``player_0`` .. ``player_{N-1}`` (the seats), one episode = one
 hand.  ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[55]}``:
@@ -20,13 +20,15 @@ the hand.  An illegal action ends the hand as in ``SpoilFive.step`` (the offende
 Each hand's dealer is seat ``options["dealer"]`` if given to ``reset``, else drawn at random.
 The engine runs jitted on the default JAX device, one decision per call.
 
-The Forty-Five family works the same way: ``env(game="forty_five", num_players=4)`` (also
-``"twenty_five"`` and ``"auction_forty_fives"``; ``rules=`` a ``FortyFiveRules``) or
-``env(table=sf.FortyFive(4, rules))``.  One episode is one hand (dealt with zero game scores):
-64 actions (``spoilfive_jax.games.forty_five.env.FortyFive``), the family observation (layout in
-``games.forty_five.observe``; its SCORES block can be negative), and rewards the hand's
-points for each seat's team on the step that ends it (``info``: ``hand_points`` per team,
-``illegal``).
+Every game of ``sf.available_games()`` works the same way through the game interface
+(``core.env.Env``): ``env(game="forty_five", num_players=4)`` (also ``"twenty_five"`` and
+``"auction_forty_fives"``; ``rules=`` a ``FortyFiveRules``) or ``env(table=sf.make(...))``; the
+environment's ``metadata["name"]`` is ``f"{game_id}_v0"``, ``info`` at the end of a hand is the
+game's ``Env.final_info`` and the text view its ``Env.state_text``.  For the family one
+episode is one hand (dealt with zero game scores): 64 actions (``FortyFive``), the family
+observation (layout in ``games.forty_five.observe``; its SCORES block can be negative), and
+rewards the hand's points for each seat's team on the step that ends it (``info``:
+``hand_points`` per team, ``illegal``).
 """
 
 from __future__ import annotations
@@ -40,42 +42,35 @@ import jax.numpy as jnp
 import numpy as np
 from pettingzoo import AECEnv
 
-from spoilfive_jax.games.forty_five import env as _family
-from spoilfive_jax.games.forty_five import game as _family_game
-from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.games.spoil_five.env import SpoilFive, action_str
-from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
-from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.core.env import Env
+from spoilfive_jax.registry import available_games, env_class, make
 
-Table = SpoilFive | _family.FortyFive
-GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
+GAMES = available_games()
 
-__all__ = ["SpoilFiveAEC", "env", "raw_env"]
+__all__ = ["CardGameAEC", "SpoilFiveAEC", "env", "raw_env"]
 
 
 def make_table(
     game: str = "spoil_five",
-    num_players: int = 5,
-    rules: Rules | FortyFiveRules | None = None,
-) -> Table:
-    """The engine behind ``env(game=..., num_players=..., rules=...)``."""
+    num_players: int | None = 5,
+    rules: Any = None,
+) -> Env[Any, Any]:
+    """The engine behind ``env(game=..., num_players=..., rules=...)``: ``sf.make(game,
+    num_players)``, or with ``rules`` (a rules object) the game those rules belong to."""
     if game not in GAMES:
         raise ValueError(f"game must be one of {GAMES}, got {game!r}")
-    if game == "spoil_five" and not isinstance(rules, FortyFiveRules):
-        return SpoilFive(num_players, rules)
-    if rules is not None:
-        if not isinstance(rules, FortyFiveRules):
-            raise ValueError(f"rules for {game} must be a FortyFiveRules, got {type(rules)}")
-        return _family.FortyFive(num_players, rules)
-    if game == "twenty_five":
-        return _family.TwentyFive(num_players)
-    if game == "auction_forty_fives":
-        return _family.AuctionFortyFives(num_players)
-    return _family.FortyFive(num_players)
+    if rules is None:
+        return make(game, num_players)
+    if isinstance(rules, env_class(game).rules_type):
+        return env_class(game)(num_players, rules)
+    for other in GAMES:
+        if isinstance(rules, env_class(other).rules_type):
+            return env_class(other)(num_players, rules)
+    raise ValueError(f"rules for {game} must be its rules object, got {type(rules).__name__}")
 
 
 @functools.cache
-def _compiled(table: Table) -> tuple[Any, Any, Any]:
+def _compiled(table: Env[Any, Any]) -> tuple[Any, Any, Any]:
     def views(state: Any) -> tuple[jax.Array, jax.Array]:
         seats = jnp.arange(table.num_players)
         return jax.vmap(table.observe, in_axes=(None, 0))(state, seats), state.legal_action_mask
@@ -83,11 +78,12 @@ def _compiled(table: Table) -> tuple[Any, Any, Any]:
     return jax.jit(table.init), jax.jit(table.step), jax.jit(views)
 
 
-class SpoilFiveAEC(AECEnv):
-    """One hand of Spoil Five as a PettingZoo AEC environment (see the module docstring)."""
+class CardGameAEC(AECEnv):
+    """One hand of any registered game as a PettingZoo AEC environment (see the module
+    docstring); ``SpoilFiveAEC`` is the same class under its first name."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "spoilfive_v0",
+        "name": "spoil_five_v0",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
     }
@@ -95,29 +91,27 @@ class SpoilFiveAEC(AECEnv):
     def __init__(
         self,
         num_players: int = 5,
-        rules: Rules | FortyFiveRules | None = None,
+        rules: Any = None,
         render_mode: str | None = None,
         game: str = "spoil_five",
-        table: Table | None = None,
+        table: Env[Any, Any] | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if table is None:
             table = make_table(game, num_players, rules)
-        elif not isinstance(table, (SpoilFive, _family.FortyFive)):
-            raise ValueError(f"table must be a SpoilFive or a FortyFive, got {type(table)}")
+        elif not isinstance(table, Env):
+            raise ValueError(f"table must be a game environment (spoilfive_jax.Env), got {table!r}")
         self.table = table
-        self._family = isinstance(table, _family.FortyFive)
-        if self._family:
-            # this instance's name, e.g. "forty_five_v0" (the class keeps Spoil Five's)
-            self.__dict__["metadata"] = {**type(self).metadata, "name": f"{table.id}_v0"}
+        # this instance's name, from the game's id: "spoil_five_v0", "forty_five_v0", ...
+        self.__dict__["metadata"] = {**type(self).metadata, "name": f"{table.id}_v0"}
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(table.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         d = self.table.observation_shape
         num_actions = self._num_actions = int(self.table.num_actions)
-        low = -np.inf if self._family else 0.0  # family scores can be negative
+        low = self.table.observation_low
         # One space object per agent (PettingZoo checks identity and seeds them separately).
         self.observation_spaces = {
             a: gymnasium.spaces.Dict(
@@ -133,7 +127,7 @@ class SpoilFiveAEC(AECEnv):
         }
         self._init, self._step, self._views = _compiled(self.table)
         self._rng = np.random.default_rng()
-        self.state: Any = None  # a Spoil Five or a family ``State``
+        self.state: Any = None  # the game's ``State``
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
 
@@ -219,63 +213,23 @@ class SpoilFiveAEC(AECEnv):
         self._mask = np.asarray(mask).astype(np.int8)
 
     def _final_info(self) -> dict[str, Any]:
-        s = self.state
-        if self._family:
-            return {
-                "illegal": bool(s.illegal),
-                "hand_points": np.asarray(s.hand_points).tolist(),
-                "tricks_won": np.asarray(s.tricks_won).tolist(),
-            }
-        return {
-            "winner": int(s.winner),
-            "illegal": bool(s.illegal),
-            "carried_out": int(s.carried_out),
-        }
+        return self.table.final_info(self.state)
 
     def _text(self) -> str:
-        s = self.state
-        if s is None:
+        if self.state is None:
             return "(no hand dealt: call reset)"
-        if self._family:
-            return self._family_text()
-        lines = [
-            f"phase {PHASE_NAMES[int(s.phase)]}, trump turn-up {action_str(int(s.turnup))}, "
-            f"pot {int(s.pot)}, tricks {np.asarray(s.tricks_won).tolist()}",
-        ]
-        trick = [action_str(int(c)) if c >= 0 else "--" for c in np.asarray(s.trick_cards)]
-        lines.append("trick: " + " ".join(trick))
-        if bool(s.terminated):
-            lines.append(f"hand over: rewards {np.asarray(s.rewards).tolist()}")
-        else:
-            lines.append(f"to act: player_{int(s.current_player)}")
-        return "\n".join(lines)
-
-    def _family_text(self) -> str:
-        s = self.state
-        up = int(s.turnup)
-        lines = [
-            f"{self.table.id}: phase {_family_game.PHASE_NAMES[int(s.phase)]}, "
-            + (f"turn-up {_family.card_text(up)}, " if up >= 0 else "")
-            + f"trump {'CDHS'[int(s.trump)] if int(s.trump) >= 0 else '-'}, "
-            f"tricks {np.asarray(s.tricks_won).tolist()}",
-        ]
-        trick = [_family.card_text(int(c)) if c >= 0 else "--" for c in np.asarray(s.trick_cards)]
-        lines.append("trick: " + " ".join(trick))
-        if bool(s.terminated):
-            lines.append(f"hand over: rewards {np.asarray(s.rewards).tolist()}")
-        else:
-            lines.append(f"to act: player_{int(s.current_player)}")
-        return "\n".join(lines)
+        return self.table.state_text(self.state)
 
 
-def raw_env(
-    num_players: int = 5, rules: Rules | FortyFiveRules | None = None, **kwargs: Any
-) -> SpoilFiveAEC:
+SpoilFiveAEC = CardGameAEC  # the first name of the class, kept
+
+
+def raw_env(num_players: int = 5, rules: Any = None, **kwargs: Any) -> CardGameAEC:
     """The environment without PettingZoo's wrappers (``game=``/``table=``: see the module)."""
-    return SpoilFiveAEC(num_players, rules, **kwargs)
+    return CardGameAEC(num_players, rules, **kwargs)
 
 
-def env(num_players: int = 5, rules: Rules | FortyFiveRules | None = None, **kwargs: Any) -> AECEnv:
+def env(num_players: int = 5, rules: Any = None, **kwargs: Any) -> AECEnv:
     """The environment wrapped in PettingZoo's ``OrderEnforcingWrapper`` (the usual entry)."""
     from pettingzoo.utils import wrappers
 

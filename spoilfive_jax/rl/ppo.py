@@ -44,7 +44,7 @@ from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
 from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.tools.rollout import max_decisions
+from spoilfive_jax.tools.policies import play_out
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")
@@ -239,7 +239,7 @@ def _play_on(
     step = jax.vmap(cfg.env.step)
     first = jnp.bool_(action is not None)
     learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
-    limit = 2 * max_decisions(cfg.num_players) + 1
+    limit = 2 * cfg.env.max_decisions + 1
 
     def waiting(s: State) -> jax.Array:
         return s.terminated | (s.current_player != LEARNER)
@@ -430,24 +430,21 @@ def _seat_chips(
     keys = jax.random.split(key, num_hands)
     seats = jnp.arange(num_hands, dtype=jnp.int32) % n
     state = jax.vmap(lambda k: env.init(k))(keys)
-    step = jax.vmap(env.step)
 
-    def body(carry: tuple[State, jax.Array], t: jax.Array) -> Any:
-        s, total = carry
-        player = jnp.maximum(s.current_player, 0)
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        smart = jax.vmap(HEURISTIC)(ks, s, player)
-        action = jnp.where(heuristic, smart, jax.vmap(RANDOM)(ks, s, player)).astype(jnp.int32)
+    def bot(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
+        return jnp.where(heuristic, HEURISTIC(k, s, player), RANDOM(k, s, player))
+
+    def agent(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
         logits, _ = apply(net, params, s.observation, s.legal_action_mask)
-        mine = choose(logits, None, greedy=True)[0]
-        action = jnp.where(use_agent & (player == seats), mine, action)
-        s = step(s, action)
-        got = jnp.take_along_axis(s.rewards, seats[:, None], axis=1)[:, 0]
-        return (s, total + got), None
+        return choose(logits, None, greedy=True)[0]
 
-    zero = jnp.zeros(num_hands, jnp.float32)
-    (_, chips), _ = jax.lax.scan(body, (state, zero), jnp.arange(max_decisions(n)))
-    return chips
+    def one(k: jax.Array, s: State, seat: jax.Array) -> jax.Array:
+        # the measured seat plays the agent (policy 1) when ``use_agent``, every other the bot
+        seat_policy = ((jnp.arange(n) == seat) & use_agent).astype(jnp.int32)
+        _, total = play_out(env, (bot, agent), seat_policy, k, s)
+        return total[seat]
+
+    return jax.vmap(one)(keys, state, seats)  # type: ignore[no-any-return]
 
 
 def seat_evaluation(

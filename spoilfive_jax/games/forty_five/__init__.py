@@ -2,9 +2,20 @@
 Forty-Fives, the joker.
 
 Built on the Spoil Five card core (``spoilfive_jax.core``: ranking, deal, robbing, reneging);
-the per-game parts (teams, scoring, bidding, games to a target) live here.
+the per-game parts (teams, scoring, bidding, games to a target) live here.  The modules:
+``rules``, ``game`` (the pure rules of one hand), ``env``, ``observe``, ``policies`` (the
+built-in players), ``provider`` (what the generic tools keep and report), ``games`` (whole games
+to the target: ``play_games``) and ``play`` (terminal play); all are imported with the package.
 """
 
+from spoilfive_jax.games.forty_five import env as env
+from spoilfive_jax.games.forty_five import game as game
+from spoilfive_jax.games.forty_five import games as games
+from spoilfive_jax.games.forty_five import observe as observe
+from spoilfive_jax.games.forty_five import play as play
+from spoilfive_jax.games.forty_five import policies as policies
+from spoilfive_jax.games.forty_five import provider as provider
+from spoilfive_jax.games.forty_five import rules as rules
 from spoilfive_jax.games.forty_five.env import AuctionFortyFives as AuctionFortyFives
 from spoilfive_jax.games.forty_five.env import FortyFive as FortyFive
 from spoilfive_jax.games.forty_five.env import TwentyFive as TwentyFive
@@ -31,6 +42,9 @@ from spoilfive_jax.games.forty_five.game import PASS as PASS
 from spoilfive_jax.games.forty_five.game import PHASE_NAMES as PHASE_NAMES
 from spoilfive_jax.games.forty_five.game import State as State
 from spoilfive_jax.games.forty_five.game import state_bytes as state_bytes
+from spoilfive_jax.games.forty_five.games import GameResult as GameResult
+from spoilfive_jax.games.forty_five.games import play_games as play_games
+from spoilfive_jax.games.forty_five.provider import FamilyScores as FamilyScores
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules as FortyFiveRules
 from spoilfive_jax.games.forty_five.rules import num_teams as num_teams
 
@@ -52,8 +66,10 @@ __all__ = [
     "PASS",
     "PHASE_NAMES",
     "AuctionFortyFives",
+    "FamilyScores",
     "FortyFive",
     "FortyFiveRules",
+    "GameResult",
     "State",
     "TwentyFive",
     "action_id",
@@ -62,5 +78,6 @@ __all__ = [
     "card_text",
     "num_teams",
     "parse_cards",
+    "play_games",
     "state_bytes",
 ]

@@ -15,6 +15,8 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.observe as _observe
+import spoilfive_jax.games.forty_five.policies as _policies
+import spoilfive_jax.games.forty_five.provider as _provider
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
 from spoilfive_jax.core.cards import card_str as _card_str
@@ -243,9 +245,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         return ("random", "greedy")
 
     def builtin_policy(self, name: str) -> PolicyFn:
-        from spoilfive_jax.games.forty_five.tools import builtin_policy
-
-        return builtin_policy(name, self.rules)
+        return _policies.builtin_policy(name, self.rules)
 
     # ------------------------------------------------------------------ whole games
 
@@ -396,6 +396,71 @@ class FortyFive(Env[State, FortyFiveRules]):
         return play_family(
             self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
         )
+    # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
+    # (deals, decision keys: ``Env``'s defaults; no fast kernel yet)
+
+    score_unit = "points"
+
+    def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
+        """``dealer`` deals every hand (each at a new game).  ``carried`` is Spoil Five's."""
+        if not isinstance(carried, (int, np.integer)) or isinstance(carried, bool) or carried:
+            raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
+        return super().deal_options(dealer, **options)
+
+    def outcome(self, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
+        del rewards  # (the hand's points: ``state.hand_points``)
+        return _provider.outcome(state, self.num_players)
+
+    def summarize(self, result: Any) -> dict[str, Any]:
+        return _provider.summarize(result, self.id)
+
+    def hands_won(self, result: Any) -> np.ndarray:
+        return _provider.hands_won(result)
+
+    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
+        return _provider.check_turnup(hands, turnup, self.rules)
+
+    def known_deal(
+        self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array
+    ) -> State:
+        return _provider.known_deal(keys, ids, hands, turnup, seat, self.num_players, self.rules)
+
+    def query_samples(
+        self, outcome: dict[str, jax.Array], seat: jax.Array
+    ) -> tuple[jax.Array, ...]:
+        return _provider.query_samples(outcome, seat, self.num_players)
+
+    def hand_scores(
+        self, samples: list[np.ndarray], num_rollouts: int, threshold: int = 15, **options: Any
+    ) -> Any:
+        del options
+        return _provider.hand_scores(samples, num_rollouts, threshold, self.id)
+
+    def play_sessions(
+        self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any
+    ) -> Any:
+        """Whole games to the target (``games.play_games``): options ``max_hands`` (30),
+        ``batch_size`` (4096)."""
+        from spoilfive_jax.games.forty_five.games import games
+
+        return games(key, self, lineup, seat_policy, num, **options)
+
+    def final_info(self, state: State) -> dict[str, Any]:
+        return {
+            "illegal": bool(state.illegal),
+            "hand_points": np.asarray(state.hand_points).tolist(),
+            "tricks_won": np.asarray(state.tricks_won).tolist(),
+        }
+
+    def state_text(self, state: State) -> str:
+        up, trump = int(state.turnup), int(state.trump)
+        head = (
+            f"{self.id}: phase {game.PHASE_NAMES[int(state.phase)]}, "
+            + (f"turn-up {card_text(up)}, " if up >= 0 else "")
+            + f"trump {'CDHS'[trump] if trump >= 0 else '-'}, "
+            f"tricks {np.asarray(state.tricks_won).tolist()}"
+        )
+        return "\n".join([head, *self._text_tail(state)])
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

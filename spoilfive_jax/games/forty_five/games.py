@@ -1,9 +1,10 @@
 """Rollouts for the Forty-Five family: many independent hands, or whole games to the target,
 inside jitted, vmapped loops (the counterpart of ``spoilfive_jax.rollout`` / ``play_sessions``).
 
-A policy is ``"random"`` (uniform over the legal actions) or any jittable
-``policy(key, state, player) -> action`` on ONE hand's ``fortyfive.State``, the same contract
-as Spoil Five's policies; a list gives one policy per seat.
+A policy is a built-in name (``"random"``, ``"greedy"``: ``FortyFive.policy_names``) or any
+jittable ``policy(key, state, player) -> action`` on ONE hand's ``forty_five.State``, the same
+contract as Spoil Five's policies; a list gives one policy per seat.  ``sf.play_sessions(key,
+env, policy, num_games, max_hands=...)`` plays whole games too (``FortyFive.play_sessions``).
 """
 
 from __future__ import annotations
@@ -11,56 +12,31 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core import bits
-from spoilfive_jax.games.forty_five.env import FortyFive
+from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.forty_five.game import State
+from spoilfive_jax.games.forty_five.policies import random_policy
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.tools.policies import Lineup, lineup, play_out
 
-PolicyFn = Callable[[jax.Array, State, jax.Array], jax.Array]
+if TYPE_CHECKING:  # (env.py imports this module for ``FortyFive.play_sessions``)
+    from spoilfive_jax.games.forty_five.env import FortyFive
+
 PolicySpec = str | PolicyFn | Sequence[str | PolicyFn]
 
 
-def random_policy(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
-    """Uniform over ``state.legal_set`` (the k-th member of the bitset)."""
-    del player
-    count = bits.count(state.legal_set)
-    k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
-    return bits.nth(state.legal_set, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
-
-
-def _resolve(policy: PolicySpec, num_players: int) -> tuple[tuple[PolicyFn, ...], np.ndarray]:
-    """(distinct policies, int32[N] index of each seat's policy)."""
-    per_seat = list(policy) if isinstance(policy, (list, tuple)) else [policy] * num_players
-    if len(per_seat) != num_players:
-        raise ValueError(f"need one policy per seat ({num_players}), got {len(per_seat)}")
-    fns: list[PolicyFn] = []
-    for p in per_seat:
-        if p == "random":
-            fns.append(random_policy)
-        elif callable(p):
-            fns.append(p)  # type: ignore[arg-type]
-        else:
-            raise ValueError(f"policy must be 'random' or a callable, got {p!r}")
-    distinct = tuple(dict.fromkeys(fns))
-    return distinct, np.array([distinct.index(f) for f in fns], np.int32)
-
-
-def _choose(
-    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, key: jax.Array, state: State
-) -> jax.Array:
-    player = jnp.maximum(state.current_player, 0)
-    actions = [p(key, state, player) for p in policies]
-    which = seat_policy[player]
-    out = actions[0]
-    for i in range(1, len(actions)):
-        out = jnp.where(which == i, actions[i], out)
-    return out.astype(jnp.int32)
+def _lineup(env: FortyFive, policy: PolicySpec) -> tuple[tuple[PolicyFn, ...], np.ndarray]:
+    """(distinct policies, int32[N] index of each seat's policy); names through
+    ``env.builtin_policy``."""
+    who, seat_policy = lineup(env, policy)
+    return who.policies, seat_policy
 
 
 def _play_hand(
@@ -70,14 +46,8 @@ def _play_hand(
     key: jax.Array,
     state: State,
 ) -> State:
-    """Play one hand to its end (a static ``max_decisions`` scan; a finished hand stands)."""
-
-    def body(st: State, t: jax.Array) -> tuple[State, None]:
-        a = _choose(policies, seat_policy, jax.random.fold_in(key, t), st)
-        return env.step(st, a), None
-
-    state, _ = jax.lax.scan(body, state, jnp.arange(env.max_decisions))
-    return state
+    """Play one hand to its end (``tools.policies.play_out``)."""
+    return play_out(env, policies, seat_policy, key, state)[0]
 
 
 # ------------------------------------------------------------------------ whole games
@@ -152,13 +122,26 @@ def play_games(
 ) -> GameResult:
     """Play ``num_games`` games to the target (at most ``max_hands`` hands each; seat 0 deals
     the first hand, the deal passes left).  Same key -> same games for the same batch size."""
-    for name, v in (("num_games", num_games), ("max_hands", max_hands), ("batch", batch_size)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if not isinstance(env, FortyFive):
+    if not isinstance(getattr(env, "rules", None), FortyFiveRules):
         raise ValueError(f"env must be a FortyFive, got {type(env).__name__}")
+    num_games = positive_int("num_games", num_games)  # type: ignore[assignment]
+    who, seat_policy = lineup(env, policy)
     key = jax.random.PRNGKey(key) if isinstance(key, int) else key
-    policies, seat_policy = _resolve(policy, env.num_players)
+    return games(key, env, who, seat_policy, num_games, max_hands, batch_size)
+
+
+def games(
+    key: jax.Array,
+    env: FortyFive,
+    who: Lineup,
+    seat_policy: np.ndarray,
+    num_games: int,
+    max_hands: int = 30,
+    batch_size: int = 4096,
+) -> GameResult:
+    """``play_games`` with the policies resolved (``FortyFive.play_sessions``)."""
+    max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
+    batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     size = min(int(batch_size), int(num_games))
     start = time.perf_counter()
     parts = []
@@ -166,7 +149,7 @@ def play_games(
         parts.append(
             _games_chunk(
                 env,
-                policies,
+                who.policies,
                 size,
                 int(max_hands),
                 jax.random.fold_in(key, i),
@@ -251,13 +234,12 @@ def rollout_hands(
     dealer: int = 0,
 ) -> HandResult:
     """Play ``num_hands`` independent hands from a new game (scores zero)."""
-    for name, v in (("num_hands", num_hands), ("batch_size", batch_size)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
+    batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     if not 0 <= int(dealer) < env.num_players:
         raise ValueError(f"dealer must be 0..{env.num_players - 1}, got {dealer}")
     key = jax.random.PRNGKey(key) if isinstance(key, int) else key
-    policies, seat_policy = _resolve(policy, env.num_players)
+    policies, seat_policy = _lineup(env, policy)
     size = min(int(batch_size), int(num_hands))
     start = time.perf_counter()
     parts = [

@@ -57,7 +57,6 @@ from spoilfive_jax.games.forty_five.render import (
     trick_line,
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
-from spoilfive_jax.games.forty_five.tools import _one
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 
@@ -120,7 +119,8 @@ class FamilyGame:
         self.key = jax.random.PRNGKey(seed)
         self.teams = num_teams(n)
         self._init, self._step, self._next = _compiled(env)
-        self._bot = jit_policy(_one(bots, env.rules))  # type: ignore[arg-type]
+        bot = env.builtin_policy(bots) if isinstance(bots, str) else bots
+        self._bot = jit_policy(bot)
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words

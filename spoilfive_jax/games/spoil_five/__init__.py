@@ -2,9 +2,21 @@
 
 ``SpoilFive`` is the environment; ``Rules`` its rule options.  The modules: ``rules``, ``game``
 (the pure rules of one hand), ``env``, ``observe``, ``fast`` (the rollout kernel), ``policies``
-(the built-in players), ``session`` (chip sessions), ``render`` and ``play`` (terminal play).
+(the built-in players), ``provider`` (what the generic tools keep and report, and the fast
+kernel behind them), ``session`` (chip sessions), ``render`` and ``play`` (terminal play); all
+are imported with the package.
 """
 
+from spoilfive_jax.games.spoil_five import env as env
+from spoilfive_jax.games.spoil_five import fast as fast
+from spoilfive_jax.games.spoil_five import game as game
+from spoilfive_jax.games.spoil_five import observe as observe
+from spoilfive_jax.games.spoil_five import play as play
+from spoilfive_jax.games.spoil_five import policies as policies
+from spoilfive_jax.games.spoil_five import provider as provider
+from spoilfive_jax.games.spoil_five import render as render
+from spoilfive_jax.games.spoil_five import rules as rules
+from spoilfive_jax.games.spoil_five import session as session
 from spoilfive_jax.games.spoil_five.env import SpoilFive as SpoilFive
 from spoilfive_jax.games.spoil_five.env import action_str as action_str
 from spoilfive_jax.games.spoil_five.game import CLAIM as CLAIM
@@ -14,6 +26,7 @@ from spoilfive_jax.games.spoil_five.game import PASS as PASS
 from spoilfive_jax.games.spoil_five.game import PHASE_NAMES as PHASE_NAMES
 from spoilfive_jax.games.spoil_five.game import State as State
 from spoilfive_jax.games.spoil_five.game import state_bytes as state_bytes
+from spoilfive_jax.games.spoil_five.provider import HandScores as HandScores
 from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 
 __all__ = [
@@ -22,6 +35,7 @@ __all__ = [
     "NUM_ACTIONS",
     "PASS",
     "PHASE_NAMES",
+    "HandScores",
     "Rules",
     "SpoilFive",
     "State",

@@ -195,6 +195,11 @@ class BuiltinPolicy:
 
     name: str
 
+    @property
+    def policy_name(self) -> str:
+        """The name the tools resolve through ``env.builtin_policy`` (``tools.policies``)."""
+        return self.name
+
     def __call__(self, key: jax.Array, state: State, player: jax.Array) -> jax.Array:
         if self.name == "random":
             legal = state.legal_set

@@ -1,0 +1,261 @@
+"""The Forty-Five family's answers to the generic tools (the hooks in ``FortyFive``'s tools
+block): what ``sf.rollout``, ``sf.score_hands`` and ``sf.evaluate`` keep and report for a hand
+of Forty-Five, Twenty-Five or Auction Forty-Fives.
+
+Hands are independent: each is dealt afresh at a new game (team scores zero) with the dealer
+given, played out through ``FortyFive.step``, and scored as the family scores it
+(``game.hand_points``).  Hand ``i`` of a run with key ``k`` is dealt from
+``fold_in(fold_in(k, i), 0)`` and its decisions use ``fold_in(fold_in(fold_in(k, i), 1), t)``
+(``core.env.Env``'s defaults), so the same key gives the same hands whatever the batch size
+or chunking, and the same deals whatever the policies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core.cards import card_str
+from spoilfive_jax.core.stats import query_stats, se
+from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.spoil_five import game as core
+
+
+def card_text(card: int) -> str:
+    """``"5H"``, or ``"JK"`` for the joker (as ``forty_five.card_text``)."""
+    return "JK" if int(card) == JOKER else card_str(card)
+
+
+_TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
+
+
+# ------------------------------------------------------------------------ rollouts
+
+
+def outcome(state: State, num_players: int) -> dict[str, jax.Array]:
+    """What a rollout keeps of one finished hand (``RolloutResult``): ``rewards`` the hand's
+    points of each seat's team, ``team_points`` per team, an announced jink (``jink="announced"``)
+    and whether its team took all five tricks, the turn-up's robbing, the Auction bid and bidder
+    (0 and -1 elsewhere); ``winner`` -1 and ``carried_out`` 0 (a family hand has no pot)."""
+    team = game.team_of(num_players)
+    t = num_teams(num_players)
+    team_tricks = game.team_totals(state.tricks_won, num_players)
+    jinked = state.jinker >= 0
+    return {
+        "rewards": state.hand_points[team].astype(jnp.float32),  # (``rewards`` is zeroed by
+        "team_points": state.hand_points,  # steps after the hand's end; ``hand_points`` stays)
+        "tricks_won": state.tricks_won,
+        "winner": jnp.int32(-1),
+        "decisions": state._step_count,
+        "jinked": jinked,
+        "jink_won": jinked & (team_tricks[jnp.maximum(state.jinker, 0) % t] == NUM_TRICKS),
+        "robbed": state.robbed,
+        "robber": state.robber,
+        "carried_out": jnp.int32(0),
+        "bid": state.bid,
+        "bidder": state.bidder,
+    }
+
+
+def summarize(result: Any, game_id: str) -> dict[str, Any]:
+    """Mean points per seat and per team (with standard errors), the share of hands each team
+    won (more points than every other team), the trick distribution (``team_tricks[t, k]``:
+    share of hands in which team t took k of the five tricks), jink, rob and (Auction) bid
+    rates."""
+    pts = result.team_points.astype(np.float64)
+    n, t = result.rewards.shape[1], pts.shape[1]
+    team = np.arange(n) % t
+    team_tricks = np.stack([result.tricks_won[:, team == i].sum(1) for i in range(t)], axis=1)
+    others = np.stack([np.delete(pts, i, axis=1).max(1) for i in range(t)], axis=1)
+    won = (pts > others).astype(np.float64)
+    if bool((result.bidder >= 0).any()):
+        on = result.bidder >= 0
+        made = pts[np.arange(result.num_hands), result.bidder % t] >= 0
+        bid_made = float(made[on].mean())
+        mean_bid = float(result.bid[on].mean())
+    else:
+        bid_made = mean_bid = float("nan")
+    return {
+        "game": game_id,
+        "hands": result.num_hands,
+        "decisions": int(result.decisions.sum()),
+        "mean_points": result.rewards.astype(np.float64).mean(0),
+        "mean_points_se": se(result.rewards.astype(np.float64)),
+        "mean_team_points": pts.mean(0),
+        "mean_team_points_se": se(pts),
+        "team_win_rate": won.mean(0),
+        "team_win_rate_se": se(won),
+        "mean_team_tricks": team_tricks.mean(0),
+        "team_tricks": np.stack([(team_tricks == k).mean(0) for k in range(6)], axis=1),  # [T, 6]
+        "jink_rate": float(result.jinked.mean()),
+        "jink_success_rate": float(result.jink_won.sum() / max(result.jinked.sum(), 1)),
+        "rob_rate": float(result.robbed.mean()),
+        "bid_made_rate": bid_made,
+        "mean_bid": mean_bid,
+        "mean_decisions": float(result.decisions.mean()),
+        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+    }
+
+
+def hands_won(result: Any) -> np.ndarray:
+    """bool[H, N]: the seat's team scored more points in the hand than every other team."""
+    pts = result.team_points
+    t = pts.shape[1]
+    team = np.arange(result.rewards.shape[1]) % t
+    others = np.stack([np.delete(pts, i, axis=1).max(1) for i in range(t)], axis=1)  # [H, T]
+    return (pts > others)[:, team]  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------------ scoring hands
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilyScores:
+    """``score_hands`` for the Forty-Five family: Monte Carlo estimates for Q query hands
+    (float32[Q] each) and their standard errors.  Points are those of the query seat's TEAM for
+    the one hand (what the family's ``rewards`` give the seat): 5 a trick plus the best-trump
+    bonus (or Hoyle's 5/10), doubled by a successful jink, ``-bid`` for a failed Auction bid."""
+
+    expected_points: np.ndarray  # mean points of the seat's team for the hand
+    reach_prob: np.ndarray  # P(the seat's team scores >= ``threshold`` points in the hand)
+    expected_tricks: np.ndarray  # mean tricks (of five) taken by the seat's team
+    expected_points_se: np.ndarray
+    reach_prob_se: np.ndarray
+    expected_tricks_se: np.ndarray
+    num_rollouts: int
+    threshold: int = 15
+    game: str = "forty_five"  # ``env.id``
+
+    def table(self, hands: Any = None) -> str:
+        """A text table, one row per query (cards shown when ``hands`` is given)."""
+        reach = f"P(>={self.threshold}) %"
+        lines = [f"{'hand':<18} {'points':>15} {reach:>13} {'tricks':>13}"]
+        for q in range(self.expected_points.shape[0]):
+            cards = hands[q] if hands is not None else None
+            label = str(q) if cards is None else " ".join(card_text(int(c)) for c in cards)
+            lines.append(
+                f"{label:<18} {self.expected_points[q]:+7.3f} ± {self.expected_points_se[q]:5.3f}"
+                f" {100 * self.reach_prob[q]:6.2f} ± {100 * self.reach_prob_se[q]:4.2f}"
+                f" {self.expected_tricks[q]:5.3f} ± {self.expected_tricks_se[q]:5.3f}"
+            )
+        return "\n".join(lines)
+
+
+def _deck_layout(num_players: int, rules: FortyFiveRules) -> np.ndarray:
+    """int32[N, K]: for the query seat at offset o from the eldest hand (row o), what goes to
+    each of the K deck positions a deal reads: known card i (-1 - i), the turn-up (``_TURNUP``)
+    or the next unseen card (0, 1, ...)."""
+    n = num_players
+    size = game.deck_prefix(n, rules)
+    positions = core.deal_positions(n, game._core_rules(rules))
+    out = np.zeros((n, size), np.int32)
+    for o in range(n):
+        row = np.full(size, -100, np.int32)
+        for i, p in enumerate(positions[o]):
+            row[p] = -1 - i
+        if not rules.auction:
+            row[5 * n] = _TURNUP
+        free = row == -100
+        row[free] = np.arange(int(free.sum()))
+        out[o] = row
+    return out
+
+
+def known_deal(
+    keys: jax.Array,
+    ids: jax.Array,
+    hands: jax.Array,
+    turnup: jax.Array,
+    seat: jax.Array,
+    num_players: int,
+    rules: FortyFiveRules,
+) -> State:
+    """The first states of deals (dealer seat 0, a new game) in which ``seat`` holds ``hands``
+    and sees ``turnup``; the unseen cards shuffled by ``fold_in(fold_in(key, id), 0)``."""
+    n = num_players
+    t = num_teams(n)
+    deck_size = rules.deck_size
+    layout = jnp.asarray(_deck_layout(n, rules))
+    deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
+
+    def one(deal_key: jax.Array, known: jax.Array, up: jax.Array, me: jax.Array) -> State:
+        seen = jnp.zeros(deck_size, jnp.bool_).at[known].set(True)
+        if not rules.auction:
+            seen = seen.at[up].set(True)
+        perm = jax.random.permutation(deal_key, deck_size)
+        unseen = perm[jnp.argsort(seen[perm], stable=True)]  # the unseen cards, shuffled, first
+        idx = layout[(me - 1) % n]  # the dealer is seat 0: seat s is offset s - 1
+        deck = jnp.where(
+            idx >= 0,
+            unseen[jnp.maximum(idx, 0)],
+            jnp.where(idx == _TURNUP, up, known[jnp.clip(-1 - idx, 0, 4)]),
+        )
+        return game.deal_from_deck(deck, jnp.int32(0), jnp.zeros(t, jnp.int32), n, rules)
+
+    return jax.vmap(one)(deal_keys, hands, turnup, seat)  # type: ignore[no-any-return]
+
+
+def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.ndarray:
+    """Card ids of the deck (the joker 52 when in play); a turn-up 0..51 in no query hand, or
+    none in Auction (zeros come back)."""
+    bad = hands[(hands < 0) | (hands >= rules.deck_size)]
+    if bad.size:
+        what = "0..52 (52 = the joker)" if rules.joker else "0..51 (no joker in these rules)"
+        raise ValueError(f"hands holds card ids outside {what}: {sorted(set(bad.tolist()))}")
+    if rules.auction:
+        if turnup is not None:
+            raise ValueError("Auction Forty-Fives has no turn-up: pass turnup=None")
+        return np.zeros(hands.shape[0], np.int32)
+    if turnup is None:
+        raise ValueError("turnup is required (the card whose suit is trump)")
+    t = np.broadcast_to(np.asarray(turnup), hands.shape[:1])
+    if not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"turnup must be integer card ids, got {turnup!r}")
+    bad = t[(t < 0) | (t >= JOKER)]
+    if bad.size:
+        raise ValueError(
+            f"turnup must be a card id 0..51 (a turned-up joker goes to the dealer and the "
+            f"next card is turned up), got {sorted(set(bad.tolist()))}"
+        )
+    for i, up in enumerate(t.tolist()):
+        if up in hands[i].tolist():
+            raise ValueError(f"query {i}: the turn-up {card_text(up)} is also in the hand")
+    return t
+
+
+def query_samples(
+    out: dict[str, jax.Array], seat: jax.Array, num_players: int
+) -> tuple[jax.Array, ...]:
+    """Per rollout, the points and the tricks of the query seat's team."""
+    t = num_teams(num_players)
+    team = seat % t
+    points = jnp.take_along_axis(out["team_points"], team[:, None], axis=1)[:, 0]
+    tricks = jax.vmap(lambda w: game.team_totals(w, num_players))(out["tricks_won"])
+    return points, jnp.take_along_axis(tricks, team[:, None], axis=1)[:, 0]
+
+
+def hand_scores(
+    samples: list[np.ndarray], num_rollouts: int, threshold: int, game_id: str
+) -> FamilyScores:
+    pts, trk = samples
+    means, ses = query_stats([pts, pts >= threshold, trk])
+    return FamilyScores(
+        expected_points=means[0],
+        reach_prob=means[1],
+        expected_tricks=means[2],
+        expected_points_se=ses[0],
+        reach_prob_se=ses[1],
+        expected_tricks_se=ses[2],
+        num_rollouts=num_rollouts,
+        threshold=int(threshold),
+        game=game_id,
+    )
+
+
+__all__ = ["FamilyScores", "hands_won", "outcome", "summarize"]

@@ -1,0 +1,275 @@
+"""Spoil Five's answers to the generic tools (the hooks in ``SpoilFive``'s tools block).
+
+Randomness is counter-based: hand ``i`` of a run with key ``k`` is dealt from a hash of
+(seed(k), i) (``fast.random_cards``), whatever the policies, the batch or the devices.  Built-in
+policies play on the fast kernel (``fast``; the random player hashes (seed, i, decision));
+any other policy plays the same deals on the public ``State`` through ``SpoilFive.step``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import spoilfive_jax.games.spoil_five.fast as fast
+import spoilfive_jax.games.spoil_five.game as game
+from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.core.stats import query_stats, se
+from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
+from spoilfive_jax.games.spoil_five.policies import heuristic_position
+from spoilfive_jax.games.spoil_five.rules import Rules
+
+OUTCOME_FIELDS = tuple(f for f in Outcome._fields if f != "done")
+
+
+class Deal(NamedTuple):
+    """A batch of deals: the deck tops (5N+1 card ids, lists of int32[B], the turn-up last),
+    their strength positions when already known, the dealer and the carried pot."""
+
+    cards: list[jax.Array]
+    positions: list[jax.Array] | None
+    dealer: jax.Array  # int32[B]
+    carried: jax.Array  # int32[B]
+
+
+def max_decisions(num_players: int) -> int:
+    """The most decisions a hand can take: a rob, 5 tricks of N cards, a jink decision."""
+    return 5 * num_players + 2
+
+
+def rollout_keys(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
+    k1, k2 = jax.random.split(key)
+    return jax.random.bits(k1, (), U32), k2
+
+
+def rollout_deal(keys: Any, ids: jax.Array, options: dict[str, jax.Array], n: int) -> Deal:
+    cards, positions = fast.random_cards(keys[0], ids, 5 * n + 1)
+    b = ids.shape
+    return Deal(
+        cards,
+        positions,
+        jnp.broadcast_to(options["dealer"], b),
+        jnp.broadcast_to(options["carried"], b),
+    )
+
+
+def known_deal(
+    keys: Any,
+    ids: jax.Array,
+    hands: jax.Array,
+    turnup: jax.Array,
+    seat: jax.Array,
+    n: int,
+    rules: Rules,
+) -> Deal:
+    dealer = jnp.zeros_like(seat)
+    cards = fast.cards_with_known(keys[0], ids, hands, seat, turnup, dealer, n, rules)
+    return Deal(cards, None, dealer, jnp.zeros_like(seat))
+
+
+def deal_states(deal: Deal, n: int, rules: Rules) -> game.State:
+    deck = jnp.stack(deal.cards, axis=-1)
+    return jax.vmap(lambda d, dl, c: game.deal_from_deck(d, dl, c, n, rules))(
+        deck, deal.dealer, deal.carried
+    )
+
+
+def hand_keys(keys: Any, ids: jax.Array) -> jax.Array:
+    return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
+
+
+def outcome(state: game.State, rewards: jax.Array) -> dict[str, jax.Array]:
+    """What a rollout keeps of one finished hand (``RolloutResult``)."""
+    jinked = state.jinker >= 0
+    return {
+        "rewards": rewards,  # net chips of the hand per seat
+        "tricks_won": state.tricks_won,
+        "winner": state.winner,  # the seat that took the pot, -1 if spoiled or a jink failed
+        "decisions": state._step_count,
+        "jinked": jinked,
+        "jink_won": jinked & (state.winner == state.jinker),
+        "robbed": state.robbed,
+        "robber": state.robber,  # the seat entitled to rob, -1 if nobody
+        "carried_out": state.carried_out,  # chips carried to the next hand
+    }
+
+
+# ------------------------------------------------------------------------ the fast kernel
+
+
+def _choose_fast(
+    h: fast.Hands,
+    table: fast.Table,
+    seed: jax.Array,
+    ids: jax.Array,
+    t: jax.Array,
+    heuristic_seats: jax.Array,
+    kinds: frozenset[str],
+    rules: Rules,
+) -> jax.Array:
+    """Action positions of the players to act, by each seat's built-in policy."""
+    cur = fast.get(h.status, fast._F_CUR)
+    lo, hi = fast.hand_of(h, table, cur)
+    l_lo, l_hi = fast.legal_positions(lo, hi, h.status, rules)
+    out = None
+    if "random" in kinds:
+        out = fast.random_choice(l_lo, l_hi, fast.mix(seed, ids, t.astype(U32)))
+    if "heuristic" in kinds:
+        smart = heuristic_position(
+            lo, hi, l_lo, l_hi, h.status, h.played_trumps, table.trump, table.turnup_pos
+        )
+        uses = ((heuristic_seats >> cur) & 1) == 1
+        out = smart if out is None else jnp.where(uses, smart, out)
+    assert out is not None
+    return out
+
+
+def play_fast(
+    seed: jax.Array,
+    ids: jax.Array,
+    cards: list[jax.Array],
+    dealer: jax.Array,
+    carried: jax.Array,
+    heuristic_seats: jax.Array,
+    num_players: int,
+    rules: Rules,
+    kinds: frozenset[str],
+    positions: list[jax.Array] | None = None,
+) -> Outcome:
+    """Play a batch of hands to the end on the fast kernel (built-in policies only)."""
+    table, h = fast.deal_cards(cards, dealer, carried, num_players, rules, positions)
+
+    def choose(h: fast.Hands, t: jax.Array) -> jax.Array:
+        return _choose_fast(h, table, seed, ids, t, heuristic_seats, kinds, rules)
+
+    def body(carry: tuple[fast.Hands, jax.Array], t: jax.Array) -> Any:
+        h, pos = carry
+        h = fast.apply(h, table, pos, num_players, rules)
+        # The next choice is carried: XLA then computes it once instead of re-deriving it in
+        # every per-seat update of the next decision.
+        return (h, choose(h, t + 1)), None
+
+    steps = max_decisions(num_players)
+    (h, _), _ = jax.lax.scan(body, (h, choose(h, jnp.int32(0))), jnp.arange(steps, dtype=I32))
+    return fast.outcome(h, table, num_players, rules)
+
+
+def rollout_kernel(names: tuple[str, ...], n: int, rules: Rules) -> Any:
+    """The fast kernel for the built-in policies ``names`` (see ``Env.rollout_kernel``)."""
+    if not set(names) <= {"random", "heuristic"}:
+        return None
+    is_heuristic = np.array([name == "heuristic" for name in names])
+    kinds = frozenset(names)
+
+    def kernel(
+        deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
+    ) -> dict[str, jax.Array]:
+        weights = jnp.left_shift(1, jnp.arange(n, dtype=I32))
+        heuristic_seats = jnp.where(jnp.asarray(is_heuristic)[seat_policy], weights, 0).sum()
+        out = play_fast(
+            keys[0],
+            ids,
+            deal.cards,
+            deal.dealer,
+            deal.carried,
+            heuristic_seats,
+            n,
+            rules,
+            kinds,
+            deal.positions,
+        )
+        return {f: getattr(out, f) for f in OUTCOME_FIELDS}
+
+    return kernel
+
+
+# ------------------------------------------------------------------------ results
+
+
+def summarize(result: Any) -> dict[str, Any]:
+    """Win rate per seat, spoil and jink rates, mean chips per seat, with standard errors."""
+    n = result.rewards.shape[1]
+    win = np.stack([(result.winner == s) for s in range(n)], axis=1).astype(np.float64)
+    spoil = (result.winner < 0) & ~result.jinked
+    chips = result.rewards.astype(np.float64)
+    return {
+        "hands": result.num_hands,
+        "decisions": int(result.decisions.sum()),
+        "win_rate": win.mean(0),
+        "win_rate_se": se(win),
+        "spoil_rate": float(spoil.mean()),
+        "spoil_rate_se": float(se(spoil.astype(np.float64)[:, None])[0]),
+        "jink_rate": float(result.jinked.mean()),
+        "jink_success_rate": float(result.jink_won.sum() / max(result.jinked.sum(), 1)),
+        "rob_rate": float(result.robbed.mean()),
+        "mean_chips": chips.mean(0),
+        "mean_chips_se": se(chips),
+        "mean_decisions": float(result.decisions.mean()),
+        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+    }
+
+
+def hands_won(result: Any) -> np.ndarray:
+    """bool[H, N]: the seat took the pot."""
+    return result.winner[:, None] == np.arange(result.rewards.shape[1])  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------------ the scorer
+
+
+@dataclasses.dataclass(frozen=True)
+class HandScores:
+    """Monte Carlo estimates for Q query hands (float32[Q] each) and their standard errors."""
+
+    win_prob: np.ndarray  # the seat takes the pot
+    spoil_prob: np.ndarray  # nobody takes the pot (a spoil or a failed jink)
+    expected_chips: np.ndarray  # mean net chips of the seat for the hand
+    win_prob_se: np.ndarray
+    spoil_prob_se: np.ndarray
+    expected_chips_se: np.ndarray
+    num_rollouts: int
+
+    def table(self, hands: Any = None) -> str:
+        """A text table, one row per query (cards shown when ``hands`` is given)."""
+        lines = [f"{'hand':<18} {'win %':>13} {'spoil %':>13} {'chips':>15}"]
+        for q in range(self.win_prob.shape[0]):
+            label = " ".join(card_str(int(c)) for c in hands[q]) if hands is not None else str(q)
+            lines.append(
+                f"{label:<18} {100 * self.win_prob[q]:6.2f} ± {100 * self.win_prob_se[q]:4.2f}"
+                f" {100 * self.spoil_prob[q]:6.2f} ± {100 * self.spoil_prob_se[q]:4.2f}"
+                f" {self.expected_chips[q]:+7.3f} ± {self.expected_chips_se[q]:5.3f}"
+            )
+        return "\n".join(lines)
+
+
+def check_turnup(hands: np.ndarray, turnup: Any) -> np.ndarray:
+    """Card ids 0..51; a turn-up (one or one per query) that is in no query hand."""
+    if turnup is None:
+        raise ValueError("turnup is required (the card whose suit is trump)")
+    t = np.broadcast_to(np.asarray(turnup), hands.shape[:1])
+    if not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"turnup must be integer card ids, got {turnup!r}")
+    for name, arr in (("hands", hands), ("turnup", t)):
+        bad = arr[(arr < 0) | (arr >= NUM_CARDS)]
+        if bad.size:
+            raise ValueError(f"{name} holds card ids outside 0..51: {sorted(set(bad.tolist()))}")
+    for i, up in enumerate(t.tolist()):
+        if up in hands[i].tolist():
+            raise ValueError(f"query {i}: the turn-up {card_str(up)} is also in the hand")
+    return t
+
+
+def query_samples(out: dict[str, jax.Array], seat: jax.Array) -> tuple[jax.Array, ...]:
+    """Per rollout, the query seat's (won, spoiled, chips)."""
+    chips = jnp.take_along_axis(out["rewards"], seat[:, None], axis=1)[:, 0]
+    return out["winner"] == seat, out["winner"] < 0, chips
+
+
+def hand_scores(samples: list[np.ndarray], num_rollouts: int) -> HandScores:
+    means, ses = query_stats(samples)
+    return HandScores(means[0], means[1], means[2], ses[0], ses[1], ses[2], num_rollouts)

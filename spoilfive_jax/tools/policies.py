@@ -1,0 +1,172 @@
+"""Policies as a concept, for every game: naming them, seating them, and playing hands with them.
+
+A policy is a jittable ``policy(key, state, player) -> action`` on ONE hand's ``State`` of the
+game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *policy spec*:
+
+- a name, resolved through ``env.builtin_policy(name)`` (``env.policy_names``: ``"random"``
+  everywhere, ``"heuristic"`` in Spoil Five, ``"greedy"`` in the Forty-Five family);
+- a callable; one that carries a ``policy_name`` attribute (a game's built-in policy object,
+  e.g. ``sf.HEURISTIC``) is resolved by that name, so a game can refuse another game's player;
+- a list or tuple with one of those per seat.
+
+``play_out`` is THE loop that plays a hand to its end through ``env.step`` (a static scan of
+``env.max_decisions`` decisions; a finished hand stands).  Every tool that plays hands with
+arbitrary policies uses it; a game may play its own built-in policies faster
+(``Env.rollout_kernel``).
+
+This module imports no game: everything game-specific comes through ``core.env.Env``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core.env import Env, PolicyFn
+
+PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
+"""A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
+
+
+def policy_name(policy: Any) -> str | None:
+    """The built-in name of a policy spec (``"random"``, or a policy object's ``policy_name``);
+    None for any other callable."""
+    if isinstance(policy, str):
+        return policy
+    name = getattr(policy, "policy_name", None)
+    return name if isinstance(name, str) else None
+
+
+def resolve_one(env: Env[Any, Any], policy: Any) -> tuple[str | None, PolicyFn]:
+    """(built-in name or None, policy function) of one seat's spec; ``ValueError`` for a name the
+    game does not know or for something that is not a policy."""
+    name = policy_name(policy)
+    if name is not None:
+        return name, env.builtin_policy(name)
+    if not callable(policy):
+        names = ", ".join(repr(p) for p in env.policy_names)
+        raise ValueError(
+            f"a policy must be a name ({names}) or a jittable callable "
+            f"policy(key, state, player) -> action, got {policy!r}"
+        )
+    return None, policy
+
+
+def resolve(env: Env[Any, Any], policy: PolicySpec) -> tuple[tuple[str | None, PolicyFn], ...]:
+    """One (name, function) per seat from a policy spec."""
+    n = env.num_players
+    if isinstance(policy, (list, tuple)):
+        if len(policy) != n:
+            raise ValueError(f"a list of policies needs one per seat ({n}), got {len(policy)}")
+        return tuple(resolve_one(env, p) for p in policy)
+    return (resolve_one(env, policy),) * n
+
+
+@dataclasses.dataclass(frozen=True)
+class Lineup:
+    """The static part of who plays: the distinct policies (hashable: a ``jax.jit`` static
+    argument) and their built-in names.  Which seat plays which is a runtime array
+    (``seat_policy``, indices into ``policies``), so rotating seats does not recompile."""
+
+    policies: tuple[PolicyFn, ...]
+    names: tuple[str | None, ...]  # the built-in name of each policy, None for other callables
+
+    @property
+    def builtin(self) -> bool:
+        """Every policy is one of the game's built-ins (a fast kernel may play them)."""
+        return all(n is not None for n in self.names)
+
+
+def lineup(env: Env[Any, Any], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
+    """(the lineup, int32[N] index of each seat's policy) of a policy spec.
+
+    The distinct policies are in a canonical order (built-ins by name, then the others by
+    identity), so rotating the same policies through the seats reuses one compiled program; the
+    order changes no result."""
+    per_seat = resolve(env, policy)
+    distinct = sorted(
+        dict.fromkeys(per_seat),
+        key=lambda p: (0, p[0], 0) if p[0] is not None else (1, "", id(p[1])),
+    )
+    seat_policy = np.array([distinct.index(p) for p in per_seat], np.int32)
+    names = tuple(p[0] for p in distinct)
+    return Lineup(tuple(p[1] for p in distinct), names), seat_policy
+
+
+def choose(
+    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, key: jax.Array, state: Any
+) -> jax.Array:
+    """int32[]: the action of the seat to act in one hand, by its policy (every distinct policy
+    is evaluated; the seat's is selected, so this vmaps without branching)."""
+    player = jnp.maximum(state.current_player, 0)
+    actions = [p(key, state, player) for p in policies]
+    which = jnp.asarray(seat_policy)[player]
+    out = actions[0]
+    for i in range(1, len(actions)):
+        out = jnp.where(which == i, actions[i], out)
+    return out.astype(jnp.int32)
+
+
+def play_out(
+    env: Env[Any, Any],
+    policies: tuple[PolicyFn, ...],
+    seat_policy: jax.Array,
+    key: jax.Array,
+    state: Any,
+) -> tuple[Any, jax.Array]:
+    """Play ONE hand to its end through ``env.step``: decision ``t`` uses the key
+    ``fold_in(key, t)``.  Returns (the final state, float32[N] the rewards summed over the
+    hand's steps).  A static scan of ``env.max_decisions`` steps; a finished hand stands."""
+
+    def body(carry: tuple[Any, jax.Array], t: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
+        st, total = carry
+        a = choose(policies, seat_policy, jax.random.fold_in(key, t), st)
+        st = env.step(st, a)
+        return (st, total + st.rewards), None
+
+    zeros = jnp.zeros(env.num_players, jnp.float32)
+    (state, total), _ = jax.lax.scan(
+        body, (state, zeros), jnp.arange(env.max_decisions, dtype=jnp.int32)
+    )
+    return state, total
+
+
+def play_deals(
+    env: Env[Any, Any],
+    lineup: Lineup,
+    keys: Any,
+    ids: jax.Array,
+    deal: Any,
+    seat_policy: jax.Array,
+) -> dict[str, jax.Array]:
+    """Jittable: play a batch of deals (``env.rollout_deal``/``env.known_deal``) to the end and
+    return the batched ``env.outcome`` records: on the game's kernel when every seat plays a
+    built-in policy and the game has one (``env.rollout_kernel``), else through ``play_out``."""
+    kernel = env.rollout_kernel(lineup.names) if lineup.builtin else None  # type: ignore[arg-type]
+    if kernel is not None:
+        return kernel(deal, keys, ids, seat_policy)  # type: ignore[no-any-return]
+    states = env.deal_states(deal)
+    hand_keys = env.hand_keys(keys, ids)
+
+    def one(key: jax.Array, state: Any) -> dict[str, jax.Array]:
+        final, rewards = play_out(env, lineup.policies, seat_policy, key, state)
+        return env.outcome(final, rewards)
+
+    return jax.vmap(one)(hand_keys, states)  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "Lineup",
+    "PolicySpec",
+    "choose",
+    "lineup",
+    "play_deals",
+    "play_out",
+    "policy_name",
+    "resolve",
+]

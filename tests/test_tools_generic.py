@@ -1,0 +1,129 @@
+"""The generic tools (``spoilfive_jax.tools``) are written once for every game: they import
+no game package and reach each game through ``core.env.Env``; plus the library defects of
+issue 13 they fixed (bad sizes, built-in names everywhere, submodules, ``auto_reset``)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+
+TOOLS = Path(sf.__file__).parent / "tools"
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+            out += [f"{node.module}.{a.name}" for a in node.names]
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(TOOLS.glob("*.py")), ids=lambda p: p.name)
+def test_tools_import_no_game_and_name_no_game_class(path: Path) -> None:
+    assert not [m for m in _imports(path) if m.startswith("spoilfive_jax.games")]
+    text = path.read_text()
+    for name in ("SpoilFive", "FortyFive", "FortyFiveRules"):
+        assert f"isinstance(env, {name})" not in text
+
+
+def test_documented_submodules_work_in_a_fresh_process() -> None:
+    code = (
+        "from spoilfive_jax.games import forty_five as ff\n"
+        "from spoilfive_jax.games import spoil_five as s5\n"
+        "assert callable(ff.games.play_games) and callable(ff.policies.greedy_policy)\n"
+        "assert callable(ff.provider.outcome) and callable(ff.observe.observe)\n"
+        "assert callable(s5.session.sessions) and callable(s5.fast.random_cards)\n"
+        "assert callable(s5.provider.play_fast) and callable(s5.render.render_text)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, "x", True])
+def test_sizes_must_be_positive_integers(value: object) -> None:
+    env = sf.SpoilFive(4)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        sf.rollout(0, env, num_hands=8, batch_size=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_hands must be a positive integer"):
+        sf.rollout(0, env, num_hands=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        sf.score_hands(0, [[0, 1, 2, 3, 4]], 5, 1, num_rollouts=4, batch_size=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_rollouts must be"):
+        sf.score_hands(0, [[0, 1, 2, 3, 4]], 5, 1, num_rollouts=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_hands must be a positive integer"):
+        sf.evaluate(0, env, ["random", "heuristic"], num_hands=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_sessions must be a positive integer"):
+        sf.play_sessions(0, env, num_sessions=value)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_games must be a positive integer"):
+        sf.play_games(0, sf.FortyFive(4), num_games=value)  # type: ignore[arg-type]
+
+
+def test_family_games_take_builtin_names_and_one_sessions_entry_point() -> None:
+    env = sf.FortyFive(4)
+    games = sf.play_games(0, env, "greedy", 8, max_hands=12, batch_size=8)
+    assert (games.scores.max(1) >= 45).all()
+    same = sf.play_sessions(0, env, "greedy", 8, max_hands=12, batch_size=8)
+    np.testing.assert_array_equal(same.scores, games.scores)
+    np.testing.assert_array_equal(same.points_by_hand, games.points_by_hand)
+    mixed = sf.play_games(
+        0,
+        env,
+        ["greedy", "random", sf.FortyFive(4).builtin_policy("greedy"), "random"],
+        8,
+        max_hands=12,
+        batch_size=8,
+    )
+    assert mixed.summary()["games"] == 8
+    with pytest.raises(ValueError, match="plays Spoil Five only"):
+        sf.play_games(0, env, "heuristic", 8)
+    chips = sf.play_sessions(0, sf.SpoilFive(3), "heuristic", 4, max_hands=5, stack=9)
+    assert isinstance(chips, sf.SessionResult) and (chips.hands_played <= 5).all()
+
+
+def test_auto_reset_follows_pgx_and_legal_actions_see_the_new_hand() -> None:
+    for env in (sf.SpoilFive(3), sf.FortyFive(4)):
+        auto = jax.jit(sf.auto_reset(env.step, env.init))
+        state = env.init(jax.random.PRNGKey(0))
+        ended = 0
+        for i in range(3 * env.max_decisions):
+            action = jnp.int32(env.legal_actions(state)[0])
+            state = auto(state, action, jax.random.PRNGKey(i))
+            if bool(state.terminated):  # the finished hand's flag and rewards, the new hand
+                ended += 1
+                assert int(state._step_count) == 0 and int(state.current_player) >= 0
+                legal = env.legal_actions(state)
+                assert legal == np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
+                assert 0 < len(legal) < env.num_actions
+                assert float(jnp.abs(state.rewards).sum()) > 0
+        assert ended >= 2
+    over = (
+        sf.SpoilFive(3)
+        .init(jax.random.PRNGKey(0))
+        .replace(terminated=jnp.bool_(True), current_player=jnp.int32(-1))
+    )
+    assert sf.SpoilFive(3).legal_actions(over) == []
+
+
+def test_rollout_result_reads_the_games_fields() -> None:
+    out = sf.rollout(0, sf.SpoilFive(3), "random", 16, batch_size=16)
+    assert out.game == "spoil_five" and out.num_hands == 16 and out.rewards.shape == (16, 3)
+    with pytest.raises(AttributeError, match="no field 'team_points'"):
+        _ = out.team_points
+    np.testing.assert_array_equal(out.hands_won(), out.winner[:, None] == np.arange(3))
+    assert sf.SpoilFive.score_unit == "chips" and sf.FortyFive.score_unit == "points"
+    with pytest.raises(ValueError, match="carried is Spoil Five's pot"):
+        sf.rollout(0, sf.FortyFive(4), "random", 8, carried=1)
+    with pytest.raises(ValueError, match="takes no rollout option"):
+        sf.rollout(0, sf.SpoilFive(3), "random", 8, pot=1)
