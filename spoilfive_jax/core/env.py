@@ -328,6 +328,7 @@ class Env(abc.ABC, Generic[S, R]):
         """Play against ``bots`` (a policy) in the terminal (any text streams), starting with
         a line that says what is played; ``hands`` None: the game's own default."""
         raise NotImplementedError(f"{type(self).__name__} has no terminal play")
+
     # ---------------- tools hooks (tools): what the generic tools ask of a game
     #
     # ``spoilfive_jax.tools`` (rollout, scorer, tournaments, sessions) never names a game; it

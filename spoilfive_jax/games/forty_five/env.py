@@ -396,6 +396,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         return play_family(
             self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
         )
+
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
     # (deals, decision keys: ``Env``'s defaults; no fast kernel yet)
 

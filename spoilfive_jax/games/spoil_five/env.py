@@ -234,6 +234,7 @@ class SpoilFive(Env[State, Rules]):
         return play_terminal(
             self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
         )
+
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
 
     score_unit = "chips"
