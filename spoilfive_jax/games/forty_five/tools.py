@@ -27,6 +27,9 @@ import numpy as np
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.core.deal import deal_positions
+from spoilfive_jax.core.ranking import plain_strength
+from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.env import FortyFive, card_text
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
@@ -41,7 +44,6 @@ from spoilfive_jax.games.forty_five.game import (
 )
 from spoilfive_jax.games.forty_five.games import PolicyFn, _play_hand, random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.spoil_five import game as core
 from spoilfive_jax.games.spoil_five.policies import BuiltinPolicy
 from spoilfive_jax.tools.rollout import (
     Progress,
@@ -90,7 +92,7 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
         playable = legal[:NUM_CARD_IDS]
         trump = jnp.maximum(state.trump, 0)
         ts = game.trump_strength(cards, trump, rules)
-        plain = core.plain_strength(jnp.minimum(cards, JOKER - 1))
+        plain = plain_strength(jnp.minimum(cards, JOKER - 1))
         value = jnp.where(ts >= 0, 16 + ts, plain)
         power = jnp.where(ts >= 0, 16 + ts, jnp.where(cards // 13 == state.led_class, plain, -1))
         leading = cur == state.leader
@@ -101,7 +103,7 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
         strongest = jnp.argmax(jnp.where(playable, value, -1))
         play = jnp.where(leading, strongest, jnp.where(wins.any(), cheapest_win, weakest))
 
-        hand = bits.to_bool(core.seat_bits(state.hands, cur), NUM_ACTIONS)[:NUM_CARD_IDS]
+        hand = bits.to_bool(seat_bits(state.hands, cur), NUM_ACTIONS)[:NUM_CARD_IDS]
         per_suit = (jnp.asarray(by_suit) & hand[None, :]).sum(1)
         best_suit = jnp.argmax(per_suit)
         bids = legal[BID_15 : HOLD + 1]
@@ -293,7 +295,7 @@ def _deck_layout(num_players: int, rules: Any) -> np.ndarray:
     or the next unseen card (0, 1, ...)."""
     n = num_players
     size = game.deck_prefix(n, rules)
-    positions = core.deal_positions(n, game._core_rules(rules))
+    positions = deal_positions(n, rules)
     out = np.zeros((n, size), np.int32)
     for o in range(n):
         row = np.full(size, -100, np.int32)
