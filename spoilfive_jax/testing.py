@@ -110,7 +110,8 @@ def _reward_fields(state: Any) -> list[str]:
 
 
 def _assert_same(a: Any, b: Any, what: str, skip: tuple[str, ...] = ()) -> None:
-    ta, tb = jax.tree.structure(a), jax.tree.structure(b)
+    ta: Any = jax.tree.structure(a)
+    tb: Any = jax.tree.structure(b)
     assert ta == tb, f"{what}: the states differ in structure or static fields: {ta} vs {tb}"
     la, lb = _leaves(a), _leaves(b)
     assert [n for n, _ in la] == [n for n, _ in lb], f"{what}: the states have different fields"
@@ -240,7 +241,8 @@ class _Tester:
                 f"{name}: {field} must be zero after init"
             )
         assert (np.asarray(state._step_count) == 0).all(), f"{name}: _step_count after init"
-        history, actions = [_host(state)], []
+        history: list[Any] = [_host(state)]
+        actions: list[np.ndarray] = []
         key = self.act_key
         while not np.asarray(state.terminated).all():
             assert len(actions) < env.max_decisions, (
