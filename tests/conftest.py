@@ -113,15 +113,29 @@ def action_id(action: str | int) -> int:
     return named[action.upper()] if action.upper() in named else sf.card_id(action)
 
 
+def action_text(env: sf.Env, action: int) -> str:
+    """Machine text of an action of ``env``'s game: a card as ``card_str`` (``"TC"``), the
+    family's joker ``"JK"``, else the action's name (``"PASS"``, ``"BID_20"``, ...)."""
+    a = int(action)
+    if a < 52:
+        return sf.card_str(a)
+    if isinstance(env, ff.FortyFive):
+        return ff.card_text(a) if a == ff.JOKER else ff.action_str(a)
+    return sf.action_str(a)
+
+
+_FAMILY = ff.FortyFive(4)
+
+
 def cards(text: str) -> set[str]:
     """A set of normalised card texts, for comparing legal sets: ``cards("jd 10c jk")`` ->
     {"JD", "TC", "JK"} (the joker for the family; card texts are the same in every game)."""
-    return {ff.action_str(ff.action_id(t)) for t in text.replace(",", " ").split()}
+    return texts(ff.action_id(t) for t in text.replace(",", " ").split())
 
 
 def texts(actions: Iterable[int]) -> set[str]:
-    """The texts of family action ids."""
-    return {ff.action_str(a) for a in actions}
+    """The machine texts of family action ids."""
+    return {action_text(_FAMILY, a) for a in actions}
 
 
 # ---------------------------------------------------------------------------- a hand-built table
@@ -154,10 +168,10 @@ class _Mirror:
 
     def legal(self) -> set[str]:
         """The legal actions of the player to act, as text (cards, PASS, JINK, ...)."""
-        return {self.env.action_str(a) for a in self.env.legal_actions(self.state)}
+        return {action_text(self.env, a) for a in self.env.legal_actions(self.state)}
 
     def hand(self, seat: int) -> set[str]:
-        return {self.env.action_str(c) for c in hands_of(self.state)[seat]}
+        return {action_text(self.env, c) for c in hands_of(self.state)[seat]}
 
     @property
     def rewards(self) -> list[float]:
