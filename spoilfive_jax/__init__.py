@@ -1,5 +1,6 @@
 """spoilfive_jax: Spoil Five and its family as jit-compiled, vmapped JAX array programs."""
 
+from spoilfive_jax import testing as testing
 from spoilfive_jax.core.cards import card_id as card_id
 from spoilfive_jax.core.cards import card_str as card_str
 from spoilfive_jax.core.cards import card_symbol as card_symbol
@@ -84,6 +85,7 @@ __all__ = [
     "rollout",
     "score_hands",
     "state_bytes",
+    "testing",
     "trump_order",
     "use_all_cores",
 ]

@@ -1,16 +1,19 @@
-"""Shared helpers for the engine tests.
+"""The one set of shared test helpers, for every game.
 
-- Compiled functions are cached per ``SpoilFive`` (hashable: num_players + rules), so every
-  test module that plays the same table reuses one compile (pgx style).  The batched ``step``
-  counts its traces, so tests can prove one compile per (N, rules).
-- ``Table``: a hand-built deal driven through ``env.checked_step`` and mirrored, step by step,
-  through the pure-Python reference engine (``tests/reference.py``).
-- Small host-side converters: bitsets to card sets, rules to reference rules, text to actions.
+- Compiled functions are cached per environment (hashable: game, num_players and rules), so
+  every test module that plays the same table reuses one compile (pgx style).  The batched
+  ``init``/``step`` count their traces, so tests can prove one compile per table.
+- ``Table`` (Spoil Five) and ``Table45`` (the Forty-Five family): a hand-built deal driven through
+  ``env.checked_step`` and mirrored, decision by decision, through the pure-Python reference
+  engines (``tests/reference.py``, ``tests/reference_fortyfive.py``).
+- Small host-side converters: card sets of a state (through ``core.bits.members``, the one
+  bits-to-cards helper), rules to reference rules, text to actions.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from collections.abc import Iterable, Sequence
 
@@ -18,21 +21,25 @@ import jax
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
+from spoilfive_jax.core.bits import members
+from spoilfive_jax.games import forty_five as ff
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
     import reference as ref
+    import reference_fortyfive as ref45
 except ImportError:  # pragma: no cover
     from tests import reference as ref
+    from tests import reference_fortyfive as ref45
 
 # ---------------------------------------------------------------------------- compiled functions
 
-TRACES: collections.Counter[tuple[str, sf.SpoilFive]] = collections.Counter()
+TRACES: collections.Counter[tuple[str, sf.Env]] = collections.Counter()
 
 
 @functools.cache
-def batched_init(env: sf.SpoilFive):
-    """``jit(vmap(env.init_from_deck))``: decks int32[B, 52], dealers int32[B], carried int32[B]."""
+def batched_init(env: sf.Env):
+    """``jit(vmap(env.init_from_deck))``: decks int32[B, D], dealers int32[B] and what carries
+    between hands (Spoil Five: carried chips int32[B]; the family: team scores int32[B, T])."""
 
     def init(decks, dealers, carried):
         TRACES["init", env] += 1
@@ -42,7 +49,7 @@ def batched_init(env: sf.SpoilFive):
 
 
 @functools.cache
-def batched_step(env: sf.SpoilFive):
+def batched_step(env: sf.Env):
     """``jit(vmap(env.step))``: states [B], actions int32[B]; counts its traces in ``TRACES``."""
 
     def step(state, action):
@@ -53,7 +60,7 @@ def batched_step(env: sf.SpoilFive):
 
 
 @functools.cache
-def jit_step(env: sf.SpoilFive):
+def jit_step(env: sf.Env):
     """``jit(env.step)`` for one hand (illegal actions end the hand instead of raising)."""
     return jax.jit(env.step)
 
@@ -61,7 +68,11 @@ def jit_step(env: sf.SpoilFive):
 # ---------------------------------------------------------------------------- conversions
 
 
-def to_ref_rules(rules: sf.Rules) -> ref.RefRules:
+def to_ref_rules(rules: sf.Rules | ff.FortyFiveRules) -> ref.RefRules | ref45.RefRules45:
+    """The reference engine's rules for a Spoil Five or a family rules object."""
+    if isinstance(rules, ff.FortyFiveRules):
+        fields = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+        return ref45.RefRules45(**fields)
     return ref.RefRules(
         follow=rules.follow,
         renege=rules.renege,
@@ -74,48 +85,137 @@ def to_ref_rules(rules: sf.Rules) -> ref.RefRules:
     )
 
 
-def bits_to_cards(lo, hi) -> set[int]:
-    """The positions set in a (lo, hi) pair of uint32 words (one set, host values)."""
-    word = int(lo) | (int(hi) << 32)
-    return {i for i in range(64) if word >> i & 1}
+def _seat_sets(sets) -> list[set[int]]:
+    lo, hi = np.asarray(sets.lo), np.asarray(sets.hi)
+    return [set(members(lo[s], hi[s])) for s in range(lo.shape[0])]
 
 
-def hands_of(state: sf.State) -> list[set[int]]:
-    """Card ids held by each seat of one (unbatched) hand."""
-    lo, hi = np.asarray(state.hands.lo), np.asarray(state.hands.hi)
-    return [bits_to_cards(lo[s], hi[s]) for s in range(lo.shape[0])]
+def hands_of(state) -> list[set[int]]:
+    """Card ids held by each seat of one (unbatched) hand, any game."""
+    return _seat_sets(state.hands)
 
 
-def phase_name(state: sf.State) -> str:
-    return PHASE_NAMES[int(state.phase)]
+def discards_of(state: ff.State) -> list[set[int]]:
+    """Card ids each seat of one family hand has laid away (rob, joker exchange, discard)."""
+    return _seat_sets(state.discards)
+
+
+def phase_name(state) -> str:
+    names = ff.PHASE_NAMES if isinstance(state, ff.State) else sf.SpoilFive.phase_names
+    return names[int(state.phase)]
 
 
 def action_id(action: str | int) -> int:
-    """An action from text: a card (``"5H"``), ``"PASS"``, ``"JINK"`` or ``"CLAIM"``."""
+    """A Spoil Five action from text: a card (``"5H"``), ``"PASS"``, ``"JINK"`` or ``"CLAIM"``."""
     if isinstance(action, (int, np.integer)):
         return int(action)
     named = {"PASS": sf.PASS, "JINK": sf.JINK, "CLAIM": sf.CLAIM}
     return named[action.upper()] if action.upper() in named else sf.card_id(action)
 
 
+def action_text(env: sf.Env, action: int) -> str:
+    """Machine text of an action of ``env``'s game: a card as ``card_str`` (``"TC"``), the
+    family's joker ``"JK"``, else the action's name (``"PASS"``, ``"BID_20"``, ...)."""
+    a = int(action)
+    if a < 52:
+        return sf.card_str(a)
+    if isinstance(env, ff.FortyFive):
+        return ff.card_text(a) if a == ff.JOKER else ff.action_str(a)
+    return sf.action_str(a)
+
+
+_FAMILY = ff.FortyFive(4)
+
+
 def cards(text: str) -> set[str]:
-    """A set of normalised card texts, for comparing legal sets: ``cards("jd 10c")``."""
-    return {sf.card_str(c) for c in sf.parse_cards(text)}
+    """A set of normalised card texts, for comparing legal sets: ``cards("jd 10c jk")`` ->
+    {"JD", "TC", "JK"} (the joker for the family; card texts are the same in every game)."""
+    return texts(ff.action_id(t) for t in text.replace(",", " ").split())
 
 
-def legal_strs(env: sf.SpoilFive, state: sf.State) -> set[str]:
-    """Machine texts of the legal actions: cards as ``card_str`` (``"TC"``), else their names."""
-    return {sf.card_str(a) if a < 52 else sf.action_str(a) for a in env.legal_actions(state)}
+def texts(actions: Iterable[int]) -> set[str]:
+    """The machine texts of family action ids."""
+    return {action_text(_FAMILY, a) for a in actions}
 
 
 # ---------------------------------------------------------------------------- a hand-built table
 
 
-class Table:
+class _Mirror:
     """A hand-built deal played through ``env.checked_step`` (the compiled path), with the
-    reference engine played alongside: after every decision both must agree on the player to
-    act, the phase, the legal actions, the hands, the tricks, the pot and, at the end, the
-    result.  ``hands`` are card texts by seat (``"5D JD 2C 3S 4H"``)."""
+    game's reference engine played alongside: after every decision both must agree on the
+    player to act, the phase, the legal actions, the hands, the tricks and the rewards, plus
+    what ``check_more`` compares for the game."""
+
+    env: sf.Env
+    state: object
+    ref: object
+
+    def _action_id(self, action: str | int) -> int:
+        raise NotImplementedError
+
+    def check_more(self) -> None:
+        """The game's own fields, against the reference engine."""
+
+    # -- queries
+    @property
+    def player(self) -> int:
+        return int(self.state.current_player)
+
+    @property
+    def phase(self) -> str:
+        return phase_name(self.state)
+
+    def legal(self) -> set[str]:
+        """The legal actions of the player to act, as text (cards, PASS, JINK, ...)."""
+        return {action_text(self.env, a) for a in self.env.legal_actions(self.state)}
+
+    def hand(self, seat: int) -> set[str]:
+        return {action_text(self.env, c) for c in hands_of(self.state)[seat]}
+
+    @property
+    def rewards(self) -> list[float]:
+        return np.asarray(self.state.rewards).tolist()
+
+    @property
+    def tricks(self) -> list[int]:
+        return np.asarray(self.state.tricks_won).tolist()
+
+    # -- decisions
+    def act(self, action: str | int) -> None:
+        a = self._action_id(action)
+        self.state = self.env.checked_step(self.state, a)
+        self.ref.step(a)
+        self.check()
+
+    def play(self, actions: str | Iterable[str]) -> None:
+        """Take each action of ``"5D 3D PASS JINK ..."`` in turn."""
+        for a in actions.split() if isinstance(actions, str) else actions:
+            self.act(a)
+
+    def finish(self) -> None:
+        """Play the lowest legal action until the hand is over (the reference mirrors it)."""
+        while not bool(self.state.terminated):
+            self.act(self.env.legal_actions(self.state)[0])
+
+    # -- the mirror
+    def check(self) -> None:
+        s, r = self.state, self.ref
+        assert int(s.current_player) == r.current_player
+        assert phase_name(s) == r.phase
+        assert bool(s.terminated) == r.terminated
+        assert self.env.legal_actions(s) == r.legal_actions()
+        assert hands_of(s) == [set(h) for h in r.hands]
+        assert np.asarray(s.tricks_won).tolist() == r.tricks_won
+        assert np.asarray(s.rewards).tolist() == r.rewards
+        assert not bool(s.illegal)
+        self.check_more()
+
+
+class Table(_Mirror):
+    """Spoil Five: ``hands`` are card texts by seat (``"5D JD 2C 3S 4H"``); the reference engine
+    is ``tests/reference.py``, which must also agree on the pot, the rob, the winner and the
+    jink."""
 
     def __init__(
         self,
@@ -133,56 +233,69 @@ class Table:
         )
         self.check()
 
-    # -- queries
-    @property
-    def player(self) -> int:
-        return int(self.state.current_player)
+    def _action_id(self, action: str | int) -> int:
+        return action_id(action)
 
-    @property
-    def phase(self) -> str:
-        return phase_name(self.state)
-
-    def legal(self) -> set[str]:
-        """The legal actions of the player to act, as text (cards, PASS, JINK, CLAIM)."""
-        return legal_strs(self.env, self.state)
-
-    def hand(self, seat: int) -> set[str]:
-        return {sf.card_str(c) for c in hands_of(self.state)[seat]}
-
-    @property
-    def rewards(self) -> list[float]:
-        return np.asarray(self.state.rewards).tolist()
-
-    @property
-    def tricks(self) -> list[int]:
-        return np.asarray(self.state.tricks_won).tolist()
-
-    # -- decisions
-    def act(self, action: str | int) -> None:
-        a = action_id(action)
-        self.state = self.env.checked_step(self.state, a)
-        self.ref.step(a)
-        self.check()
-
-    def play(self, actions: str | Iterable[str]) -> None:
-        """Take each action of ``"5D 3D PASS JINK ..."`` in turn."""
-        for a in actions.split() if isinstance(actions, str) else actions:
-            self.act(a)
-
-    # -- the mirror
-    def check(self) -> None:
+    def check_more(self) -> None:
         s, r = self.state, self.ref
-        assert int(s.current_player) == r.current_player
-        assert phase_name(s) == r.phase
-        assert bool(s.terminated) == r.terminated
-        assert self.env.legal_actions(s) == r.legal_actions()
-        assert hands_of(s) == [set(h) for h in r.hands]
-        assert np.asarray(s.tricks_won).tolist() == r.tricks_won
         assert int(s.pot) == r.pot
         assert bool(s.robbed) == r.robbed
         assert int(s.discard) == (-1 if r.discard is None else r.discard)
         assert int(s.winner) == r.winner
         assert int(s.jinker) == r.jinker
         assert int(s.carried_out) == r.carried_out
-        assert np.asarray(s.rewards).tolist() == r.rewards
-        assert not bool(s.illegal)
+
+
+class Table45(_Mirror):
+    """The Forty-Five family: cards are texts (``"5D JD 2C 3S JK"``); the reference engine is
+    ``tests/reference_fortyfive.py``, which must also agree on the discards, trump, bidding and,
+    at the end, the points, scores and game result."""
+
+    def __init__(
+        self,
+        env: ff.FortyFive,
+        hands: Sequence[str],
+        turnup: str | None = None,
+        dealer: int = 0,
+        scores: Sequence[int] | None = None,
+        stock: str = "",
+    ) -> None:
+        ids = [ff.parse_cards(h) for h in hands]
+        up = None if turnup is None else ff.card_id(turnup)
+        st = ff.parse_cards(stock)
+        self.env = env
+        self.state = env.init_from_deal(
+            np.array(ids),
+            up,
+            dealer,
+            None if scores is None else np.array(scores),
+            np.array(st, np.int32) if st else None,
+        )
+        ref_stock = st
+        if env.rules.auction:  # the engine draws the given cards, then the rest in id order
+            dealt = {c for h in ids for c in h} | set(st)
+            ref_stock = st + [c for c in range(env.rules.deck_size) if c not in dealt]
+        self.ref = ref45.RefHand45(
+            env.num_players, to_ref_rules(env.rules), ids, up, dealer, scores, ref_stock
+        )
+        self.check()
+
+    def _action_id(self, action: str | int) -> int:
+        return ff.action_id(action)
+
+    @property
+    def scores(self) -> list[int]:
+        return np.asarray(self.state.scores).tolist()
+
+    def check_more(self) -> None:
+        s, r = self.state, self.ref
+        assert discards_of(s) == [set(d) for d in r.discards]
+        assert int(s.trump) == r.trump and int(s.turnup) == r.turnup
+        assert bool(s.robbed) == r.robbed and bool(s.joker_up) == r.joker_up
+        assert int(s.jinker) == r.jinker
+        assert int(s.bid) == r.bid and int(s.bidder) == r.bidder
+        assert np.asarray(s.passed).tolist() == r.passed
+        assert np.asarray(s.scores).tolist() == r.scores
+        assert np.asarray(s.hand_points).tolist() == r.hand_points
+        assert np.asarray(s.game_rewards).tolist() == r.game_rewards
+        assert bool(s.game_over) == r.game_over and int(s.game_winner) == r.game_winner

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fortyfive_helpers import Table45, hands_of, jit_step
+from conftest import Table45, hands_of, jit_step
 
 import spoilfive_jax as sf
 from spoilfive_jax.games import forty_five as ff

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
-from fortyfive_helpers import Table45, discards_of, texts
+from conftest import Table45, discards_of, texts
 
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game

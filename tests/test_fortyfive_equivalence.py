@@ -16,7 +16,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from fortyfive_helpers import TRACES, batched_init, batched_step, ref45, to_ref_rules
+from conftest import TRACES, batched_init, batched_step, ref45, to_ref_rules
 
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fortyfive_helpers import Table45, cards
+from conftest import Table45, cards
 
 from spoilfive_jax.games import forty_five as ff
 

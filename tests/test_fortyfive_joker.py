@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fortyfive_helpers import Table45, cards, discards_of, ref45, to_ref_rules
+from conftest import Table45, cards, discards_of, ref45, to_ref_rules
 
 from spoilfive_jax.core import cards as core_cards
 from spoilfive_jax.games import forty_five as ff

@@ -8,10 +8,11 @@ Hands run through ``env.checked_step`` on tables the other test modules compile 
 from __future__ import annotations
 
 import numpy as np
-from fortyfive_helpers import discards_of, hands_of
+from conftest import discards_of, hands_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game
 
@@ -30,9 +31,8 @@ def _conserved(env: ff.FortyFive, state: ff.State, deck: np.ndarray) -> None:
     for cards in hands_of(state) + discards_of(state):
         for c in cards:
             counts[c] += 1
-    lo, hi = int(state.played.lo), int(state.played.hi)
-    for c in range(size):
-        counts[c] += ((lo | hi << 32) >> c) & 1
+    for c in members(state.played.lo, state.played.hi, size):
+        counts[c] += 1
     if env.rules.auction:
         for c in np.asarray(state.stock)[int(state.stock_top) :]:
             counts[c] += 1

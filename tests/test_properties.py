@@ -15,11 +15,12 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from conftest import jit_step
+from conftest import hands_of, jit_step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spoilfive_jax as sf
+from spoilfive_jax.core.bits import members
 from spoilfive_jax.games.spoil_five.game import PHASE_JINK, PHASE_PLAY, PHASE_ROB
 
 R = sf.Rules
@@ -37,19 +38,14 @@ SETTINGS = settings(
 )
 
 
-def _cards(lo, hi) -> set[int]:
-    word = int(lo) | (int(hi) << 32)
-    return {c for c in range(64) if word >> c & 1}
-
-
 def check_invariants(env: sf.SpoilFive, state: sf.State, deck: np.ndarray) -> list[int]:
     """Check one hand's invariants; returns the legal actions (empty once terminated)."""
     n = env.num_players
     legal = env.legal_actions(state)
     mask = np.asarray(state.legal_action_mask)
     s = jax.device_get(state)  # host copy: plain numpy from here on
-    hands = [_cards(s.hands.lo[i], s.hands.hi[i]) for i in range(n)]
-    played = _cards(s.played.lo, s.played.hi)
+    hands = hands_of(s)
+    played = set(members(s.played.lo, s.played.hi))
     aside = int(s.discard) if s.robbed else int(s.turnup)
     stock = deck[5 * n + 1 :].tolist()
     every = [c for h in hands for c in h] + sorted(played) + [aside] + stock

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from spoilfive_jax.cli import output
+import spoilfive_jax.cli.output as output
 
 
 class Progress:

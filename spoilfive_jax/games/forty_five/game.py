@@ -1,8 +1,9 @@
 """The pure rules of one hand of the Forty-Five family (docs/rules.md#the-forty-five-family) as
 jittable array functions.
 
-Written for ONE hand and batched with ``jax.vmap``, like ``games.spoil_five.game`` whose card
-core it reuses (trump and plain strengths, suit sets, the deal order, bitsets).  ``num_players``
+Written for ONE hand and batched with ``jax.vmap``, like ``games.spoil_five.game``, on the card
+mechanics both games share in ``core`` (trump and plain strengths, suit sets, following suit and
+reneging, the deal order, bitsets).  ``num_players``
 (N) and ``rules`` are static; everything else is an array.  Card sets are 64-position bitsets
 (``bits.Bits``): positions 0..51 are the cards, 52 is the joker; action sets use 0..63.
 
@@ -32,12 +33,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core import bits
+from spoilfive_jax.core import bits, ranking, tricks
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
-from spoilfive_jax.games.spoil_five import game as core
-from spoilfive_jax.games.spoil_five.rules import Rules as _CoreRules
 
 # --------------------------------------------------------------------------- actions
 # 0..51: a card (play it; in the joker, rob and discard decisions: discard it).  52: the joker.
@@ -58,7 +57,7 @@ PHASE_JOKER, PHASE_ROB, PHASE_BID, PHASE_TRUMP = 0, 1, 2, 3
 PHASE_DISCARD, PHASE_ANNOUNCE, PHASE_PLAY, PHASE_DONE = 4, 5, 6, 7
 PHASE_NAMES = ("joker", "rob", "bid", "trump", "discard", "announce", "play", "done")
 
-TRUMP_CLASS = core.TRUMP_CLASS  # ``led_class`` of a trump lead (the joker included)
+TRUMP_CLASS = tricks.TRUMP_CLASS  # ``led_class`` of a trump lead (the joker included)
 NO_CARD = -1
 NUM_TRICKS = 5
 POINTS_PER_TRICK = 5
@@ -69,7 +68,6 @@ _BIG = 1 << 20
 # With the joker every strength from ``joker_strength`` up moves one step up to make room.
 _JOKER_STRENGTH = {"below_AH": 11, "above_AH": 12}
 
-_AH = bits.const([ACE_OF_HEARTS])
 _JOKER_SET = bits.const([JOKER])
 _ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
 _NAME_SET = bits.const(range(NAME_CLUBS, NAME_SPADES + 1))
@@ -227,17 +225,13 @@ def top_trump_strengths(rules: FortyFiveRules) -> dict[str, int]:
     return {"five": 14, "jack": 13, "ace_hearts": 11 if k == 12 else 12, "joker": k}
 
 
-def _core_rules(rules: FortyFiveRules) -> _CoreRules:
-    return _CoreRules(follow=rules.follow, renege=rules.renege, deal_packets=rules.deal_packets)
-
-
 # --------------------------------------------------------------------------- cards
 
 
 def trump_strength(card: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
     """int32: strength of ``card`` as a trump (-1 if not a trump); the joker always is one."""
     c = jnp.asarray(card, jnp.int32)
-    ts = core.trump_strength(c, trump)  # the joker (52) is in no suit: -1 here
+    ts = ranking.trump_strength(c, trump)  # the joker (52) is in no suit: -1 here
     if not rules.joker:
         return ts
     k = _JOKER_STRENGTH[rules.joker_rank]
@@ -246,7 +240,7 @@ def trump_strength(card: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> 
 
 def trump_set(trump: jax.Array, rules: FortyFiveRules) -> Bits:
     """The trumps: the 13 cards of the trump suit, A♥ and (with the joker) the joker."""
-    out = core.trump_set(trump)
+    out = ranking.trump_set(trump)
     return out | Bits(*_JOKER_SET) if rules.joker else out
 
 
@@ -260,25 +254,17 @@ def legal_plays(
 ) -> Bits:
     """The cards of ``hand`` that may be played (docs/rules.md#reneging with the joker as a top
     trump)."""
-    trumps = trump_set(trump, rules)
-    held_trumps = hand & trumps
-    suit_led = core.suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
-    follow = hand & (suit_led | trumps)
-    must = bits.nonempty(follow if rules.follow == "seed" else hand & suit_led)
-    plain_legal = bits.where(must, follow, hand)
     tops = top_trump_strengths(rules)
-    zero = Bits(jnp.uint32(0), jnp.uint32(0))
-    eligible = (
-        bits.where(renege_level < tops["five"], bits.bit(trump * 13 + 4), zero)
-        | bits.where(renege_level < tops["jack"], bits.bit(trump * 13 + 10), zero)
-        | bits.where(renege_level < tops["ace_hearts"], Bits(*_AH), zero)
+    may_withhold = tricks.top_trumps(
+        trump, renege_level, tops["five"], tops["jack"], tops["ace_hearts"]
     )
     if rules.joker:
-        eligible = eligible | bits.where(renege_level < tops["joker"], Bits(*_JOKER_SET), zero)
-    forced = bits.nonempty(held_trumps.without(eligible))
-    trump_legal = bits.where(forced, held_trumps, hand)
-    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
-    return bits.where(leading, hand, followed)
+        zero = Bits(jnp.uint32(0), jnp.uint32(0))
+        may_withhold = may_withhold | bits.where(
+            renege_level < tops["joker"], Bits(*_JOKER_SET), zero
+        )
+    trumps = trump_set(trump, rules)
+    return tricks.follow_plays(hand, trumps, led_class, may_withhold, leading, rules.follow)
 
 
 # --------------------------------------------------------------------------- legality
@@ -309,7 +295,7 @@ def _bid_legal(state: State, num_players: int, rules: FortyFiveRules) -> Bits:
 def legal_set(state: State, rules: FortyFiveRules) -> Bits:
     """The legal action set of ``state.current_player``."""
     n = state.tricks_won.shape[0]
-    hand = core.seat_bits(state.hands, state.current_player)
+    hand = tricks.seat_bits(state.hands, state.current_player)
     leading = state.current_player == state.leader
     trump = jnp.maximum(state.trump, 0)
     out = legal_plays(hand, trump, state.led_class, state.renege_level, leading, rules)
@@ -338,15 +324,12 @@ def _robber(hands: Bits, turnup: jax.Array, dealer: jax.Array, rules: FortyFiveR
     trumps (A♥ when hearts), else -1 (docs/rules.md#robbing-the-pack)."""
     if not rules.robbing:
         return jnp.int32(-1)
-    trump = turnup // 13
-    holds_ace = bits.has(hands, trump * 13)
-    holder = jnp.where(holds_ace.any(), jnp.argmax(holds_ace).astype(jnp.int32), -1)
-    return jnp.where(turnup % 13 == 0, dealer, holder).astype(jnp.int32)
+    return rob_seat(hands, turnup, dealer)
 
 
 def _after_deal(state: State, rules: FortyFiveRules) -> tuple[jax.Array, jax.Array]:
     """(phase, player) once the turn-up business is over: announcements or the first lead."""
-    eldest = core.next_seat(state.dealer, state.tricks_won.shape[0])
+    eldest = tricks.next_seat(state.dealer, state.tricks_won.shape[0])
     phase = PHASE_ANNOUNCE if rules.jink == "announced" else PHASE_PLAY
     return jnp.int32(phase), eldest
 
@@ -370,7 +353,7 @@ def new_hand(
     n = num_players
     i32 = jnp.int32
     dealer = jnp.asarray(dealer, i32)
-    eldest = core.next_seat(dealer, n)
+    eldest = tricks.next_seat(dealer, n)
     hands = Bits(hands.lo.astype(jnp.uint32), hands.hi.astype(jnp.uint32))
     if rules.auction:
         turnup = i32(-1)
@@ -445,30 +428,11 @@ def deal_from_deck(
     deck[5N + 1] after a joker); in Auction deck[5N:] is the stock."""
     n = num_players
     deck = jnp.asarray(deck, jnp.int32)
-    by_offset = bits.from_positions(deck[core.deal_positions(n, _core_rules(rules))])
-    shift = jnp.asarray(dealer, jnp.int32) + 1
-    hands = Bits(jnp.roll(by_offset.lo, shift), jnp.roll(by_offset.hi, shift))
+    hands = hands_from_deck(deck, dealer, n, rules)
     stock = deck[5 * n : 5 * n + stock_size(n, rules)]
     next_card = deck[5 * n + 1] if rules.joker and not rules.auction else jnp.int32(-1)
     turnup = jnp.int32(-1) if rules.auction else deck[5 * n]
     return new_hand(hands, turnup, next_card, stock, dealer, scores, n, rules)
-
-
-def draw_deck(u24: jax.Array, deck_size: int) -> jax.Array:
-    """A uniformly random deck prefix int32[K] of a ``deck_size``-card deck (52, or 53 with the
-    joker) from uniform 24-bit integers ``u24`` uint32[K]."""
-    full = bits.const(range(deck_size))
-
-    def draw(avail: Bits, x: tuple[jax.Array, jax.Array]) -> tuple[Bits, jax.Array]:
-        u, remaining = x
-        k = ((u * remaining.astype(jnp.uint32)) >> 24).astype(jnp.int32)
-        card = bits.nth(avail, k)
-        return avail.without(bits.bit(card)), card
-
-    k = u24.shape[0]
-    remaining = jnp.arange(deck_size, deck_size - k, -1, dtype=jnp.int32)
-    _, deck = jax.lax.scan(draw, Bits(jnp.uint32(full.lo), jnp.uint32(full.hi)), (u24, remaining))
-    return deck
 
 
 def deal_random(
@@ -603,12 +567,12 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     seats = jnp.arange(n)
     cur = state.current_player
     a = jnp.asarray(action, jnp.int32)
-    hand = core.seat_bits(state.hands, cur)
+    hand = tricks.seat_bits(state.hands, cur)
     card = bits.bit(jnp.clip(a, 0, JOKER))
     is_card = a <= JOKER
     phase = state.phase
     in_play = phase == PHASE_PLAY
-    eldest = core.next_seat(state.dealer, n)
+    eldest = tricks.next_seat(state.dealer, n)
     zero_bits = Bits(jnp.uint32(0), jnp.uint32(0))
 
     # Defaults: what a non-play decision leaves alone.
@@ -672,10 +636,10 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         new_hand_ = bits.where(draws, hand | refill, new_hand_)
         laid_away = bits.where(lays, card, laid_away)
         last = cur == state.dealer
-        first_leader = core.next_seat(bidder, n)
+        first_leader = tricks.next_seat(bidder, n)
         next_phase = jnp.where(draws & last, PHASE_PLAY, next_phase)
         next_player = jnp.where(
-            draws, jnp.where(last, first_leader, core.next_seat(cur, n)), next_player
+            draws, jnp.where(last, first_leader, tricks.next_seat(cur, n)), next_player
         )
         leader = jnp.where(draws & last, first_leader, leader)
         changes.update(
@@ -696,7 +660,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         closes = announces | (cur == state.dealer)
         next_phase = jnp.where(in_ann, jnp.where(closes, PHASE_PLAY, PHASE_ANNOUNCE), next_phase)
         next_player = jnp.where(
-            in_ann, jnp.where(closes, eldest, core.next_seat(cur, n)), next_player
+            in_ann, jnp.where(closes, eldest, tricks.next_seat(cur, n)), next_player
         )
 
     # --- Play a card to the trick.
@@ -707,7 +671,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     led_class = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, a // 13), state.led_class)
     # trick power: 16 + strength for a trump, plain strength for the suit led, else -1
     power = jnp.where(is_trump, _TRUMP_POWER + ts, -1)
-    power = jnp.where(~is_trump & (a // 13 == led_class), core.plain_strength(a), power)
+    power = jnp.where(~is_trump & (a // 13 == led_class), ranking.plain_strength(a), power)
     take = leading | (power > state.best_power)
     best_power = jnp.where(take, power, state.best_power)
     best_seat = jnp.where(take, cur, state.best_seat)
@@ -719,7 +683,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     else:  # "led"
         level = jnp.where(leading, trump_played, state.renege_level)
     higher = ts > state.best_trump
-    nxt = core.next_seat(cur, n)
+    nxt = tricks.next_seat(cur, n)
     trick_over = in_play & (nxt == state.leader)
     trick_num = state.trick_num + trick_over.astype(jnp.int32)
     tricks_won = state.tricks_won + (trick_over & (seats == best_seat)).astype(jnp.int32)
@@ -751,7 +715,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         discards=_set_seat(
             state.discards,
             cur,
-            core.seat_bits(state.discards, cur) | laid_away,
+            tricks.seat_bits(state.discards, cur) | laid_away,
             jnp.bool_(True),
         ),
         leader=leader.astype(jnp.int32),
@@ -805,7 +769,7 @@ def next_hand(key: jax.Array, state: State, rules: FortyFiveRules) -> State:
     after the game's last hand a new game starts (scores zero)."""
     n = state.tricks_won.shape[0]
     scores = jnp.where(state.game_over, 0, state.scores)
-    return deal_random(key, core.next_seat(state.dealer, n), scores, n, rules)
+    return deal_random(key, tricks.next_seat(state.dealer, n), scores, n, rules)
 
 
 def continue_game(after: State, key: jax.Array, rules: FortyFiveRules) -> State:

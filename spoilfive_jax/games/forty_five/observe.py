@@ -59,8 +59,8 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import bits
+from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.games.spoil_five import game as core
 
 F32 = jnp.float32
 NUM_CARD_IDS = game.NUM_CARD_IDS
@@ -95,8 +95,8 @@ def observe(state: game.State, player: jax.Array, rules: FortyFiveRules) -> jax.
     team = jnp.asarray(game.team_of(n))
     bid_level = jnp.where(state.bid > 0, (state.bid - 10) // 5, 0)
     parts = [
-        card_set(core.seat_bits(state.hands, p)),
-        card_set(core.seat_bits(state.discards, p)),
+        card_set(seat_bits(state.hands, p)),
+        card_set(seat_bits(state.discards, p)),
         card_set(state.played),
         one_hot(state.turnup, NUM_CARD_IDS),
         one_hot(state.trump, 4),

@@ -18,6 +18,8 @@ import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS
 from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.ranking import plain_strength
+from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
     HOLD,
@@ -29,7 +31,6 @@ from spoilfive_jax.games.forty_five.game import (
     State,
 )
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.spoil_five import game as core
 
 SUPPORTED = (
     "'random', 'greedy' or a jittable policy(key, state, player) -> action on "
@@ -77,7 +78,7 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
         playable = legal[:NUM_CARD_IDS]
         trump = jnp.maximum(state.trump, 0)
         ts = game.trump_strength(cards, trump, rules)
-        plain = core.plain_strength(jnp.minimum(cards, JOKER - 1))
+        plain = plain_strength(jnp.minimum(cards, JOKER - 1))
         value = jnp.where(ts >= 0, 16 + ts, plain)
         power = jnp.where(ts >= 0, 16 + ts, jnp.where(cards // 13 == state.led_class, plain, -1))
         leading = cur == state.leader
@@ -88,7 +89,7 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
         strongest = jnp.argmax(jnp.where(playable, value, -1))
         play = jnp.where(leading, strongest, jnp.where(wins.any(), cheapest_win, weakest))
 
-        hand = bits.to_bool(core.seat_bits(state.hands, cur), NUM_ACTIONS)[:NUM_CARD_IDS]
+        hand = bits.to_bool(seat_bits(state.hands, cur), NUM_ACTIONS)[:NUM_CARD_IDS]
         per_suit = (jnp.asarray(by_suit) & hand[None, :]).sum(1)
         best_suit = jnp.argmax(per_suit)
         bids = legal[BID_15 : HOLD + 1]

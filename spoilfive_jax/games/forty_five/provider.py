@@ -21,10 +21,10 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_str
+from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.stats import query_stats, se
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.spoil_five import game as core
 
 
 def card_text(card: int) -> str:
@@ -153,7 +153,7 @@ def _deck_layout(num_players: int, rules: FortyFiveRules) -> np.ndarray:
     or the next unseen card (0, 1, ...)."""
     n = num_players
     size = game.deck_prefix(n, rules)
-    positions = core.deal_positions(n, game._core_rules(rules))
+    positions = deal_positions(n, rules)
     out = np.zeros((n, size), np.int32)
     for o in range(n):
         row = np.full(size, -100, np.int32)

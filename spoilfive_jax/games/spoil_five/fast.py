@@ -30,7 +30,8 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
-from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State, deal_positions
+from spoilfive_jax.core.deal import deal_positions
+from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 U32 = jnp.uint32

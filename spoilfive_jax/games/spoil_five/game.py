@@ -23,7 +23,17 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.cards import ACE_OF_HEARTS, NUM_CARDS
+from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
+from spoilfive_jax.core.ranking import plain_strength, trump_set, trump_strength
+from spoilfive_jax.core.tricks import (
+    TRUMP_CLASS,
+    follow_plays,
+    next_seat,
+    seat_bits,
+    seat_value,
+    top_trumps,
+)
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 # Actions (docs/rules.md#robbing-the-pack, #jinks).  0..51: play that card, or in the rob decision
@@ -37,17 +47,13 @@ CLAIM = 54
 PHASE_ROB, PHASE_PLAY, PHASE_JINK, PHASE_DONE = 0, 1, 2, 3
 PHASE_NAMES = ("rob", "play", "jink", "done")
 
-TRUMP_CLASS = 4  # ``led_class`` of a trump lead (0..3: the plain suit led)
 NO_CARD = -1
 _TRUMP_POWER = 16  # trick power of a trump = 16 + its strength; plain cards of the led suit 0..12
 
 # Constant sets, built once at import (host numpy scalars).
-_AH = bits.const([ACE_OF_HEARTS])
 _ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
 _PASS_SET = bits.const([PASS])
 _JINK_CLAIM_SET = bits.const([JINK, CLAIM])
-_ALL_CARDS = bits.const(range(NUM_CARDS))
-_SUIT_MASK = np.uint32((1 << 13) - 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,22 +153,6 @@ def state_bytes(num_players: int, rules: Rules | None = None) -> int:
 # --------------------------------------------------------------------------- small helpers
 
 
-def seat_value(values: jax.Array, seat: jax.Array) -> jax.Array:
-    """``values[seat]`` for a per-seat vector, as a chain of selects (no gather, no reduce)."""
-    out = values[0]
-    for i in range(1, values.shape[0]):
-        out = jnp.where(seat == i, values[i], out)
-    return out
-
-
-def seat_bits(sets: Bits, seat: jax.Array) -> Bits:
-    return Bits(seat_value(sets.lo, seat), seat_value(sets.hi, seat))
-
-
-def next_seat(seat: jax.Array, num_players: int) -> jax.Array:
-    return jnp.where(seat + 1 == num_players, 0, seat + 1)
-
-
 def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules) -> jax.Array:
     """int32[N]: chips each seat antes this hand (docs/rules.md#winning-a-hand)."""
     seats = jnp.arange(num_players)
@@ -171,51 +161,6 @@ def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules)
     else:
         pays = (carried == 0) | (seats == dealer)
     return jnp.where(pays, rules.ante, 0).astype(jnp.int32)
-
-
-def suit_set(suit: jax.Array) -> Bits:
-    """The 13 cards of ``suit`` (positions 13s..13s+12) as a set, by arithmetic."""
-    k = (jnp.asarray(suit, jnp.int32) * 13).astype(jnp.uint32)
-    m, zero = jnp.uint32(_SUIT_MASK), jnp.uint32(0)
-    lo = jnp.where(k < 32, m << (k & 31), zero)
-    hi = jnp.where(k >= 32, m << (k & 31), jnp.where(k > 19, m >> ((32 - k) & 31), zero))
-    return Bits(lo, hi)
-
-
-def trump_set(trump: jax.Array) -> Bits:
-    """The trumps when ``trump`` is the trump suit: its 13 cards and A♥."""
-    return suit_set(trump) | Bits(*_AH)
-
-
-def trump_strength(card: jax.Array, trump: jax.Array) -> jax.Array:
-    """int32: strength of ``card`` as a trump (docs/rules.md#ranking; -1 if not a trump).
-
-    Top trumps 13 (5), 12 (J), 11 (A♥); ace of trumps 10; the rest 0..9 with the red order
-    K Q 10 9 8 7 6 4 3 2 and the black order K Q 2 3 4 6 7 8 9 10.  Matches
-    ``cards.TRUMP_STRENGTH`` (tested).
-    """
-    c = jnp.asarray(card, jnp.int32)
-    r = c % 13
-    in_suit = c // 13 == trump
-    red = (trump == 1) | (trump == 2)
-    red_low = r - 1 - (r > 4) - (r > 10)  # K9 Q8 T7 ... 4:2 3:1 2:0
-    black_low = jnp.where(r >= 11, r - 3, 8 - r + (r > 4))  # K9 Q8, 2:7 ... T:0
-    low = jnp.where(red, red_low, black_low)
-    s = jnp.where(r == 4, 13, jnp.where(r == 10, 12, jnp.where(r == 0, 10, low)))
-    return jnp.where(c == ACE_OF_HEARTS, 11, jnp.where(in_suit, s, -1))
-
-
-def plain_strength(card: jax.Array) -> jax.Array:
-    """int32: strength of ``card`` in its own suit as a plain card (0..12, K = 12).
-
-    Red: K Q J 10 ... 2 A; black: K Q J A 2 3 ... 10.  Matches ``cards.PLAIN_STRENGTH``.
-    """
-    c = jnp.asarray(card, jnp.int32)
-    r = c % 13
-    s = c // 13
-    red = (s == 1) | (s == 2)
-    black = jnp.where(r >= 10, r, jnp.where(r == 0, 9, 9 - r))
-    return jnp.where(red, r, black)
 
 
 def trick_power(card: jax.Array, trump: jax.Array, led_class: jax.Array) -> jax.Array:
@@ -240,28 +185,10 @@ def legal_plays(
     leading: jax.Array,
     rules: Rules,
 ) -> Bits:
-    """The cards of ``hand`` that may be played (docs/rules.md#reneging)."""
-    trumps = trump_set(trump)
-    held_trumps = hand & trumps
-    # Plain suit led: follow suit or trump ("seed": obliged if holding either).
-    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
-    follow = hand & (suit_led | trumps)
-    must = bits.nonempty(follow if rules.follow == "seed" else hand & suit_led)
-    plain_legal = bits.where(must, follow, hand)
-    # Trump led: a top trump (5 = 13, J = 12, A♥ = 11) stronger than the renege level may be
-    # withheld; holding any other trump forces a trump.
-    five = bits.bit(trump * 13 + 4)
-    jack = bits.bit(trump * 13 + 10)
-    zero = Bits(jnp.uint32(0), jnp.uint32(0))
-    eligible = (
-        bits.where(renege_level < 13, five, zero)
-        | bits.where(renege_level < 12, jack, zero)
-        | bits.where(renege_level < 11, Bits(*_AH), zero)
-    )
-    forced = bits.nonempty(held_trumps.without(eligible))
-    trump_legal = bits.where(forced, held_trumps, hand)
-    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
-    return bits.where(leading, hand, followed)
+    """The cards of ``hand`` that may be played (docs/rules.md#reneging): the top trumps
+    (5 = 13, J = 12, A♥ = 11) stronger than the renege level may be withheld from a trump lead."""
+    may_withhold = top_trumps(trump, renege_level, five=13, jack=12, ace_hearts=11)
+    return follow_plays(hand, trump_set(trump), led_class, may_withhold, leading, rules.follow)
 
 
 def legal_set(state: State, rules: Rules) -> Bits:
@@ -293,12 +220,7 @@ def new_hand(
     carried = jnp.asarray(carried, i32)
     turnup = jnp.asarray(turnup, i32)
     trump = turnup // 13
-    if rules.rob == "off":
-        robber = i32(-1)
-    else:
-        holds_ace = bits.has(hands, trump * 13)  # the ace of trumps (A♥ if hearts)
-        holder = jnp.where(holds_ace.any(), jnp.argmax(holds_ace).astype(i32), -1)
-        robber = jnp.where(turnup % 13 == 0, dealer, holder)  # an ace turned up: the dealer
+    robber = i32(-1) if rules.rob == "off" else rob_seat(hands, turnup, dealer)
     eldest = next_seat(dealer, n)
     state = State(
         current_player=jnp.where(robber >= 0, robber, eldest).astype(i32),
@@ -333,48 +255,13 @@ def new_hand(
     return state.replace(legal_set=legal_set(state, rules))
 
 
-def deal_positions(num_players: int, rules: Rules) -> np.ndarray:
-    """int[N, 5]: the deck positions dealt to the seat ``row + 1`` places left of the dealer.
-
-    Row 0 is the eldest hand.  A packet of ``deal_packets[0]`` goes round first, then the rest.
-    """
-    p1, p2 = rules.deal_packets
-    n = num_players
-    rows = [
-        [j * p1 + i for i in range(p1)] + [p1 * n + j * p2 + i for i in range(p2)] for j in range(n)
-    ]
-    return np.array(rows, np.int32)
-
-
 def deal_from_deck(
     deck: jax.Array, dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules
 ) -> State:
     """Deal from ``deck`` (int32[>= 5N+1], deck[0] first); deck[5N] is the turn-up."""
     n = num_players
-    by_offset = bits.from_positions(deck[deal_positions(n, rules)])  # [N], eldest first
-    shift = jnp.asarray(dealer, jnp.int32) + 1
-    hands = Bits(jnp.roll(by_offset.lo, shift), jnp.roll(by_offset.hi, shift))
+    hands = hands_from_deck(deck, dealer, n, rules)
     return new_hand(hands, deck[5 * n], dealer, carried, n, rules)
-
-
-def draw_deck(u24: jax.Array) -> jax.Array:
-    """A uniformly random deck prefix int32[K] from uniform 24-bit integers ``u24`` uint32[K].
-
-    Card k is drawn uniformly from the cards not yet drawn, i.e. the top K cards of a uniform
-    shuffle (K <= 52).
-    """
-
-    def draw(avail: Bits, x: tuple[jax.Array, jax.Array]) -> tuple[Bits, jax.Array]:
-        u, remaining = x
-        k = ((u * remaining.astype(jnp.uint32)) >> 24).astype(jnp.int32)
-        card = bits.nth(avail, k)
-        return avail.without(bits.bit(card)), card
-
-    k = u24.shape[0]
-    remaining = jnp.arange(NUM_CARDS, NUM_CARDS - k, -1, dtype=jnp.int32)
-    full = Bits(jnp.uint32(_ALL_CARDS.lo), jnp.uint32(_ALL_CARDS.hi))
-    _, deck = jax.lax.scan(draw, full, (u24, remaining))
-    return deck
 
 
 def deal_random(

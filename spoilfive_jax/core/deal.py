@@ -1,0 +1,66 @@
+"""Dealing, shared by every game: a uniformly random deck, the deal order of five-card hands
+dealt in two packets from the eldest hand (docs/rules.md#players-seats-and-the-deal), and who may
+rob the turn-up (docs/rules.md#robbing-the-pack)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import NUM_CARDS
+
+
+def deal_positions(num_players: int, rules: Any) -> np.ndarray:
+    """int[N, 5]: the deck positions dealt to the seat ``row + 1`` places left of the dealer.
+
+    Row 0 is the eldest hand.  A packet of ``rules.deal_packets[0]`` goes round first, then the
+    rest (any rules object with ``deal_packets``).
+    """
+    p1, p2 = rules.deal_packets
+    n = num_players
+    rows = [
+        [j * p1 + i for i in range(p1)] + [p1 * n + j * p2 + i for i in range(p2)] for j in range(n)
+    ]
+    return np.array(rows, np.int32)
+
+
+def hands_from_deck(deck: jax.Array, dealer: jax.Array, num_players: int, rules: Any) -> Bits:
+    """The five-card hands (uint32[N] x 2, by seat) dealt from ``deck`` (deck[0] first)."""
+    by_offset = bits.from_positions(deck[deal_positions(num_players, rules)])  # eldest first
+    shift = jnp.asarray(dealer, jnp.int32) + 1
+    return Bits(jnp.roll(by_offset.lo, shift), jnp.roll(by_offset.hi, shift))
+
+
+def draw_deck(u24: jax.Array, deck_size: int = NUM_CARDS) -> jax.Array:
+    """A uniformly random deck prefix int32[K] of a ``deck_size``-card deck (52, or 53 with a
+    joker) from uniform 24-bit integers ``u24`` uint32[K].
+
+    Card k is drawn uniformly from the cards not yet drawn, i.e. the top K cards of a uniform
+    shuffle (K <= deck_size).
+    """
+    full = bits.const(range(deck_size))
+
+    def draw(avail: Bits, x: tuple[jax.Array, jax.Array]) -> tuple[Bits, jax.Array]:
+        u, remaining = x
+        k = ((u * remaining.astype(jnp.uint32)) >> 24).astype(jnp.int32)
+        card = bits.nth(avail, k)
+        return avail.without(bits.bit(card)), card
+
+    k = u24.shape[0]
+    remaining = jnp.arange(deck_size, deck_size - k, -1, dtype=jnp.int32)
+    _, deck = jax.lax.scan(draw, Bits(jnp.uint32(full.lo), jnp.uint32(full.hi)), (u24, remaining))
+    return deck
+
+
+def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
+    """int32: the seat entitled to rob the turn-up: the dealer if an ace is turned up, else the
+    holder of the ace of trumps (A♥ when hearts are trumps), else -1."""
+    trump = turnup // 13
+    holds_ace = bits.has(hands, trump * 13)  # the ace of trumps (A♥ if hearts)
+    holder = jnp.where(holds_ace.any(), jnp.argmax(holds_ace).astype(jnp.int32), -1)
+    return jnp.where(turnup % 13 == 0, dealer, holder).astype(jnp.int32)

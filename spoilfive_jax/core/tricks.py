@@ -1,0 +1,80 @@
+"""Seats and tricks, shared by every game: whose turn, per-seat lookups, and which cards of a
+hand may be played to a trick (following suit and reneging, docs/rules.md#following-suit and
+docs/rules.md#reneging).
+
+Everything is for ONE hand (batch it with ``jax.vmap``); card sets are ``bits.Bits``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.core.ranking import suit_set
+
+TRUMP_CLASS = 4  # ``led_class`` of a trump lead (0..3: the plain suit led)
+
+_AH = bits.const([ACE_OF_HEARTS])
+
+
+def seat_value(values: jax.Array, seat: jax.Array) -> jax.Array:
+    """``values[seat]`` for a per-seat vector, as a chain of selects (no gather, no reduce)."""
+    out = values[0]
+    for i in range(1, values.shape[0]):
+        out = jnp.where(seat == i, values[i], out)
+    return out
+
+
+def seat_bits(sets: Bits, seat: jax.Array) -> Bits:
+    """The set of seat ``seat`` among per-seat sets (uint32[N] x 2)."""
+    return Bits(seat_value(sets.lo, seat), seat_value(sets.hi, seat))
+
+
+def next_seat(seat: jax.Array, num_players: int) -> jax.Array:
+    """The seat to the left (clockwise next) of ``seat``."""
+    return jnp.where(seat + 1 == num_players, 0, seat + 1)
+
+
+def top_trumps(
+    trump: jax.Array, renege_level: jax.Array, five: int, jack: int, ace_hearts: int
+) -> Bits:
+    """The top trumps (the 5 and J of trumps, A♥) whose strength (``five``, ``jack``,
+    ``ace_hearts``) is above ``renege_level``: those their holder may withhold from a trump lead."""
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    return (
+        bits.where(renege_level < five, bits.bit(trump * 13 + 4), zero)
+        | bits.where(renege_level < jack, bits.bit(trump * 13 + 10), zero)
+        | bits.where(renege_level < ace_hearts, Bits(*_AH), zero)
+    )
+
+
+def follow_plays(
+    hand: Bits,
+    trumps: Bits,
+    led_class: jax.Array,
+    may_withhold: Bits,
+    leading: jax.Array,
+    follow: str,
+) -> Bits:
+    """The cards of ``hand`` that may be played to the current trick.
+
+    ``trumps``: every trump of the deal; ``led_class``: the suit led (0..3) or ``TRUMP_CLASS``;
+    ``may_withhold``: the top trumps that may be reneged from a trump lead (``top_trumps``);
+    ``leading``: anything may be led; ``follow`` (static): "seed" (holding the suit led or any
+    trump, play one of those) or "traditional" (holding the suit led, follow or trump; void,
+    anything).
+    """
+    held_trumps = hand & trumps
+    # Plain suit led: follow suit or trump ("seed": obliged if holding either).
+    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
+    followers = hand & (suit_led | trumps)
+    must = bits.nonempty(followers if follow == "seed" else hand & suit_led)
+    plain_legal = bits.where(must, followers, hand)
+    # Trump led: a top trump allowed to renege may be withheld; any other trump forces a trump.
+    forced = bits.nonempty(held_trumps.without(may_withhold))
+    trump_legal = bits.where(forced, held_trumps, hand)
+    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
+    return bits.where(leading, hand, followed)

@@ -1,0 +1,174 @@
+"""Conformance: ``spoilfive_jax.testing.api_test`` over every registered game, with several rule
+options and table sizes (bigger grids under ``-m slow``); the game-specific parts of the pgx
+surface (action counts, observation sizes, static rules); and ``api_test`` itself catching
+broken environments.
+
+Differences from pgx, on purpose: ``current_player`` is int32 (pgx: int8) and is -1 once the
+hand is over; a ``State`` has more public fields (the rules' bookkeeping) than pgx's minimal set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five import game as family_game
+from spoilfive_jax.testing import api_test
+
+# (game id, players, rule options): every game, both directions of each main option.
+FAST = [
+    ("spoil_five", 2, {}),
+    ("spoil_five", 5, {"follow": "traditional", "renege": "led", "rob": "forced"}),
+    ("forty_five", 4, {"joker": True, "jink": "announced"}),
+    ("twenty_five", 6, {}),
+    ("auction_forty_fives", 3, {}),
+]
+SLOW = [
+    ("spoil_five", 3, {"rob": "off", "jink": False}),
+    ("spoil_five", 7, {"renege": "trick", "deal_packets": (3, 2), "ante": 2, "jink_bonus": 3}),
+    ("spoil_five", 10, {"ante_after_spoil": "dealer"}),
+    ("forty_five", 2, {}),
+    ("forty_five", 4, {"follow": "seed", "renege": "deal", "jink": "wins_game"}),
+    ("forty_five", 5, {"joker": True, "joker_rank": "above_AH", "rob": "off"}),
+    ("twenty_five", 4, {"scoring": "hoyle", "target": 15}),
+    ("auction_forty_fives", 4, {"joker": True}),
+    ("auction_forty_fives", 6, {"min_bid_at_100": False, "deal_packets": (3, 2)}),
+]
+
+
+def _id(case: tuple[str, int, dict]) -> str:
+    game_id, n, opts = case
+    return "-".join([game_id, str(n), *(f"{k}={v}" for k, v in opts.items())])
+
+
+@pytest.mark.parametrize("case", FAST, ids=_id)
+def test_api(case):
+    game_id, n, opts = case
+    # the comparison without jit (op by op) on the small tables only: it is the slow part
+    api_test(sf.make(game_id, n, **opts), num=64, no_jit=n <= 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SLOW, ids=_id)
+def test_api_more_tables(case):
+    game_id, n, opts = case
+    api_test(sf.make(game_id, n, **opts), num=200, seed=n)
+
+
+def test_every_game_is_covered():
+    assert {c[0] for c in FAST} == set(sf.available_games())
+
+
+# ---------------------------------------------------------------------------- per game surface
+
+
+@pytest.mark.parametrize("n", [2, 5, 10])
+def test_spoil_five_attributes(n):
+    env = sf.SpoilFive(n)
+    assert env.num_players == n
+    assert env.num_actions == sf.NUM_ACTIONS == 55
+    assert env.observation_shape == (179 + 116 * n,)
+    assert env.id == "spoil_five"
+    assert env.max_decisions == 5 * n + 2  # a rob, 5 tricks of N cards, a jink decision
+
+
+@pytest.mark.parametrize(
+    "env",
+    [sf.AuctionFortyFives(3), sf.FortyFive(4, sf.FortyFiveRules(joker=True)), sf.TwentyFive(6)],
+    ids=["auction3", "joker4", "twenty_five6"],
+)
+def test_family_attributes(env):
+    n = env.num_players
+    assert env.num_actions == family_game.NUM_ACTIONS == 64
+    assert env.observation_shape == (242 + 116 * n,)
+    assert env.full_observation_shape == (242 + 116 * n + 106 * n + 106,)
+    state = jax.eval_shape(env.init, jax.random.PRNGKey(0))
+    assert state.rules == env.rules
+    # the rules are static metadata: no extra leaf (4 bitset fields hold two words each)
+    assert len(jax.tree.leaves(state)) == len(dataclasses.fields(family_game.State)) - 1 + 4
+
+
+@pytest.mark.parametrize(
+    "env",
+    [sf.SpoilFive(5), sf.FortyFive(4, sf.FortyFiveRules(jink="announced"))],
+    ids=["spoil_five5", "forty_five4"],
+)
+def test_every_hand_pays_someone(env):
+    """Random hands: a Spoil Five hand always moves chips (the antes); a family hand always
+    scores points for someone, or ends the game (a failed announced jink)."""
+    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+    state = init(jax.random.split(jax.random.PRNGKey(5), 32))
+    total = np.zeros(32)
+    key = jax.random.PRNGKey(6)
+    while not bool(state.terminated.all()):
+        key, sub = jax.random.split(key)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        state = step(state, jax.random.categorical(sub, logits).astype(jnp.int32))
+        total += np.abs(np.asarray(state.rewards)).sum(-1)
+        total += np.abs(np.asarray(getattr(state, "game_rewards", state.rewards * 0))).sum(-1)
+    assert (total > 0).all()
+    assert not np.asarray(state.illegal).any()
+
+
+# ---------------------------------------------------------------------------- api_test catches
+
+
+class _RewardsEveryStep(sf.SpoilFive):
+    def _apply(self, state, action):
+        after = super()._apply(state, action)
+        return after.replace(rewards=after.rewards + 1.0)
+
+
+class _KeepsRewards(sf.SpoilFive):
+    def _finished(self, state):
+        return state
+
+
+class _SilentIllegal(sf.SpoilFive):
+    def _end_illegal(self, state):
+        return super()._end_illegal(state).replace(illegal=jnp.bool_(False))
+
+
+class _TooFewDecisions(sf.SpoilFive):
+    @property
+    def max_decisions(self):
+        return 3
+
+
+class _BlindObservation(sf.SpoilFive):
+    def observe(self, state, player):
+        return super().observe(state, 0) * jnp.nan
+
+
+@pytest.mark.parametrize(
+    ("cls", "message"),
+    [
+        (_RewardsEveryStep, "rewards come only on the final step"),
+        (_KeepsRewards, "stepping a terminated hand"),
+        (_SilentIllegal, "must end the hand with state.illegal set"),
+        (_TooFewDecisions, "max_decisions"),
+        (_BlindObservation, "observe"),
+    ],
+    ids=["rewards-every-step", "keeps-rewards", "silent-illegal", "too-few-decisions", "nan-obs"],
+)
+def test_api_test_catches_broken_envs(cls, message):
+    with pytest.raises(AssertionError, match=message):
+        api_test(cls(2), num=4, no_jit=False)
+
+
+def test_api_test_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="Env"):
+        api_test("spoil_five")
+    with pytest.raises(ValueError, match="num"):
+        api_test(sf.SpoilFive(2), num=0)
+
+
+def test_testing_is_importable_as_attribute():
+    import spoilfive_jax.testing as testing
+
+    assert testing.api_test is api_test

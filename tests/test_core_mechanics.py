@@ -1,0 +1,83 @@
+"""The card mechanics every game shares (``core.ranking``, ``core.tricks``, ``core.deal``), checked
+directly: the games' own tests check them again through every rule option."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core import bits, cards, deal, ranking, tricks
+from spoilfive_jax.core.bits import Bits, members
+from spoilfive_jax.core.cards import parse_cards
+
+
+def _set(text: str) -> Bits:
+    return bits.const(parse_cards(text))
+
+
+def test_ranking_matches_the_tables():
+    every = jnp.arange(cards.NUM_CARDS)
+    for trump in range(4):
+        got = np.asarray(jax.jit(ranking.trump_strength)(every, trump))
+        np.testing.assert_array_equal(got, cards.TRUMP_STRENGTH[trump])
+        trumps = ranking.trump_set(jnp.int32(trump))
+        assert members(trumps.lo, trumps.hi) == sorted(np.flatnonzero(got >= 0).tolist())
+        suit = ranking.suit_set(jnp.int32(trump))
+        assert members(suit.lo, suit.hi) == list(range(13 * trump, 13 * trump + 13))
+    plain = np.asarray(ranking.plain_strength(every))
+    mask = cards.PLAIN_STRENGTH >= 0
+    np.testing.assert_array_equal(plain[mask], cards.PLAIN_STRENGTH[mask])
+
+
+def test_seats():
+    assert [int(tricks.next_seat(jnp.int32(s), 4)) for s in range(4)] == [1, 2, 3, 0]
+    values = jnp.array([7, 8, 9])
+    assert [int(tricks.seat_value(values, jnp.int32(s))) for s in range(3)] == [7, 8, 9]
+
+
+def _plays(hand: str, trump: int, led: int, level: int, follow: str = "seed") -> list[str]:
+    withhold = tricks.top_trumps(jnp.int32(trump), jnp.int32(level), 13, 12, 11)
+    out = tricks.follow_plays(
+        _set(hand), ranking.trump_set(jnp.int32(trump)), jnp.int32(led), withhold, False, follow
+    )
+    return sorted(cards.card_str(c) for c in members(out.lo, out.hi))
+
+
+def test_follow_plays():
+    # diamonds trump; clubs led: "seed" follows suit or trumps, "traditional" only suit
+    assert _plays("2C 3D 4S", trump=1, led=0, level=-1) == ["2C", "3D"]
+    assert _plays("2C 3D 4S", trump=1, led=0, level=-1, follow="traditional") == ["2C", "3D"]
+    assert _plays("3D 4S", trump=1, led=0, level=-1, follow="traditional") == ["3D", "4S"]
+    assert _plays("3D 4S", trump=1, led=0, level=-1) == ["3D"]
+    # trump led: the 5 of trumps may be withheld from a lower lead, not from a higher one
+    assert _plays("5D 4S", trump=1, led=tricks.TRUMP_CLASS, level=0) == ["4S", "5D"]
+    assert _plays("5D 3D 4S", trump=1, led=tricks.TRUMP_CLASS, level=0) == ["3D", "5D"]
+    assert _plays("AH 4S", trump=1, led=tricks.TRUMP_CLASS, level=12) == ["AH"]
+
+
+def test_deal():
+    class Packets:
+        deal_packets = (3, 2)
+
+    rows = deal.deal_positions(2, Packets())
+    np.testing.assert_array_equal(rows, [[0, 1, 2, 6, 7], [3, 4, 5, 8, 9]])
+    hands = deal.hands_from_deck(jnp.arange(52, dtype=jnp.int32), jnp.int32(1), 2, Packets())
+    # the dealer is seat 1: seat 0 is the eldest hand and gets the first packet
+    assert members(hands.lo[0], hands.hi[0]) == [0, 1, 2, 6, 7]
+    for size in (52, 53):
+        u24 = jax.random.bits(jax.random.PRNGKey(size), (size,), jnp.uint32) >> 8
+        drawn = np.asarray(deal.draw_deck(u24, size))
+        assert sorted(drawn.tolist()) == list(range(size))
+
+
+def test_rob_seat():
+    def seat(hands: list[str], turnup: str, dealer: int = 0) -> int:
+        sets = [_set(h) for h in hands]
+        both = Bits(jnp.array([s.lo for s in sets]), jnp.array([s.hi for s in sets]))
+        return int(deal.rob_seat(both, jnp.int32(cards.card_id(turnup)), jnp.int32(dealer)))
+
+    assert seat(["2C 3C", "AD 4C"], "7D") == 1  # the ace of trumps robs
+    assert seat(["2C 3C", "4C 5C"], "7D") == -1  # nobody holds it
+    assert seat(["2C 3C", "AD 4C"], "AC", dealer=0) == 0  # an ace turned up: the dealer
+    assert seat(["AH 3C", "4C 5C"], "7H") == 0  # hearts trump: the A♥ is the ace of trumps
