@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import importlib
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -227,10 +228,20 @@ class Env(abc.ABC, Generic[S, R]):
 
     # ---------------- presentation hooks (cli)
     # What the command line (``spoilfive_jax.cli``) shows of a game comes from these hooks, so
-    # the CLI never names a game.  Defaults here fit any game; the report hooks (rollout and
-    # score tables, plots, rules text, terminal play) must be filled by each game.  Texts for
-    # people write cards with ``core.cards.card_symbol`` (``10♦``); JSON/CSV records use
+    # the CLI never names a game.  A game's words live in one module (``report_module``, e.g.
+    # ``games/spoil_five/report.py``): each report hook calls the function of the same name
+    # there with the env first, so a game writes its words once and no delegation code.  Texts
+    # for people write cards with ``core.cards.card_symbol`` (``10♦``); JSON/CSV records use
     # ``card_str`` (``TD``).  Tables and reports are ``core.present`` values.
+
+    report_module: ClassVar[str] = ""
+    """Dotted name of the game's words module (``RULE_OPTIONS`` and the report functions)."""
+
+    @classmethod
+    def _words(cls, name: str) -> Any:
+        if not cls.report_module:
+            raise NotImplementedError(f"{cls.__name__} has no report module (no {name})")
+        return getattr(importlib.import_module(cls.report_module), name)
 
     @property
     def title(self) -> str:
@@ -245,28 +256,26 @@ class Env(abc.ABC, Generic[S, R]):
     @classmethod
     def rule_options(cls) -> tuple[Any, ...]:
         """The ``core.present.RuleOption`` flags this game's rules take on the command line."""
-        return ()
+        return tuple(cls._words("RULE_OPTIONS"))
 
     @classmethod
     def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> Any:
         """The rules of ``game_id`` from the values of ``rule_options`` given (ValueError for a
         bad mix)."""
-        return cls.rules_type(**options)
+        return cls._words("rules_from_options")(game_id, options)
 
     def rules_line(self) -> str:
         """The rules in force on one line, ``name=value ...`` (table titles)."""
-        return " ".join(f"{k}={v}" for k, v in self.rules_in_force().items())
+        return self._words("rules_line")(self)  # type: ignore[no-any-return]
 
     def rules_in_force(self) -> dict[str, Any]:
         """Every rule field with the value in force (JSON ``"rules"``; no None for a default
         that depends on another field)."""
-        import dataclasses
-
-        return dataclasses.asdict(self.rules)  # type: ignore[call-overload, no-any-return]
+        return self._words("rules_in_force")(self)  # type: ignore[no-any-return]
 
     def rules_text(self, suit: int | None = None) -> str:
         """``spoilfive rules``: the options in words and the ranking (one trump suit, or all)."""
-        raise NotImplementedError(f"{type(self).__name__} has no rules text")
+        return self._words("rules_text")(self, suit)  # type: ignore[no-any-return]
 
     @property
     def has_turnup(self) -> bool:
@@ -287,20 +296,25 @@ class Env(abc.ABC, Generic[S, R]):
     def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
         """The ``Report`` of a rollout: ``summary`` is ``RolloutResult.summary()``, ``names``
         the policy of each seat."""
-        raise NotImplementedError(f"{type(self).__name__} has no rollout report")
+        return self._words("rollout_report")(self, summary, names, seconds)
 
     def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
         """CSV of a rollout's summary, long format: (header, rows)."""
-        raise NotImplementedError(f"{type(self).__name__} has no summary rows")
+        return self._words("summary_rows")(self, summary, names)  # type: ignore[no-any-return]
 
     def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
         """Per-hand records of a ``RolloutResult``: (its scalar fields, the per-seat or
         per-team block int[H, K], the block's JSON name, its CSV column prefix)."""
-        raise NotImplementedError(f"{type(self).__name__} has no per-hand columns")
+        return self._words("per_hand_columns")(self, result)  # type: ignore[no-any-return]
 
     def plot_rollout(self, result: Any, names: Any, path: str) -> None:
         """Draw the rollout's figure to ``path`` (needs matplotlib)."""
-        raise NotImplementedError(f"{type(self).__name__} has no rollout plot")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        self._words("plot_rollout")(plt, self, result, names, path)
 
     @property
     def score_threshold(self) -> int | None:
@@ -310,11 +324,11 @@ class Env(abc.ABC, Generic[S, R]):
     def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
         """JSON/CSV records of ``score_hands`` results; ``queries`` have ``hand`` (ids),
         ``turnup`` (-1: none) and ``seat``."""
-        raise NotImplementedError(f"{type(self).__name__} has no score records")
+        return self._words("score_records")(self, queries, scores)  # type: ignore[no-any-return]
 
     def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
         """The ``Report`` of ``score_hands`` results under the title ``heading``."""
-        raise NotImplementedError(f"{type(self).__name__} has no score report")
+        return self._words("score_report")(self, queries, scores, heading, threshold)
 
     @property
     def tournament_note(self) -> str:
@@ -327,7 +341,10 @@ class Env(abc.ABC, Generic[S, R]):
     ) -> Any:  # fmt: skip
         """Play against ``bots`` (a policy) in the terminal (any text streams), starting with
         a line that says what is played; ``hands`` None: the game's own default."""
-        raise NotImplementedError(f"{type(self).__name__} has no terminal play")
+        return self._words("play_terminal")(
+            self, input, output, human=human, bots=bots, bots_name=bots_name, hands=hands,
+            dealer=dealer, seed=seed,
+        )  # fmt: skip
 
     # ---------------- tools hooks (tools): what the generic tools ask of a game
     #

@@ -282,7 +282,10 @@ class FortyFive(Env[State, FortyFiveRules]):
         """Shape of ``observe_full`` for this table."""
         return (_observe.full_observation_size(self.num_players),)
 
-    # ---------------- presentation hooks (cli): documented on core.env.Env, words in report.py
+    # ---------------- presentation hooks (cli): documented on core.env.Env; the words are
+    # in ``report.py`` (``report_module``)
+
+    report_module = "spoilfive_jax.games.forty_five.report"
 
     @property
     def title(self) -> str:
@@ -300,33 +303,6 @@ class FortyFive(Env[State, FortyFiveRules]):
     def default_policy(self) -> str:
         return "random"
 
-    @classmethod
-    def rule_options(cls) -> tuple[Any, ...]:
-        from spoilfive_jax.games.forty_five.report import RULE_OPTIONS
-
-        return RULE_OPTIONS
-
-    @classmethod
-    def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> FortyFiveRules:
-        from spoilfive_jax.games.forty_five.report import rules_from_options
-
-        return rules_from_options(game_id, options)
-
-    def rules_line(self) -> str:
-        from spoilfive_jax.games.forty_five.report import rules_line
-
-        return rules_line(self.rules)
-
-    def rules_in_force(self) -> dict[str, Any]:
-        from spoilfive_jax.games.forty_five.report import rules_in_force
-
-        return rules_in_force(self.rules)
-
-    def rules_text(self, suit: int | None = None) -> str:
-        from spoilfive_jax.games.forty_five.report import rules_text
-
-        return rules_text(self, suit)
-
     @property
     def has_turnup(self) -> bool:
         return not self.rules.auction
@@ -337,65 +313,13 @@ class FortyFive(Env[State, FortyFiveRules]):
             raise ValueError("the joker (JK) is not in play: add --joker")
         return cards
 
-    def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
-        from spoilfive_jax.games.forty_five.report import rollout_report
-
-        return rollout_report(self, summary, names, seconds)
-
-    def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
-        from spoilfive_jax.games.forty_five.report import summary_rows
-
-        return summary_rows(summary, names)
-
-    def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
-        from spoilfive_jax.games.forty_five.report import per_hand_columns
-
-        return per_hand_columns(result)
-
-    def plot_rollout(self, result: Any, names: Any, path: str) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from spoilfive_jax.games.forty_five.report import plot_rollout
-
-        plot_rollout(plt, self, result, names, path)
-
     @property
     def score_threshold(self) -> int | None:
         return 15
 
-    def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
-        from spoilfive_jax.games.forty_five.report import score_records
-
-        return score_records(self, queries, scores)
-
-    def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
-        from spoilfive_jax.games.forty_five.report import score_report
-
-        return score_report(self, queries, scores, heading, threshold)
-
     @property
     def tournament_note(self) -> str:
         return "points: the seat's team's per hand; won: hands its team outscored the rest"
-
-    def play_terminal(
-        self, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
-        hands: int | None, dealer: int, seed: int,
-    ) -> Any:  # fmt: skip
-        from spoilfive_jax.core.present import teams_text
-        from spoilfive_jax.games.forty_five.play import play_family
-
-        cap = f", {hands} hand{'s' if hands > 1 else ''} at most" if hands else ""
-        teams = teams_text(self.num_players, self.num_teams)
-        output.write(
-            f"{self.title}: you are seat {human} of {self.num_players} ({teams}), against "
-            f"{bots_name} bots; a game to {self.rules.goal}{cap}. Type ? for help, q to quit.\n"
-        )
-        return play_family(
-            self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
-        )
 
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
     # (deals, decision keys: ``Env``'s defaults; no fast kernel yet)

@@ -26,6 +26,7 @@ from spoilfive_jax.core.present import (
     plus_minus,
     ranking_lines,
     se_or_nan,
+    teams_text,
 )
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 
@@ -108,7 +109,8 @@ def rules_from_options(game_id: str, options: dict[str, Any]) -> FortyFiveRules:
     return FortyFiveRules(variant=VARIANTS[game_id], **options)  # type: ignore[arg-type]
 
 
-def rules_line(rules: FortyFiveRules) -> str:
+def rules_line(env: Any) -> str:
+    rules = env.rules
     joker = f"on ({rules.joker_rank})" if rules.joker else "off"
     text = (
         f"variant={rules.variant} target={rules.goal} scoring={rules.scoring} "
@@ -120,7 +122,8 @@ def rules_line(rules: FortyFiveRules) -> str:
     return text + f" deal={rules.deal_packets[0]}+{rules.deal_packets[1]}"
 
 
-def rules_in_force(rules: FortyFiveRules) -> dict[str, Any]:
+def rules_in_force(env: Any) -> dict[str, Any]:
+    rules = env.rules
     """Every field with the value in force (``target``: the variant's when left unset)."""
     return {**dataclasses.asdict(rules), "target": rules.goal}
 
@@ -147,7 +150,7 @@ def rules_text(env: Any, suit: int | None) -> str:
         hand += "; the bidder's team scores what it made if that reaches its bid (a made 30 "
         hand += "scores 60), else loses the bid"
     items = [
-        ("options", rules_line(rules)),
+        ("options", rules_line(env)),
         (
             "teams",
             "4 players: 0&2 v 1&3; 6: 0,2,4 v 1,3,5; 2: head to head; other counts play as "
@@ -269,7 +272,9 @@ def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: f
     )
 
 
-def summary_rows(s: dict[str, Any], names: Sequence[str]) -> tuple[list[str], list[list[Any]]]:
+def summary_rows(
+    env: Any, s: dict[str, Any], names: Sequence[str]
+) -> tuple[list[str], list[list[Any]]]:
     """Long format: one row per statistic (and seat or team)."""
     t = s["mean_team_points"].shape[0]
     rows: list[list[Any]] = []
@@ -300,7 +305,7 @@ def summary_rows(s: dict[str, Any], names: Sequence[str]) -> tuple[list[str], li
 PER_HAND = ("decisions", "jinked", "jink_won", "robbed", "robber", "bid", "bidder")
 
 
-def per_hand_columns(result: Any) -> tuple[tuple[str, ...], np.ndarray, str, str]:
+def per_hand_columns(env: Any, result: Any) -> tuple[tuple[str, ...], np.ndarray, str, str]:
     """(scalar fields, the per-team block, its JSON name, its CSV column prefix)."""
     return PER_HAND, result.team_points, "team_points", "points_team"
 
@@ -377,3 +382,22 @@ def score_report(
     columns += ["seat", "team", "points", f"P(>={threshold}) %", "tricks"]
     title = heading + "\npoints, P and tricks are those of the seat's team for the hand"
     return Report([Table(title, columns, rows, left=len(columns) - 5)])
+
+
+def play_terminal(
+    env: Any, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
+    hands: int | None, dealer: int, seed: int,
+) -> Any:  # fmt: skip
+    """Terminal play of a whole game (``games/forty_five/play.py``) after a line saying what
+    is played."""
+    from spoilfive_jax.games.forty_five.play import play_family
+
+    cap = f", {hands} hand{'s' if hands > 1 else ''} at most" if hands else ""
+    teams = teams_text(env.num_players, env.num_teams)
+    output.write(
+        f"{env.title}: you are seat {human} of {env.num_players} ({teams}), against "
+        f"{bots_name} bots; a game to {env.rules.goal}{cap}. Type ? for help, q to quit.\n"
+    )
+    return play_family(
+        env, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
+    )

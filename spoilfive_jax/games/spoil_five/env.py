@@ -148,7 +148,10 @@ class SpoilFive(Env[State, Rules]):
     def full_observation_shape(self) -> tuple[int, ...]:
         return _observe.full_observation_shape(self.num_players)
 
-    # ---------------- presentation hooks (cli): documented on core.env.Env, words in report.py
+    # ---------------- presentation hooks (cli): documented on core.env.Env; the words are
+    # in ``report.py`` (``report_module``)
+
+    report_module = "spoilfive_jax.games.spoil_five.report"
 
     @property
     def title(self) -> str:
@@ -157,83 +160,6 @@ class SpoilFive(Env[State, Rules]):
     @property
     def default_policy(self) -> str:
         return "heuristic"
-
-    @classmethod
-    def rule_options(cls) -> tuple[Any, ...]:
-        from spoilfive_jax.games.spoil_five.report import RULE_OPTIONS
-
-        return RULE_OPTIONS
-
-    @classmethod
-    def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> Rules:
-        from spoilfive_jax.games.spoil_five.report import rules_from_options
-
-        return rules_from_options(options)
-
-    def rules_line(self) -> str:
-        from spoilfive_jax.games.spoil_five.report import rules_line
-
-        return rules_line(self.rules)
-
-    def rules_in_force(self) -> dict[str, Any]:
-        from spoilfive_jax.games.spoil_five.report import rules_in_force
-
-        return rules_in_force(self.rules)
-
-    def rules_text(self, suit: int | None = None) -> str:
-        from spoilfive_jax.games.spoil_five.report import rules_text
-
-        return rules_text(self.rules, suit)
-
-    def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
-        from spoilfive_jax.games.spoil_five.report import rollout_report
-
-        return rollout_report(self, summary, names, seconds)
-
-    def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
-        from spoilfive_jax.games.spoil_five.report import summary_rows
-
-        return summary_rows(summary, names)
-
-    def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
-        from spoilfive_jax.games.spoil_five.report import per_hand_columns
-
-        return per_hand_columns(result)
-
-    def plot_rollout(self, result: Any, names: Any, path: str) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from spoilfive_jax.games.spoil_five.report import plot_rollout
-
-        plot_rollout(plt, self, result, names, path)
-
-    def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
-        from spoilfive_jax.games.spoil_five.report import score_records
-
-        return score_records(queries, scores)
-
-    def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
-        from spoilfive_jax.games.spoil_five.report import score_report
-
-        return score_report(self, queries, scores, heading)
-
-    def play_terminal(
-        self, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
-        hands: int | None, dealer: int, seed: int,
-    ) -> Any:  # fmt: skip
-        from spoilfive_jax.games.spoil_five.play import play_terminal
-
-        hands = hands or 1
-        output.write(
-            f"Spoil Five: you are seat {human} of {self.num_players}, against {bots_name} bots; "
-            f"{hands} hand{'s' if hands > 1 else ''}. Type ? for help, q to quit.\n"
-        )
-        return play_terminal(
-            self, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed
-        )
 
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
 

@@ -65,13 +65,14 @@ RULE_OPTIONS = (
 )
 
 
-def rules_from_options(options: dict[str, Any]) -> Rules:
+def rules_from_options(game_id: str, options: dict[str, Any]) -> Rules:
     """The rules of ``--preset`` (default seed) with the other options over it."""
     options = dict(options)
     return Rules.preset(options.pop("preset", "seed"), **options)
 
 
-def rules_line(rules: Rules) -> str:
+def rules_line(env: Any) -> str:
+    rules = env.rules
     jink = "on" if rules.jink else "off"
     return (
         f"follow={rules.follow} renege={rules.renege} rob={rules.rob} jink={jink} "
@@ -80,12 +81,14 @@ def rules_line(rules: Rules) -> str:
     )
 
 
-def rules_in_force(rules: Rules) -> dict[str, Any]:
+def rules_in_force(env: Any) -> dict[str, Any]:
+    rules = env.rules
     """Every field with the value in force (``jink_bonus``: the ante when left unset)."""
     return {**dataclasses.asdict(rules), "jink_bonus": rules.bonus}
 
 
-def rules_text(rules: Rules, suit: int | None) -> str:
+def rules_text(env: Any, suit: int | None) -> str:
+    rules = env.rules
     if rules.jink:
         jink = (
             "the winner of tricks 1-3 may play on; winning all five takes the pot plus "
@@ -97,7 +100,7 @@ def rules_text(rules: Rules, suit: int | None) -> str:
     lines = ["Rules (Spoil Five)"]
     lines += item_lines(
         [
-            ("options", rules_line(rules)),
+            ("options", rules_line(env)),
             ("following", FOLLOW[rules.follow]),
             ("reneging", RENEGE[rules.renege] + RENEGE_FIVE),
             ("robbing", ROB[rules.rob]),
@@ -140,7 +143,9 @@ def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: f
     return Report([table], [line])
 
 
-def summary_rows(s: dict[str, Any], names: Sequence[str]) -> tuple[list[str], list[list[Any]]]:
+def summary_rows(
+    env: Any, s: dict[str, Any], names: Sequence[str]
+) -> tuple[list[str], list[list[Any]]]:
     """Long format: one row per statistic (and seat)."""
     rows: list[list[Any]] = []
     for i, name in enumerate(names):
@@ -156,7 +161,7 @@ def summary_rows(s: dict[str, Any], names: Sequence[str]) -> tuple[list[str], li
 PER_HAND = ("winner", "decisions", "jinked", "jink_won", "robbed", "robber", "carried_out")
 
 
-def per_hand_columns(result: Any) -> tuple[tuple[str, ...], np.ndarray, str, str]:
+def per_hand_columns(env: Any, result: Any) -> tuple[tuple[str, ...], np.ndarray, str, str]:
     """(scalar fields, the per-seat block, its JSON name, its CSV column prefix)."""
     return PER_HAND, result.rewards, "chips", "chips"
 
@@ -195,7 +200,7 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Sequence[str], path: st
 # ------------------------------------------------------------------------ scores
 
 
-def score_records(queries: Sequence[Any], scores: Any) -> list[dict[str, Any]]:
+def score_records(env: Any, queries: Sequence[Any], scores: Any) -> list[dict[str, Any]]:
     """One JSON/CSV record per query (cards in machine text, ``card_str``)."""
     return [
         {
@@ -213,7 +218,9 @@ def score_records(queries: Sequence[Any], scores: Any) -> list[dict[str, Any]]:
     ]
 
 
-def score_report(env: Any, queries: Sequence[Any], scores: Any, heading: str) -> Report:
+def score_report(
+    env: Any, queries: Sequence[Any], scores: Any, heading: str, threshold: Any = None
+) -> Report:
     rows = [
         [
             " ".join(card_symbol(c) for c in q.hand),
@@ -227,3 +234,18 @@ def score_report(env: Any, queries: Sequence[Any], scores: Any, heading: str) ->
     ]
     columns = ["hand", "turn-up", "seat", "win %", "spoil %", "chips"]
     return Report([Table(heading, columns, rows, left=2)])
+
+
+def play_terminal(
+    env: Any, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
+    hands: int | None, dealer: int, seed: int,
+) -> Any:  # fmt: skip
+    """Terminal play (``games/spoil_five/play.py``) after a line saying what is played."""
+    from spoilfive_jax.games.spoil_five.play import play_terminal as play
+
+    hands = hands or 1
+    output.write(
+        f"Spoil Five: you are seat {human} of {env.num_players}, against {bots_name} bots; "
+        f"{hands} hand{'s' if hands > 1 else ''}. Type ? for help, q to quit.\n"
+    )
+    return play(env, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed)
