@@ -3,8 +3,8 @@ jittable array functions.
 
 Written for ONE hand and batched with ``jax.vmap``, like ``games.spoil_five.game``, on the card
 mechanics both games share in ``core`` (trump and plain strengths, suit sets, following suit and
-reneging, the deal order, bitsets).  ``num_players``
-(N) and ``rules`` are static; everything else is an array.  Card sets are 64-position bitsets
+reneging, the deal order, bitsets).  ``num_players`` (N) and ``rules`` are static; everything
+else is an array.  Card sets are 64-position bitsets
 (``bits.Bits``): positions 0..51 are the cards, 52 is the joker; action sets use 0..63.
 
 A ``State`` is one hand plus the game around it: the teams' running ``scores`` and, once the
@@ -20,13 +20,16 @@ hand is over, the game result.  What the reward fields hold:
 - ``scores`` int32[T]: the teams' game scores, before this hand while it is played and
   including it once ``terminated`` (T = ``num_teams(N)``; seat s plays for team ``s % T``).
 
+The module is in three parts: ``state`` (action ids, phases, the ``State`` pytree and static
+sizes, all re-exported here), this module (legal sets, the deal, a decision) and ``scoring``
+(a hand's points and the end of a game).
+
 Phases (``PHASE_*``): joker exchange (the joker was turned up: the dealer discards a card and
 takes it), rob, auction bidding, naming trump, discard-and-draw, jink announcements, play, done.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import jax
@@ -37,193 +40,59 @@ from spoilfive_jax.core import bits, ranking, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
-
-# --------------------------------------------------------------------------- actions
-# 0..51: a card (play it; in the joker, rob and discard decisions: discard it).  52: the joker.
-JOKER = 52
-NUM_CARD_IDS = 53
-PASS = 53  # decline the rob, pass in the auction, end discarding, decline to announce a jink
-DONE = PASS  # discard phase: stop discarding and draw back to five
-NO_JINK = PASS  # jink announcement: do not announce
-BID_15, BID_20, BID_25, BID_30 = 54, 55, 56, 57
-BID_VALUES = (15, 20, 25, 30)
-HOLD = 58  # the dealer takes the standing bid at the same value
-NAME_CLUBS, NAME_DIAMONDS, NAME_HEARTS, NAME_SPADES = 59, 60, 61, 62  # the bid winner names trump
-JINK = 63  # announce that my team will take all five tricks
-NUM_ACTIONS = 64
-
-# --------------------------------------------------------------------------- phases
-PHASE_JOKER, PHASE_ROB, PHASE_BID, PHASE_TRUMP = 0, 1, 2, 3
-PHASE_DISCARD, PHASE_ANNOUNCE, PHASE_PLAY, PHASE_DONE = 4, 5, 6, 7
-PHASE_NAMES = ("joker", "rob", "bid", "trump", "discard", "announce", "play", "done")
-
-TRUMP_CLASS = tricks.TRUMP_CLASS  # ``led_class`` of a trump lead (the joker included)
-NO_CARD = -1
-NUM_TRICKS = 5
-POINTS_PER_TRICK = 5
-_TRUMP_POWER = 16  # trick power of a trump = 16 + its strength (plain cards 0..12)
-_BIG = 1 << 20
-
-# Trump strengths.  Without the joker: core strengths (5 = 13, J = 12, A♥ = 11, ace 10, ...).
-# With the joker every strength from ``joker_strength`` up moves one step up to make room.
-_JOKER_STRENGTH = {"below_AH": 11, "above_AH": 12}
-
-_JOKER_SET = bits.const([JOKER])
-_ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
-_NAME_SET = bits.const(range(NAME_CLUBS, NAME_SPADES + 1))
-_ANNOUNCE_SET = bits.const([JINK, PASS])
-_PASS_SET = bits.const([PASS])
-
-
-def _hi_bit(action: int) -> np.uint32:
-    assert 32 <= action < 64
-    return np.uint32(1 << (action - 32))
-
-
-@dataclasses.dataclass(frozen=True)
-class State:
-    """One hand of a Forty-Five game; batch it with ``jax.vmap`` (every field gains [B]).
-
-    N = num_players, T = num_teams(N), S = the auction stock (53 or 52 - 5N; 0 outside
-    Auction).  Bitset fields are ``Bits(lo, hi)`` pairs of uint32 arrays.
-    """
-
-    current_player: jax.Array  # int32[]: seat to act; -1 once terminated
-    terminated: jax.Array  # bool[]: the hand is over (``game_over`` says if the game is)
-    truncated: jax.Array  # bool[]: always False (a hand ends within ``max_decisions``)
-    rewards: jax.Array  # float32[N]: the hand's points for each seat's team, on its last step
-    game_rewards: jax.Array  # float32[N]: +1 winners / -1 others, on the game's last step
-    tricks_won: jax.Array  # int32[N]
-    hands: Bits  # uint32[N] x 2: cards held by each seat
-    legal_set: Bits  # uint32[] x 2: legal actions of current_player (all 64 once terminated)
-    phase: jax.Array  # int32[]: PHASE_*
-    dealer: jax.Array  # int32[]
-    turnup: jax.Array  # int32[]: the trump-deciding turn-up, -1 in Auction
-    joker_up: jax.Array  # bool[]: the joker was turned up (and goes to the dealer)
-    trump: jax.Array  # int32[]: trump suit 0..3; -1 until named in Auction
-    robber: jax.Array  # int32[]: seat entitled to rob, -1 if nobody (or not known yet)
-    robbed: jax.Array  # bool[]: the robber took the turn-up (public)
-    discards: Bits  # uint32[N] x 2: cards each seat laid away face down (HIDDEN from others)
-    leader: jax.Array  # int32[]: seat that leads (or led) the current trick
-    trick_cards: jax.Array  # int32[N]: card each seat played to the current trick, -1 if none;
-    #   until the leader leads again it still shows the last completed trick
-    led_class: jax.Array  # int32[]: suit led 0..3, 4 for a trump lead, -1 before the first lead
-    best_power: jax.Array  # int32[]: trick power of the card winning the trick
-    best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
-    renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
-    played: Bits  # uint32[] x 2: cards played to tricks so far
-    trick_num: jax.Array  # int32[]: tricks completed, 0..5
-    best_trump: jax.Array  # int32[]: strength of the highest trump played this hand, -1 if none
-    best_trump_seat: jax.Array  # int32[]: seat that played it, -1 if none
-    jinker: jax.Array  # int32[]: seat that announced a jink, -1 if none
-    bid: jax.Array  # int32[]: standing (then winning) bid, 0 if none (Auction)
-    bidder: jax.Array  # int32[]: seat holding the bid, -1 if none
-    passed: jax.Array  # bool[N]: seats out of the auction
-    stock: jax.Array  # int32[S]: the undealt cards, top first (HIDDEN; Auction draws from it)
-    stock_top: jax.Array  # int32[]: cards drawn from ``stock`` so far
-    pending: jax.Array  # int32[]: cards the seat discarding has laid away, drawn on DONE
-    scores: jax.Array  # int32[T]: game scores (before this hand; after it once terminated)
-    hand_points: jax.Array  # int32[T]: the hand's points per team once it is over, else 0
-    game_over: jax.Array  # bool[]: this hand ended the game
-    game_winner: jax.Array  # int32[]: the winning team once ``game_over``, else -1
-    illegal: jax.Array  # bool[]: the hand ended on an illegal action
-    _step_count: jax.Array  # int32[]: decisions taken this hand
-    #: the hand's rules: static pytree metadata (no array, no cost under jit/vmap); lets
-    #: ``observation`` normalise the scores by the game's target
-    rules: FortyFiveRules = dataclasses.field(default_factory=FortyFiveRules)
-
-    @property
-    def legal_action_mask(self) -> jax.Array:
-        """bool[64]: legal actions of ``current_player`` (all True once terminated, as pgx)."""
-        return bits.to_bool(self.legal_set, NUM_ACTIONS)
-
-    @property
-    def observation(self) -> jax.Array:
-        """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
-
-        Computed on access, not stored (rollouts never pay for it); works on a batched state
-        too.  Layout: ``spoilfive_jax.games.forty_five.observe``.
-        """
-        from spoilfive_jax.games.forty_five.observe import current_observation
-
-        return current_observation(self)
-
-    @property
-    def num_players(self) -> int:
-        return int(self.tricks_won.shape[-1])
-
-    def replace(self, **changes: Any) -> State:
-        return dataclasses.replace(self, **changes)
-
-
-jax.tree_util.register_dataclass(
-    State,
-    data_fields=[f.name for f in dataclasses.fields(State) if f.name != "rules"],
-    meta_fields=["rules"],
+from spoilfive_jax.games.forty_five.scoring import _finish
+from spoilfive_jax.games.forty_five.scoring import counting_rank as counting_rank
+from spoilfive_jax.games.forty_five.scoring import game_result as game_result
+from spoilfive_jax.games.forty_five.scoring import hand_points as hand_points
+from spoilfive_jax.games.forty_five.scoring import team_totals as team_totals
+from spoilfive_jax.games.forty_five.state import (
+    _ALL_ACTIONS,
+    _ANNOUNCE_SET,
+    _JOKER_SET,
+    _JOKER_STRENGTH,
+    _NAME_SET,
+    _PASS_SET,
+    _TRUMP_POWER,
+    _hi_bit,
 )
-
-
-# --------------------------------------------------------------------------- static helpers
-
-
-def stock_size(num_players: int, rules: FortyFiveRules) -> int:
-    """Length of ``State.stock``: the undealt cards in Auction, 0 otherwise."""
-    return rules.deck_size - 5 * num_players if rules.auction else 0
-
-
-def deck_prefix(num_players: int, rules: FortyFiveRules) -> int:
-    """How many cards of a deck a deal reads: the whole deck in Auction, else 5N + 1 (+1 for the
-    card turned up after the joker)."""
-    if rules.auction:
-        return rules.deck_size
-    return 5 * num_players + 1 + int(rules.joker)
-
-
-def max_decisions(num_players: int, rules: FortyFiveRules) -> int:
-    """The most decisions one hand can take.
-
-    Turn-up games: a joker exchange, a rob, N announcements, 5N plays.  Auction: at most N - 1
-    passes, 4 rising bids and 4 holds, naming trump, 6 discard decisions a seat, 5N plays.
-    """
-    n = num_players
-    if rules.auction:
-        return (n - 1 + 8) + 1 + 6 * n + 5 * n
-    return int(rules.joker) + int(rules.robbing) + (n if rules.jink == "announced" else 0) + 5 * n
-
-
-def state_bytes(num_players: int, rules: FortyFiveRules | None = None) -> int:
-    """Bytes of one hand's ``State`` (measured from the real field shapes)."""
-    rules = rules or FortyFiveRules()
-    shapes = jax.eval_shape(
-        lambda: deal_from_deck(
-            jnp.arange(deck_prefix(num_players, rules), dtype=jnp.int32),
-            jnp.int32(0),
-            jnp.zeros(num_teams(num_players), jnp.int32),
-            num_players,
-            rules,
-        )
-    )
-    return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))
-
-
-def team_matrix(num_players: int) -> np.ndarray:
-    """bool[T, N]: seat s plays for team t (``s % T == t``)."""
-    t = num_teams(num_players)
-    return np.arange(num_players)[None, :] % t == np.arange(t)[:, None]
-
-
-def team_of(num_players: int) -> np.ndarray:
-    """int32[N]: the team of each seat."""
-    return (np.arange(num_players) % num_teams(num_players)).astype(np.int32)
-
-
-def top_trump_strengths(rules: FortyFiveRules) -> dict[str, int]:
-    """Strengths of the cards with the reneging privilege (5, J of trumps, A♥, the joker)."""
-    if not rules.joker:
-        return {"five": 13, "jack": 12, "ace_hearts": 11}
-    k = _JOKER_STRENGTH[rules.joker_rank]
-    return {"five": 14, "jack": 13, "ace_hearts": 11 if k == 12 else 12, "joker": k}
-
+from spoilfive_jax.games.forty_five.state import BID_15 as BID_15
+from spoilfive_jax.games.forty_five.state import BID_20 as BID_20
+from spoilfive_jax.games.forty_five.state import BID_25 as BID_25
+from spoilfive_jax.games.forty_five.state import BID_30 as BID_30
+from spoilfive_jax.games.forty_five.state import BID_VALUES as BID_VALUES
+from spoilfive_jax.games.forty_five.state import DONE as DONE
+from spoilfive_jax.games.forty_five.state import HOLD as HOLD
+from spoilfive_jax.games.forty_five.state import JINK as JINK
+from spoilfive_jax.games.forty_five.state import JOKER as JOKER
+from spoilfive_jax.games.forty_five.state import NAME_CLUBS as NAME_CLUBS
+from spoilfive_jax.games.forty_five.state import NAME_DIAMONDS as NAME_DIAMONDS
+from spoilfive_jax.games.forty_five.state import NAME_HEARTS as NAME_HEARTS
+from spoilfive_jax.games.forty_five.state import NAME_SPADES as NAME_SPADES
+from spoilfive_jax.games.forty_five.state import NO_CARD as NO_CARD
+from spoilfive_jax.games.forty_five.state import NO_JINK as NO_JINK
+from spoilfive_jax.games.forty_five.state import NUM_ACTIONS as NUM_ACTIONS
+from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS as NUM_CARD_IDS
+from spoilfive_jax.games.forty_five.state import NUM_TRICKS as NUM_TRICKS
+from spoilfive_jax.games.forty_five.state import PASS as PASS
+from spoilfive_jax.games.forty_five.state import PHASE_ANNOUNCE as PHASE_ANNOUNCE
+from spoilfive_jax.games.forty_five.state import PHASE_BID as PHASE_BID
+from spoilfive_jax.games.forty_five.state import PHASE_DISCARD as PHASE_DISCARD
+from spoilfive_jax.games.forty_five.state import PHASE_DONE as PHASE_DONE
+from spoilfive_jax.games.forty_five.state import PHASE_JOKER as PHASE_JOKER
+from spoilfive_jax.games.forty_five.state import PHASE_NAMES as PHASE_NAMES
+from spoilfive_jax.games.forty_five.state import PHASE_PLAY as PHASE_PLAY
+from spoilfive_jax.games.forty_five.state import PHASE_ROB as PHASE_ROB
+from spoilfive_jax.games.forty_five.state import PHASE_TRUMP as PHASE_TRUMP
+from spoilfive_jax.games.forty_five.state import POINTS_PER_TRICK as POINTS_PER_TRICK
+from spoilfive_jax.games.forty_five.state import TRUMP_CLASS as TRUMP_CLASS
+from spoilfive_jax.games.forty_five.state import State as State
+from spoilfive_jax.games.forty_five.state import deck_prefix as deck_prefix
+from spoilfive_jax.games.forty_five.state import max_decisions as max_decisions
+from spoilfive_jax.games.forty_five.state import state_bytes as state_bytes
+from spoilfive_jax.games.forty_five.state import stock_size as stock_size
+from spoilfive_jax.games.forty_five.state import team_matrix as team_matrix
+from spoilfive_jax.games.forty_five.state import team_of as team_of
+from spoilfive_jax.games.forty_five.state import top_trump_strengths as top_trump_strengths
 
 # --------------------------------------------------------------------------- cards
 
@@ -442,110 +311,6 @@ def deal_random(
     k = deck_prefix(num_players, rules)
     u24 = jax.random.bits(key, (k,), jnp.uint32) >> 8
     return deal_from_deck(draw_deck(u24, rules.deck_size), dealer, scores, num_players, rules)
-
-
-# --------------------------------------------------------------------------- hand and game end
-
-
-def team_totals(per_seat: jax.Array, num_players: int) -> jax.Array:
-    """int32[T]: a per-seat vector summed by team."""
-    return jnp.where(team_matrix(num_players), per_seat[None, :], 0).sum(1).astype(jnp.int32)
-
-
-def hand_points(state: State, rules: FortyFiveRules) -> jax.Array:
-    """int32[T]: the points each team scores for a hand whose five tricks are over.
-
-    ``tricks_won``, ``best_trump_seat``, ``jinker``, ``bid``/``bidder`` must be final.
-    """
-    n = state.tricks_won.shape[0]
-    t = num_teams(n)
-    teams = jnp.arange(t)
-    tricks = team_totals(state.tricks_won, n)
-    if rules.scoring == "hoyle":
-        pts = jnp.where(tricks == NUM_TRICKS, 10, jnp.where(tricks >= 3, 5, 0))
-    else:
-        pts = POINTS_PER_TRICK * tricks
-        if rules.bonus:
-            best = state.best_trump_seat
-            pts = pts + jnp.where((best >= 0) & (teams == best % t), POINTS_PER_TRICK, 0)
-    if rules.jink == "announced":  # the hand got here: any jink succeeded
-        pts = jnp.where((state.jinker >= 0) & (teams == state.jinker % t), 2 * pts, pts)
-    if rules.auction:
-        on_bid = teams == state.bidder % t
-        made = jnp.where(on_bid, pts, 0).sum()
-        scored = jnp.where(
-            made >= state.bid, jnp.where(state.bid == 30, 2 * made, made), -state.bid
-        )
-        pts = jnp.where(on_bid, scored, pts)
-    return pts.astype(jnp.int32)
-
-
-def counting_rank(dealer: jax.Array, num_players: int) -> jax.Array:
-    """int32[T]: the order in which teams are counted: from the eldest hand clockwise (0 first)."""
-    n = num_players
-    seat_rank = (jnp.arange(n) - (dealer + 1)) % n
-    return jnp.where(team_matrix(n), seat_rank[None, :], n).min(1).astype(jnp.int32)
-
-
-def game_result(
-    scores: jax.Array,
-    dealer: jax.Array,
-    bidder: jax.Array,
-    loser: jax.Array,
-    slam: jax.Array,
-    num_players: int,
-    rules: FortyFiveRules,
-) -> tuple[jax.Array, jax.Array]:
-    """(game_over, winning team or -1) after a hand, from the new ``scores`` int32[T].
-
-    bidder: the Auction bidder's seat (-1 outside Auction); loser: the team of a failed jink
-    announcement (-1 if none); slam: the team that took all five tricks under
-    ``jink="wins_game"`` (-1 if none).
-    """
-    t = num_teams(num_players)
-    teams = jnp.arange(t)
-    rank = counting_rank(dealer, num_players)
-    reached = scores >= rules.goal
-    if rules.tie_break == "higher_total":
-        top = jnp.where(reached, scores, -_BIG).max()
-        eligible = reached & (scores == top)
-    else:
-        eligible = reached
-    winner = jnp.argmin(jnp.where(eligible, rank, _BIG)).astype(jnp.int32)
-    if rules.auction:
-        bid_team = bidder % t
-        winner = jnp.where((bidder >= 0) & reached[bid_team], bid_team, winner)
-    over = reached.any()
-    # A failed jink: among the other teams the highest total wins (first counted on a tie).
-    others = teams != loser
-    top_other = jnp.where(others, scores, -_BIG).max()
-    best_other = jnp.argmin(jnp.where(others & (scores == top_other), rank, _BIG))
-    winner = jnp.where(loser >= 0, best_other.astype(jnp.int32), winner)
-    winner = jnp.where(slam >= 0, slam, winner)
-    over = over | (loser >= 0) | (slam >= 0)
-    return over, jnp.where(over, winner, -1).astype(jnp.int32)
-
-
-def _finish(
-    state: State, points: jax.Array, loser: jax.Array, slam: jax.Array, rules: FortyFiveRules
-) -> State:
-    """The hand is over: score ``points`` int32[T], settle the game, set the rewards."""
-    n = state.tricks_won.shape[0]
-    scores = state.scores + points
-    over, winner = game_result(scores, state.dealer, state.bidder, loser, slam, n, rules)
-    team = team_of(n)
-    game_rewards = jnp.where(team == winner, 1.0, -1.0)
-    return state.replace(
-        current_player=jnp.int32(-1),
-        terminated=jnp.bool_(True),
-        rewards=points[team].astype(jnp.float32),
-        game_rewards=jnp.where(over, game_rewards, 0.0).astype(jnp.float32),
-        phase=jnp.int32(PHASE_DONE),
-        scores=scores,
-        hand_points=points,
-        game_over=over,
-        game_winner=winner,
-    )
 
 
 # --------------------------------------------------------------------------- a decision
