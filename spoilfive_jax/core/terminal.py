@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection
-from typing import TextIO
+from typing import Any, TextIO
 
 import jax
 
@@ -73,3 +73,32 @@ def jit_policy(policy: Policy) -> Callable[..., jax.Array]:
 @functools.cache
 def _cached_jit(policy: Policy) -> Callable[..., jax.Array]:
     return jax.jit(policy)
+
+
+class TerminalTable:
+    """What every game's terminal table shares: the human's seat (validated), the text streams,
+    the random key, the bots' compiled policy (a built-in name or a jittable policy), and the
+    output helpers.  Each game's play module subclasses it with its own loop."""
+
+    def __init__(
+        self, env: Any, input: TextIO, output: TextIO, human: int, bots: Any, seed: int
+    ) -> None:
+        n = env.num_players
+        if isinstance(human, bool) or not 0 <= int(human) < n:
+            raise ValueError(f"seat must be 0..{n - 1} for {n} players, got {human}")
+        self.env = env
+        self.rules = env.rules
+        self.human = int(human)
+        self.input = input
+        self.output = output
+        self.key = jax.random.PRNGKey(seed)
+        self._bot = jit_policy(env.builtin_policy(bots) if isinstance(bots, str) else bots)
+
+    def say(self, text: str = "") -> None:
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    def name(self, seat: int) -> str:
+        from spoilfive_jax.core.present import seat_name
+
+        return seat_name(seat, self.human)

@@ -27,8 +27,8 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_symbol
-from spoilfive_jax.core.present import SUIT_NAMES, seat_name
-from spoilfive_jax.core.terminal import Quit, jit_policy, prompt_action
+from spoilfive_jax.core.present import SUIT_NAMES
+from spoilfive_jax.core.terminal import Quit, TerminalTable, prompt_action
 from spoilfive_jax.games.forty_five.env import FortyFive, card_id
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
@@ -96,7 +96,7 @@ def _compiled(env: FortyFive) -> tuple[Callable[..., State], ...]:
 _View = FamilyView
 
 
-class FamilyGame:
+class FamilyGame(TerminalTable):
     """A family table of ``env.num_players`` seats: the human at ``human``, bots elsewhere."""
 
     def __init__(
@@ -108,29 +108,12 @@ class FamilyGame:
         bots: Any = "greedy",
         seed: int = 0,
     ) -> None:
-        n = env.num_players
-        if isinstance(human, bool) or not 0 <= int(human) < n:
-            raise ValueError(f"seat must be 0..{n - 1} for {n} players, got {human}")
-        self.env = env
-        self.rules = env.rules
-        self.human = int(human)
-        self.input = input
-        self.output = output
-        self.key = jax.random.PRNGKey(seed)
-        self.teams = num_teams(n)
+        super().__init__(env, input, output, human, bots, seed)
+        self.teams = num_teams(env.num_players)
         self._init, self._step, self._next = _compiled(env)
-        bot = env.builtin_policy(bots) if isinstance(bots, str) else bots
-        self._bot = jit_policy(bot)
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words
-    def say(self, text: str = "") -> None:
-        self.output.write(text + "\n")
-        self.output.flush()
-
-    def name(self, seat: int) -> str:
-        return seat_name(seat, self.human)
-
     def team_name(self, team: int) -> str:
         seats = range(team, self.env.num_players, self.teams)
         return " & ".join(self.name(s) for s in seats)

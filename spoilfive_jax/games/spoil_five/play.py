@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core.cards import NUM_CARDS, TRUMP_STRENGTH, card_id, card_symbol
-from spoilfive_jax.core.terminal import Quit, jit_policy, prompt_action
+from spoilfive_jax.core.terminal import Quit, TerminalTable, prompt_action
 from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
@@ -40,7 +40,6 @@ from spoilfive_jax.games.spoil_five.render import (
     TableView,
     legal_in_hand_order,
     result_line,
-    seat_name,
     table_lines,
     view,
 )
@@ -165,7 +164,7 @@ def _compiled(env: SpoilFive) -> tuple[Callable[..., State], Callable[..., State
     return jax.jit(lambda k, d, c: env.init(k, d, c)), jax.jit(lambda s, a: env.step(s, a))
 
 
-class TerminalGame:
+class TerminalGame(TerminalTable):
     """A table of ``env.num_players`` seats: the human at ``human``, bots at the others."""
 
     def __init__(
@@ -177,25 +176,8 @@ class TerminalGame:
         bots: Policy = HEURISTIC,
         seed: int = 0,
     ) -> None:
-        n = env.num_players
-        if isinstance(human, bool) or not 0 <= int(human) < n:
-            raise ValueError(f"seat must be 0..{n - 1} for {n} players, got {human}")
-        self.env = env
-        self.rules = env.rules
-        self.human = int(human)
-        self.input = input
-        self.output = output
-        self.key = jax.random.PRNGKey(seed)
+        super().__init__(env, input, output, human, bots, seed)
         self._init, self._step = _compiled(env)
-        self._bot = jit_policy(bots)
-
-    # -- output
-    def say(self, text: str = "") -> None:
-        self.output.write(text + "\n")
-        self.output.flush()
-
-    def name(self, seat: int) -> str:
-        return seat_name(seat, self.human)
 
     # -- a session
     def play_session(self, hands: int = 1, dealer: int = 0) -> SessionOutcome:
