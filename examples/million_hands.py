@@ -21,6 +21,7 @@ def main() -> None:
     ap.add_argument("--policy", default="random", help="random | heuristic")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    sf.use_all_cores()  # one XLA device per CPU core, before JAX's first computation
 
     env = sf.SpoilFive(num_players=args.players, rules=sf.Rules())
     start = time.perf_counter()

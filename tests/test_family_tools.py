@@ -155,7 +155,7 @@ def test_score_hands_strong_and_weak(scores: sf.FamilyScores) -> None:
     assert 0 < est.reach_prob[1] < 1 and 0 < est.expected_tricks[1] < 5
     assert est.expected_points[0] - est.expected_points[1] > 10 * est.expected_points_se[1]
     text = est.table([STRONG, WEAK])
-    assert "5H JH AH KH QH" in text and "P(>=15)" in text
+    assert "5♥ J♥ A♥ K♥ Q♥" in text and "P(>=15)" in text  # cards for people
 
 
 def test_score_hands_rules_form_and_determinism(scores: sf.FamilyScores) -> None:
@@ -179,7 +179,7 @@ def test_score_hands_rules_form_and_determinism(scores: sf.FamilyScores) -> None
     [
         ({"turnup": None}, "turnup is required"),
         ({"turnup": ff.JOKER}, "turnup must be a card id 0..51"),
-        ({"turnup": ff.card_id("5H")}, "turn-up 5H is also in the hand"),
+        ({"turnup": ff.card_id("5H")}, "turn-up 5♥ is also in the hand"),
         ({"hands": [[ff.JOKER, 1, 2, 3, 4]]}, "outside 0..51 \\(no joker"),
         ({"hands": [[0, 0, 2, 3, 4]]}, "duplicate cards"),
         ({"seat": 4}, "seat must be 0..3"),

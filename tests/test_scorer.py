@@ -28,7 +28,7 @@ def test_score_hands_contract_and_strong_beats_weak():
     # Low plain cards almost never take three tricks; the 5, J and A♥ of trumps nearly always.
     assert est.win_prob[1] < 0.05 and est.win_prob[2] > 0.8
     assert est.expected_chips[2] > est.expected_chips[1] + 2
-    assert "5H JH AH KH QH" in est.table(hands)
+    assert "5♥ J♥ A♥ K♥ Q♥" in est.table(hands)  # cards for people
 
 
 def test_score_hands_converges_like_one_over_sqrt_r():

@@ -60,7 +60,15 @@ def _silence_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input).
+
+    Every CPU core is used: one XLA host device per core (``spoilfive_jax.use_all_cores``),
+    set before JAX's first computation; in a process where JAX already ran this changes
+    nothing.  Results do not depend on the number of devices.
+    """
+    from spoilfive_jax.tools.cores import use_all_cores
+
+    use_all_cores()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

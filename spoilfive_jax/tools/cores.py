@@ -6,8 +6,9 @@ hands over them (``rollout``, ``score_hands``, ``evaluate`` and sessions already
 axis over ``jax.local_devices()``), so ``N`` programs run side by side, one per core.
 
 The library never changes this on import: the number of host devices is a process-wide JAX
-setting that must be fixed before JAX's first computation.  The command line, the benchmarks and
-the examples call ``use_all_cores()`` first thing; a library user does the same::
+setting that must be fixed before JAX's first computation.  The command line and
+``examples/million_hands.py`` call ``use_all_cores()`` first thing; a library user does the
+same::
 
     import jax
     import spoilfive_jax as sf

@@ -20,17 +20,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
-from spoilfive_jax.core.cards import card_str
+from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.stats import query_stats, se
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-
-
-def card_text(card: int) -> str:
-    """``"5H"``, or ``"JK"`` for the joker (as ``forty_five.card_text``)."""
-    return "JK" if int(card) == JOKER else card_str(card)
-
 
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
 
@@ -138,7 +132,7 @@ class FamilyScores:
         lines = [f"{'hand':<18} {'points':>15} {reach:>13} {'tricks':>13}"]
         for q in range(self.expected_points.shape[0]):
             cards = hands[q] if hands is not None else None
-            label = str(q) if cards is None else " ".join(card_text(int(c)) for c in cards)
+            label = str(q) if cards is None else " ".join(card_symbol(int(c)) for c in cards)
             lines.append(
                 f"{label:<18} {self.expected_points[q]:+7.3f} ± {self.expected_points_se[q]:5.3f}"
                 f" {100 * self.reach_prob[q]:6.2f} ± {100 * self.reach_prob_se[q]:4.2f}"
@@ -225,7 +219,7 @@ def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.nd
         )
     for i, up in enumerate(t.tolist()):
         if up in hands[i].tolist():
-            raise ValueError(f"query {i}: the turn-up {card_text(up)} is also in the hand")
+            raise ValueError(f"query {i}: the turn-up {card_symbol(up)} is also in the hand")
     return t
 
 

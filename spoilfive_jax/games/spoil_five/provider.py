@@ -17,7 +17,7 @@ import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
-from spoilfive_jax.core.cards import NUM_CARDS, card_str
+from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import query_stats, se
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
@@ -238,7 +238,7 @@ class HandScores:
         """A text table, one row per query (cards shown when ``hands`` is given)."""
         lines = [f"{'hand':<18} {'win %':>13} {'spoil %':>13} {'chips':>15}"]
         for q in range(self.win_prob.shape[0]):
-            label = " ".join(card_str(int(c)) for c in hands[q]) if hands is not None else str(q)
+            label = " ".join(card_symbol(int(c)) for c in hands[q]) if hands is not None else str(q)
             lines.append(
                 f"{label:<18} {100 * self.win_prob[q]:6.2f} ± {100 * self.win_prob_se[q]:4.2f}"
                 f" {100 * self.spoil_prob[q]:6.2f} ± {100 * self.spoil_prob_se[q]:4.2f}"
@@ -260,7 +260,7 @@ def check_turnup(hands: np.ndarray, turnup: Any) -> np.ndarray:
             raise ValueError(f"{name} holds card ids outside 0..51: {sorted(set(bad.tolist()))}")
     for i, up in enumerate(t.tolist()):
         if up in hands[i].tolist():
-            raise ValueError(f"query {i}: the turn-up {card_str(up)} is also in the hand")
+            raise ValueError(f"query {i}: the turn-up {card_symbol(up)} is also in the hand")
     return t
 
 
