@@ -1,0 +1,149 @@
+"""The Forty-Five family's rollout kernel (``games.forty_five.fast``) against the public step.
+
+Each case deals a batch on the kernel with a traced run (every decision recorded in public
+action ids), deals the same decks through ``game.deal_from_deck`` and replays the kernel's
+choices through ``FortyFive.step``: same player, same legal set at every decision, the
+greedy/heuristic seats choosing what ``greedy_policy``/``heuristic_policy`` choose on the public
+``State``, and the same outcome (points, tricks, decisions, rob, jink, bid).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five import fast, game, tools
+from spoilfive_jax.games.forty_five.policies import heuristic_policy
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+
+R, G, H = fast.RANDOM, fast.GREEDY, fast.HEURISTIC
+PRESETS = {
+    "forty_five": FortyFiveRules(),
+    "twenty_five_hoyle": FortyFiveRules.twenty_five(scoring="hoyle", rob="forced"),
+    "joker_jink_deal": FortyFiveRules(joker=True, jink="announced", renege="deal"),
+    "joker_above_seed_trick": FortyFiveRules(
+        joker=True,
+        joker_rank="above_AH",
+        follow="seed",
+        renege="trick",
+        rob="off",
+        deal_packets=(3, 2),
+        jink="wins_game",
+    ),
+    "auction": FortyFiveRules.auction_forty_fives(),
+    "auction_joker": FortyFiveRules.auction_forty_fives(joker=True, follow="seed"),
+}
+SEATINGS = {"random": (R,), "mixed": (R, G, H), "greedy": (G,), "heuristic": (H,)}
+FAST_CASES = [
+    (4, "forty_five", "random"),
+    (4, "forty_five", "mixed"),
+    (3, "twenty_five_hoyle", "mixed"),
+    (6, "joker_jink_deal", "random"),
+    (5, "joker_above_seed_trick", "mixed"),
+    (4, "auction", "random"),
+    (4, "auction", "mixed"),
+    (5, "auction_joker", "mixed"),
+]
+SLOW_CASES = [
+    (n, p, s)
+    for n in (2, 3, 4, 5, 6, 7, 8, 9, 10)
+    for p in PRESETS
+    for s in ("random", "mixed")
+    if (n, p, s) not in FAST_CASES
+]
+
+
+@functools.cache
+def _kernel(n: int, rules: FortyFiveRules, kinds: frozenset[int]):
+    def run(seed, ids, dealer, seat_kinds):
+        return fast.play_hands(seed, ids, dealer, seat_kinds, n, rules, kinds, trace=True)
+
+    return jax.jit(run)
+
+
+@functools.cache
+def _public(n: int, rules: FortyFiveRules):
+    env = sf.FortyFive(n, rules)
+    t = num_teams(n)
+    deal = jax.jit(
+        jax.vmap(lambda d, dl: game.deal_from_deck(d, dl, jnp.zeros(t, jnp.int32), n, rules))
+    )
+
+    def masked_step(state, action, valid):
+        after = jax.vmap(env.step)(state, action)
+        return jax.tree.map(
+            lambda a, b: jnp.where(valid.reshape(valid.shape + (1,) * (a.ndim - 1)), a, b),
+            after,
+            state,
+        )
+
+    keys = jax.random.split(jax.random.PRNGKey(0), 1)[0]
+    policies = (tools.greedy_policy(rules), heuristic_policy(rules))
+
+    def choices(state):
+        player = jnp.maximum(state.current_player, 0)
+        return tuple(jax.vmap(lambda s, p, f=f: f(keys, s, p))(state, player) for f in policies)
+
+    deck = jax.jit(
+        lambda seed, ids: fast.random_deck(
+            seed, ids, game.deck_prefix(n, rules), rules.deck_size
+        ).T
+    )
+    return deal, jax.jit(masked_step), jax.jit(choices), deck
+
+
+def _replay(n: int, preset: str, seating: str, b: int = 64, seed: int = 11) -> None:
+    rules = PRESETS[preset]
+    cycle = SEATINGS[seating]
+    per_seat = [cycle[s % len(cycle)] for s in range(n)]
+    kinds = frozenset(per_seat)
+    ids = jnp.arange(b, dtype=jnp.uint32) + 1000
+    dealer = (jnp.arange(b, dtype=jnp.int32) * 7) % n
+    seed_u = jnp.uint32(seed)
+    out, rec = _kernel(n, rules, kinds)(seed_u, ids, dealer, jnp.int32(fast.pack_kinds(per_seat)))
+    deal, step, choices, deck = _public(n, rules)
+    state = deal(deck(seed_u, ids), dealer)
+    valid, player = np.asarray(rec.valid), np.asarray(rec.player)
+    legal_lo, legal_hi = np.asarray(rec.legal_lo), np.asarray(rec.legal_hi)
+    action = np.asarray(rec.action)
+    kind_of = np.asarray(per_seat)
+    checked = 0
+    for d in range(valid.shape[0]):
+        v = valid[d]
+        if not v.any():
+            continue
+        assert not np.asarray(state.terminated)[v].any(), (preset, d)
+        np.testing.assert_array_equal(np.asarray(state.current_player)[v], player[d][v])
+        np.testing.assert_array_equal(np.asarray(state.legal_set.lo)[v], legal_lo[d][v])
+        np.testing.assert_array_equal(np.asarray(state.legal_set.hi)[v], legal_hi[d][v])
+        greedy, heuristic = (np.asarray(x) for x in choices(state))
+        seat_kind = kind_of[player[d]]
+        for k, ref in ((G, greedy), (H, heuristic)):
+            mine = v & (seat_kind == k)
+            np.testing.assert_array_equal(action[d][mine], ref[mine], err_msg=f"{preset} {k} {d}")
+        checked += int(v.sum())
+        state = step(state, jnp.asarray(action[d]), jnp.asarray(v))
+    assert checked > 0
+    assert np.asarray(state.terminated).all() and not np.asarray(state.illegal).any()
+    np.testing.assert_array_equal(np.asarray(out.team_points), np.asarray(state.hand_points))
+    np.testing.assert_array_equal(np.asarray(out.tricks_won), np.asarray(state.tricks_won))
+    np.testing.assert_array_equal(np.asarray(out.decisions), np.asarray(state._step_count))
+    np.testing.assert_array_equal(np.asarray(out.robbed), np.asarray(state.robbed))
+    np.testing.assert_array_equal(np.asarray(out.robber), np.asarray(state.robber))
+    np.testing.assert_array_equal(np.asarray(out.bid), np.asarray(state.bid))
+    np.testing.assert_array_equal(np.asarray(out.bidder), np.asarray(state.bidder))
+    np.testing.assert_array_equal(np.asarray(out.jinked), np.asarray(state.jinker) >= 0)
+
+
+@pytest.mark.parametrize(
+    ("n", "preset", "seating"),
+    FAST_CASES + [pytest.param(*c, marks=pytest.mark.slow) for c in SLOW_CASES],
+)
+def test_kernel_matches_public_step(n: int, preset: str, seating: str) -> None:
+    """Same deals, the kernel's choices replayed: same legal sets, choices and outcomes."""
+    _replay(n, preset, seating)
