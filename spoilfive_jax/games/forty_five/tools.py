@@ -2,16 +2,21 @@
 and ``evaluate`` run when they are given a ``FortyFive`` (any variant).
 
 Hands are independent: each is dealt afresh at a new game (team scores zero) with the dealer
-given, played out, and scored as the family scores it (``game.hand_points``).  Randomness is
-keyed by the hand's index: hand ``i`` of a rollout with key ``k`` is dealt from
-``fold_in(fold_in(k, i), 0)`` and its decisions use ``fold_in(fold_in(fold_in(k, i), 1), t)``,
-so the same key gives the same hands whatever the batch size or chunking (and the same deals
-whatever the policies: tournaments compare policies on common deals).
+given, played out, and scored as the family scores it (``game.hand_points``).
 
-Policies: ``"random"``, ``"greedy"`` (``greedy_policy``: a simple baseline) or any jittable
+Rollouts with the built-in policies only (``"random"``, ``"greedy"``, ``"heuristic"``, any mix
+by seat) run on the family's rollout kernel (``fast``); any other policy runs on the public
+``State`` with ``FortyFive.step``.  Both paths deal hand ``i`` of a rollout with key ``k`` from
+the same counter hash (``fast.random_deck`` with the seed of ``k``), so the same key gives the
+same deals whatever the batch size, the chunking or the policies (tournaments compare policies
+on common deals), and the greedy and heuristic players choose alike on both paths.  On the
+public path the decisions of hand ``i`` use ``fold_in(fold_in(k2, i), t)`` (``k2`` the policy
+half of ``k``).
+
+Policies: ``"random"``, ``"greedy"`` (``greedy_policy``: a simple baseline), ``"heuristic"``
+(``policies.heuristic_policy``: partner-aware, bids by trump strength) or any jittable
 ``policy(key, state, player) -> action`` on ONE hand's ``fortyfive.State`` (a list gives one
-per seat).  The ``"heuristic"`` player knows only Spoil Five and is refused with a
-``ValueError``.
+per seat).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS
+from spoilfive_jax.games.forty_five import fast
 from spoilfive_jax.games.forty_five.env import FortyFive, card_text
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
@@ -40,12 +46,14 @@ from spoilfive_jax.games.forty_five.game import (
     State,
 )
 from spoilfive_jax.games.forty_five.games import PolicyFn, _play_hand, random_policy
+from spoilfive_jax.games.forty_five.policies import heuristic_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 from spoilfive_jax.games.spoil_five import game as core
 from spoilfive_jax.games.spoil_five.policies import BuiltinPolicy
 from spoilfive_jax.tools.rollout import (
     Progress,
     RolloutResult,
+    _seed_of,
     _shard_batch,
     batch_for,
     default_batch_size,
@@ -53,7 +61,7 @@ from spoilfive_jax.tools.rollout import (
 from spoilfive_jax.tools.scorer import FamilyScores, query_stats
 
 SUPPORTED = (
-    "'random', 'greedy' or a jittable policy(key, state, player) -> action on "
+    "'random', 'greedy', 'heuristic' or a jittable policy(key, state, player) -> action on "
     "spoilfive_jax.games.forty_five.State"
 )
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
@@ -130,10 +138,7 @@ def _one(policy: Any, rules: FortyFiveRules) -> PolicyFn:
         if name == "greedy":
             return greedy_policy(rules)
         if name == "heuristic":
-            raise ValueError(
-                f"the 'heuristic' policy plays Spoil Five only; the Forty-Five family takes "
-                f"{SUPPORTED}"
-            )
+            return heuristic_policy(rules)
         raise ValueError(f"unknown policy {policy!r}; the Forty-Five family takes {SUPPORTED}")
     if not callable(policy):
         raise ValueError(f"a policy must be {SUPPORTED}, got {policy!r}")
@@ -176,20 +181,90 @@ def _rollout_chunk(
     policies: tuple[PolicyFn, ...],
     size: int,
     key: jax.Array,
+    seed: jax.Array,
     first: jax.Array,
     dealer: jax.Array,
     seat_policy: jax.Array,
 ) -> dict[str, jax.Array]:
-    """Hands ``first .. first + size - 1`` played to the end: their outcome fields [size, ...]."""
+    """Hands ``first .. first + size - 1`` on the public path, dealt as the kernel deals them
+    (``fast.random_deck``) and played to the end: their outcome fields [size, ...]."""
+    n, rules = env.num_players, env.rules
     ids = _shard_batch(first + jnp.arange(size, dtype=jnp.uint32))
-    deal_keys, play_keys = _hand_keys(key, ids)
+    decks = fast.random_deck(seed, ids, game.deck_prefix(n, rules), rules.deck_size).T
+    play_keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(ids)
+    scores = jnp.zeros(num_teams(n), jnp.int32)
 
-    def one(deal_key: jax.Array, play_key: jax.Array) -> dict[str, jax.Array]:
-        state = env.init(deal_key, dealer)
+    def one(deck: jax.Array, play_key: jax.Array) -> dict[str, jax.Array]:
+        state = game.deal_from_deck(deck, dealer, scores, n, rules)
         state = _play_hand(env, policies, seat_policy, play_key, state)
-        return _outcome(state, env.num_players)
+        return _outcome(state, n)
 
-    return jax.vmap(one)(deal_keys, play_keys)
+    return jax.vmap(one)(decks, play_keys)
+
+
+def builtin_kinds(rules: FortyFiveRules) -> dict[PolicyFn, int]:
+    """The built-in policies that run on the kernel: each one's ``fast.KINDS`` index."""
+    return {
+        random_policy: fast.RANDOM,
+        greedy_policy(rules): fast.GREEDY,
+        heuristic_policy(rules): fast.HEURISTIC,
+    }
+
+
+def _kernel_fields(out: fast.Outcome, num_players: int) -> dict[str, np.ndarray]:
+    """A kernel outcome as the rollout's host fields."""
+    f = {name: np.asarray(getattr(out, name)) for name in fast.Outcome._fields}
+    f["rewards"] = f["team_points"][:, game.team_of(num_players)].astype(np.float32)
+    return f
+
+
+def _kernel_rollout(
+    seed: jax.Array,
+    env: FortyFive,
+    per_seat: list[int],
+    num_hands: int,
+    batch: int,
+    dealer: int,
+    progress: Progress | None,
+) -> dict[str, np.ndarray]:
+    """``num_hands`` hands on the kernel, ``per_seat`` the ``fast.KINDS`` index of each seat.
+
+    Each call plays up to k batches (~256k hands: progress is reported between calls) and the
+    next call is dispatched before the last is copied out."""
+    n = env.num_players
+    k = max(1, min(16, (1 << 18) // batch))
+    kinds = frozenset(per_seat)
+    seat_kinds = jnp.int32(fast.pack_kinds(per_seat))
+    fields: dict[str, np.ndarray] = {}
+    pending: tuple[fast.Outcome, int, int] | None = None
+    done = 0
+    while done < num_hands or pending is not None:
+        call = None
+        if done < num_hands:
+            count = min(k, -(-(num_hands - done) // batch)) * batch
+            out = fast.rollout_chunk(
+                n,
+                env.rules,
+                kinds,
+                (k, batch),
+                seed,
+                jnp.uint32(done),
+                jnp.int32(count // batch),
+                jnp.int32(dealer),
+                seat_kinds,
+            )
+            call = (out, done, min(count, num_hands - done))
+            done += count
+        if pending is not None:
+            out_p, first, size = pending
+            for name, x in _kernel_fields(out_p, n).items():
+                if name not in fields:
+                    fields[name] = np.empty((num_hands, *x.shape[1:]), x.dtype)
+                fields[name][first : first + size] = x[:size]
+            if progress is not None:
+                progress(first + size, num_hands)
+        pending = call
+    return fields
 
 
 def _outcome(state: State, num_players: int) -> dict[str, jax.Array]:
@@ -235,18 +310,30 @@ def rollout(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     b = batch_for(b, int(num_hands))
     policies, seat_policy = resolve(policy, n, env.rules)
-    key = jax.random.PRNGKey(int(key)) if isinstance(key, (int, np.integer)) else key
+    seed, pkey = _seed_of(key)
     start = time.perf_counter()
-    parts: list[dict[str, jax.Array]] = []
-    for first in range(0, num_hands, b):
-        out = _rollout_chunk(
-            env, policies, b, key, jnp.uint32(first), jnp.int32(dealer), jnp.asarray(seat_policy)
-        )
-        parts.append(out)
-        if progress is not None:
-            jax.block_until_ready(out["decisions"])
-            progress(min(first + b, num_hands), num_hands)
-    f = {k: np.concatenate([np.asarray(p[k]) for p in parts])[:num_hands] for k in parts[0]}
+    kinds = builtin_kinds(env.rules)
+    if all(p in kinds for p in policies):
+        per_seat = [kinds[policies[i]] for i in seat_policy]
+        f = _kernel_rollout(seed, env, per_seat, num_hands, b, int(dealer), progress)
+    else:
+        parts: list[dict[str, jax.Array]] = []
+        for first in range(0, num_hands, b):
+            out = _rollout_chunk(
+                env,
+                policies,
+                b,
+                pkey,
+                seed,
+                jnp.uint32(first),
+                jnp.int32(dealer),
+                jnp.asarray(seat_policy),
+            )
+            parts.append(out)
+            if progress is not None:
+                jax.block_until_ready(out["decisions"])
+                progress(min(first + b, num_hands), num_hands)
+        f = {k: np.concatenate([np.asarray(p[k]) for p in parts])[:num_hands] for k in parts[0]}
     return RolloutResult(
         rewards=f["rewards"],
         tricks_won=f["tricks_won"],
@@ -439,4 +526,13 @@ def score_hands(
     )
 
 
-__all__ = ["SUPPORTED", "greedy_policy", "hands_won", "resolve", "rollout", "score_hands"]
+__all__ = [
+    "SUPPORTED",
+    "builtin_kinds",
+    "greedy_policy",
+    "hands_won",
+    "heuristic_policy",
+    "resolve",
+    "rollout",
+    "score_hands",
+]
