@@ -41,6 +41,7 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 AGENT_PREFIX = "agent:"
 AGENT_SUFFIXES = (".npz", ".msgpack")
 GAMES = ("spoilfive", "forty_five", "twenty_five", "auction")
+FAMILY_POLICIES = ("random", "greedy", "heuristic")  # the family's built-in policies
 GAME_NAMES = {
     "spoil_five": "Spoil Five",
     "forty_five": "Forty-Five",
@@ -319,16 +320,20 @@ def _load_agent(path: str) -> Callable[..., Any]:
 
 
 def _policy(spec: str, cache: dict[str, Any], family: bool = False) -> Any:
-    """``random``, ``heuristic`` or ``agent:PATH`` (the family: ``random`` or ``greedy``) -> a
-    policy the library accepts."""
+    """``random``, ``heuristic`` or ``agent:PATH`` (the family: ``random``, ``greedy`` or
+    ``heuristic``) -> a policy the library accepts."""
     spec = spec.strip()
     if family:
-        if spec in ("random", "greedy"):
+        if spec in FAMILY_POLICIES:
             return spec
-        if spec == "heuristic" or spec.startswith(AGENT_PREFIX):
-            what = "the heuristic plays" if spec == "heuristic" else "agent policies play"
-            raise CliError(f"{what} Spoil Five only; the Forty-Five family takes random or greedy")
-        raise CliError(f"unknown policy {spec!r}; the Forty-Five family takes random or greedy")
+        if spec.startswith(AGENT_PREFIX):
+            raise CliError(
+                "agent policies play Spoil Five only; the Forty-Five family takes random, "
+                "greedy or heuristic"
+            )
+        raise CliError(
+            f"unknown policy {spec!r}; the Forty-Five family takes random, greedy or heuristic"
+        )
     if spec in ("random", "heuristic"):
         return spec
     if spec.startswith(AGENT_PREFIX):
@@ -1236,8 +1241,10 @@ def _play_family(args: argparse.Namespace) -> int:
     assert isinstance(rules, FortyFiveRules)
     env = _env(args, rules)
     bots = args.bots or "greedy"
-    if bots not in ("greedy", "random"):
-        raise CliError(f"--bots for --game {args.game} is greedy or random, got {bots!r}")
+    if bots not in FAMILY_POLICIES:
+        raise CliError(
+            f"--bots for --game {args.game} is greedy, heuristic or random, got {bots!r}"
+        )
     cap = f", {args.hands} hand{'s' if args.hands > 1 else ''} at most" if args.hands else ""
     print(
         f"{_game_name(rules)}: you are seat {args.seat} of {args.players} "
@@ -1462,8 +1469,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     policy_help = (
-        "random, heuristic or agent:PATH (.npz/.msgpack), for the Forty-Five family random or "
-        "greedy; one, or one per seat with commas"
+        "random, heuristic or agent:PATH (.npz/.msgpack), for the Forty-Five family random, "
+        "greedy or heuristic; one, or one per seat with commas"
     )
 
     p = sub.add_parser(
@@ -1536,7 +1543,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="POLICY",
         help="random, heuristic, agent:PATH (default: heuristic random); the Forty-Five "
-        "family: random, greedy (default: greedy random)",
+        "family: random, greedy, heuristic (default: greedy random)",
     )
     p.add_argument("--hands", type=_int_at_least(2), default=20_000, help="deals per seating")
     p.add_argument("--batch", type=_int_at_least(1))
@@ -1573,7 +1580,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bots",
         help="random, heuristic (default) or agent:PATH; the Forty-Five family: greedy "
-        "(default) or random",
+        "(default), heuristic or random",
     )
     p.add_argument(
         "--hands",

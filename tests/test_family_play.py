@@ -112,4 +112,4 @@ def test_play_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mo
         "1 hand at most."
     )
     assert "Hand over:" in out and "Stopping after 1 hand." in out
-    assert main(["play", "--game", "auction", "--bots", "heuristic"]) == 2
+    assert main(["play", "--game", "auction", "--bots", "smart"]) == 2

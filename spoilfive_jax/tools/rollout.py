@@ -425,10 +425,11 @@ def rollout(
     the batch size, chunking or devices.
 
     ``env`` may be a ``FortyFive`` (any game of the family): independent hands, each dealt at
-    a new game (team scores zero) with the given ``dealer``; ``policy`` is ``"random"`` or a
-    jittable policy on the family's ``State`` (``"heuristic"`` plays Spoil Five only and raises
-    ``ValueError``); ``carried`` must be 0.  What the result holds then: ``RolloutResult``.
-    Same key -> same hands whatever the batch size (a different stream from Spoil Five's).
+    a new game (team scores zero) with the given ``dealer``; ``policy`` is ``"random"``,
+    ``"greedy"``, ``"heuristic"`` (the family's own players, on the family's rollout kernel) or
+    a jittable policy on the family's ``State``; ``carried`` must be 0.  What the result holds
+    then: ``RolloutResult``.  Same key -> same deals whatever the batch size or the policies
+    (a different stream from Spoil Five's).
     """
     if isinstance(env, FortyFive):
         if carried != 0:

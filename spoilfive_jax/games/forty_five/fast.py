@@ -117,13 +117,36 @@ class Outcome(NamedTuple):
 
 
 class Record(NamedTuple):
-    """One decision of every hand of a batch, in public action ids (``trace=True`` only)."""
+    """One decision slot of every hand of a batch, as the kernel saw it (``trace=True`` only;
+    ``public_trace`` turns it into action ids)."""
 
     valid: jax.Array  # bool[B]: the hand took this decision
     player: jax.Array  # int32[B]
-    legal_lo: jax.Array  # uint32[B]: the legal action ids 0..31
-    legal_hi: jax.Array  # uint32[B]: the legal action ids 32..63
-    action: jax.Array  # int32[B]
+    legal_lo: jax.Array  # uint32[B]: the legal set, kernel encoding (positions or codes)
+    legal_hi: jax.Array  # uint32[B]
+    choice: jax.Array  # int32[B]: the choice, kernel encoding
+    space: jax.Array  # int32[B]: CARD_SPACE (strength positions) or the action id of code 0
+    trump: jax.Array  # int32[B]: the trump suit (for positions)
+
+
+CARD_SPACE = -1  # ``Record.space`` of the card phases (joker, rob, announce, discard, play)
+
+
+def public_trace(record: Record, rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
+    """Host (numpy) view of a traced ``Record`` [D, B]: (legal action-id masks uint64[D, B],
+    action ids int32[D, B])."""
+    action_table = sx.tables(rules)[1]  # [4, 64]
+    lo, hi = np.asarray(record.legal_lo, np.uint64), np.asarray(record.legal_hi, np.uint64)
+    word = lo | (hi << np.uint64(32))
+    choice, space = np.asarray(record.choice), np.asarray(record.space)
+    trump = np.clip(np.asarray(record.trump), 0, 3)
+    cards = space == CARD_SPACE
+    ids = np.where(cards[..., None], action_table[trump], space[..., None] + np.arange(64))
+    member = ((word[..., None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)) == 1
+    one = np.uint64(1) << np.clip(ids, 0, 63).astype(np.uint64)
+    legal = np.where(member & (ids >= 0), one, np.uint64(0)).sum(-1, dtype=np.uint64)
+    picked = np.take_along_axis(action_table[trump], np.clip(choice, 0, 63)[..., None], -1)[..., 0]
+    return legal, np.where(cards, picked, space + choice).astype(np.int32)
 
 
 # ------------------------------------------------------------------------ choosing
@@ -221,33 +244,30 @@ def deal_sets(
     return [select_seat(by_offset, (s - dealer - 1) % n) for s in range(n)]
 
 
-def _card_record(
+def _record(
     trace: list[Record] | None,
     valid: jax.Array,
     player: jax.Array,
     legal: Bits,
     choice: jax.Array,
+    space: int,
     trump: jax.Array,
-    rules: FortyFiveRules,
 ) -> None:
     if trace is not None:
-        public = sx.public_set(legal, trump, rules)
-        action = sx.action_of(choice, trump, rules)
-        trace.append(Record(valid, player, public.lo, public.hi, action))
+        trace.append(_make_record(valid, player, legal, choice, space, trump))
 
 
-def _code_record(
-    trace: list[Record] | None,
+def _make_record(
     valid: jax.Array,
     player: jax.Array,
-    codes: jax.Array,
+    legal: Bits,
     choice: jax.Array,
-    base: int,
-) -> None:
-    """A decision among codes (bits of ``codes``) standing for actions ``base + code``."""
-    if trace is not None:
-        hi = codes.astype(U32) << U32(base - 32)
-        trace.append(Record(valid, player, jnp.zeros_like(hi), hi, base + choice))
+    space: int,
+    trump: jax.Array,
+) -> Record:
+    lo = jnp.broadcast_to(legal.lo, valid.shape)
+    hi = jnp.broadcast_to(legal.hi, valid.shape)
+    return Record(valid, player, lo, hi, choice, jnp.full_like(choice, space), trump)
 
 
 # ------------------------------------------------------------------------ before the play
@@ -283,7 +303,7 @@ def _turnup_hand(
         )
         took = hand.without(bits.bit(choice)) | bits.bit(table[trump, JOKER])
         held = set_seat(held, dealer, took, joker_up)
-        _card_record(trace, joker_up, dealer, hand, choice, trump, rules)
+        _record(trace, joker_up, dealer, hand, choice, CARD_SPACE, trump)
         decisions = decisions + joker_up.astype(I32)
 
     robber = jnp.full_like(dealer, -1)
@@ -303,7 +323,7 @@ def _turnup_hand(
         asked = robber >= 0
         robbed = asked & (choice != sx.P_PASS)
         held = set_seat(held, seat, hand.without(bits.bit(choice)) | bits.bit(turn_pos), robbed)
-        _card_record(trace, asked, seat, legal, choice, trump, rules)
+        _record(trace, asked, seat, legal, choice, CARD_SPACE, trump)
         decisions = decisions + asked.astype(I32)
 
     dead = jnp.where(robbed, U32(0), U32(1) << (turn_pos - sx.TRUMP_BASE).astype(U32))
@@ -323,7 +343,7 @@ def _turnup_hand(
             )
             announces = asking & (choice == sx.P_JINK)
             jinker = jnp.where(announces, seat, jinker)
-            _card_record(trace, asking, seat, legal, choice, trump, rules)
+            _record(trace, asking, seat, legal, choice, CARD_SPACE, trump)
             decisions = decisions + asking.astype(I32)
             asking = asking & ~announces
 
@@ -406,8 +426,8 @@ def _auction_hand(
         cur = jnp.where(live, jnp.where(ends, bidder, following), b.cur)
         record = None
         if trace is not None:
-            hi = codes << U32(PASS - 32)
-            record = Record(live, b.cur, jnp.zeros_like(hi), hi, PASS + code)
+            legal = Bits(codes, jnp.zeros_like(codes))
+            record = _make_record(live, b.cur, legal, code, PASS, jnp.full_like(b.cur, -1))
         return Bidding(bid, bidder, passed, cur, b.over | (live & ends), b.decisions + live), record
 
     zero = jnp.zeros_like(dealer)
@@ -425,7 +445,7 @@ def _auction_hand(
         HEURISTIC: lambda: pol.heuristic_name(hand, rules),
     }
     trump = chooser.pick(b.bidder, b.decisions, Bits(names, jnp.zeros_like(names)), cores)
-    _code_record(trace, zero == 0, b.bidder, names, trump, NAME_CLUBS)
+    _record(trace, zero == 0, b.bidder, Bits(names, zero.astype(U32)), trump, NAME_CLUBS, trump)
     decisions = b.decisions + 1
 
     # --- discard and draw, from the eldest hand: up to six decisions a seat
@@ -469,9 +489,7 @@ def _auction_hand(
         after = bits.where(lays, hand.without(bits.bit(choice)), hand | refill)
         record = None
         if trace is not None:
-            public = sx.public_set(legal, trump, rules)
-            action = sx.action_of(choice, trump, rules)
-            record = Record(active, seat, public.lo, public.hi, action)
+            record = _make_record(active, seat, legal, choice, CARD_SPACE, trump)
         return (
             Discarding(
                 held=set_seat(c.held, seat, after, active),
@@ -625,9 +643,8 @@ def _play_hand(
         record = None
         if trace is not None:
             cur, _, legal = legal_of(p)
-            public = sx.public_set(legal, table.trump, rules)
-            action = sx.action_of(pos, table.trump, rules)
-            record = Record(get(p.status, _F_DONE) == 0, cur, public.lo, public.hi, action)
+            live = get(p.status, _F_DONE) == 0
+            record = _make_record(live, cur, legal, pos, CARD_SPACE, table.trump)
         p = play_step(p, table, pos, n, rules)
         # The next choice is carried: XLA then computes it once per step.
         return (p, choose(p, step + 1)), record
@@ -706,8 +723,8 @@ def play_hands(
     """Deal and play hands ``ids`` uint32[B] to the end with the built-in policies.
 
     seed: uint32[] of the rollout; dealer: int32[B]; seat_kinds: int32[] (``pack_kinds``);
-    kinds: the ``KINDS`` indices present (static).  With ``trace`` also every decision in
-    public action ids: a ``Record`` of [D, B] arrays, D decision slots in the order taken.
+    kinds: the ``KINDS`` indices present (static).  With ``trace`` also every decision: a
+    ``Record`` of [D, B] arrays, D decision slots in the order taken (``public_trace``).
     """
     chooser = Chooser(seed, ids, jnp.asarray(seat_kinds, I32), kinds)
     log: list[Record] | None = [] if trace else None
@@ -763,6 +780,7 @@ __all__ = [
     "legal_play",
     "pack_kinds",
     "play_hands",
+    "public_trace",
     "random_deck",
     "rollout_chunk",
 ]

@@ -91,31 +91,6 @@ def every_trump(trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
     return U32(trump_mask(rules)) & ~gap
 
 
-def position_of(card: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
-    """int32: the strength position of ``card`` (0..52) under ``trump`` (0..3)."""
-    return jnp.asarray(tables(rules)[0])[trump, card]
-
-
-def action_of(position: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
-    """int32: the action id of a card-phase position under ``trump`` (-1 if none)."""
-    return jnp.asarray(tables(rules)[1])[trump, position]
-
-
-def public_set(s: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits:
-    """The action-id set of a card-phase position set (64 lookups: for tests and traces)."""
-    table = jnp.asarray(tables(rules)[1])
-    lo = jnp.zeros_like(s.lo)
-    hi = jnp.zeros_like(s.hi)
-    for p in range(64):
-        word = s.lo if p < 32 else s.hi
-        a = table[trump, p]
-        member = (((word >> (p & 31)) & 1) != 0) & (a >= 0)
-        a = jnp.maximum(a, 0).astype(U32)
-        lo = lo | jnp.where(member & (a < 32), U32(1) << (a & 31), U32(0))
-        hi = hi | jnp.where(member & (a >= 32), U32(1) << (a & 31), U32(0))
-    return Bits(lo, hi)
-
-
 # ------------------------------------------------------------------------ bit helpers
 
 
