@@ -10,6 +10,8 @@ greedy/heuristic seats choosing what ``greedy_policy``/``heuristic_policy`` choo
 from __future__ import annotations
 
 import functools
+import importlib.util
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -184,3 +186,16 @@ def test_heuristic_beats_greedy() -> None:
     res = sf.evaluate(1, sf.FortyFive(4), {"heuristic": "heuristic", "greedy": "greedy"}, 20_000)
     h, g = res.mean_points
     assert h - g > res.ci95[0] + res.ci95[1]
+
+
+def test_benchmark_rollout_rows() -> None:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fortyfive_throughput.py"
+    spec = importlib.util.spec_from_file_location("fortyfive_throughput", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--configs", "forty_five_4", "--no-step", "--rollout", "--policies", "random"]
+    result = module.main([*argv, "--rollout-hands", "256", "--reps", "1", "--no-peers"])
+    (row,) = result["rollout_rows"]
+    assert row["policy"] == "random" and row["hands_per_s"] > 0
+    assert 20 <= row["decisions_per_hand"] <= 21 and result["rows"] == []

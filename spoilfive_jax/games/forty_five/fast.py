@@ -383,109 +383,138 @@ def _partner_holds(cur: jax.Array, bidder: jax.Array, num_players: int) -> jax.A
     return (bidder >= 0) & (bidder != cur) & (bidder % t == cur % t)
 
 
-def _auction_hand(
+class Bidding(NamedTuple):
+    """The auction of a batch (the bidding loop's carry)."""
+
+    bid: jax.Array  # int32[B]: standing bid code 0 (none), 1..4 (15..30)
+    bidder: jax.Array  # int32[B]: seat holding the bid, -1 if none
+    passed: jax.Array  # int32[B]: bit s: seat s has passed (is out of the auction)
+    cur: jax.Array  # int32[B]: seat to bid
+    over: jax.Array  # bool[B]: the auction is over
+    decisions: jax.Array  # int32[B]: decisions taken
+
+
+class Discarding(NamedTuple):
+    """The discard-and-draw of a batch (its loop's carry)."""
+
+    held: list[Bits]  # N x Bits(uint32[B], uint32[B]): each seat's cards (positions)
+    top: jax.Array  # int32[B]: stock cards drawn so far
+    pending: jax.Array  # int32[B]: cards the seat discarding has laid away, drawn on DONE
+    active: jax.Array  # bool[B]: the seat is still discarding
+    decisions: jax.Array  # int32[B]: decisions taken
+
+
+def _bidding(
     chooser: Chooser,
+    natural: list[Bits],
     dealer: jax.Array,
     num_players: int,
     rules: FortyFiveRules,
     trace: list[Record] | None,
-) -> Table:
-    """Deal an Auction hand and take its bidding, naming of trump and discard-and-draw."""
+) -> Bidding:
+    """The auction, from the eldest hand, as a scan long enough for the longest one
+    (``game.max_decisions``); finished hands stand.  ``natural``: the hands as card ids."""
     n = num_players
-    deck = random_deck(chooser.seed, chooser.ids, rules.deck_size, rules.deck_size)
-    natural = deal_sets(deck, dealer, n, rules)  # card ids are their own positions here
     all_seats = (1 << n) - 1
-
-    # --- bidding: a scan long enough for the longest auction, finished hands standing
-    class Bidding(NamedTuple):
-        bid: jax.Array  # int32[B]: standing bid code 0..4
-        bidder: jax.Array  # int32[B]
-        passed: jax.Array  # int32[B]: bit s: seat s is out
-        cur: jax.Array  # int32[B]
-        over: jax.Array  # bool[B]
-        decisions: jax.Array  # int32[B]
 
     def bid_step(b: Bidding, _: jax.Array) -> tuple[Bidding, Record | None]:
         live = ~b.over
         hand = select_seat(natural, b.cur)
         codes = _bid_codes(b.bid, b.bidder, b.cur, dealer)
+        legal = Bits(codes, jnp.zeros_like(codes))
         partner = _partner_holds(b.cur, b.bidder, n)
         cores = {
             GREEDY: lambda: pol.greedy_bid(hand, codes, rules),
             HEURISTIC: lambda: pol.heuristic_bid(hand, codes, b.bid, partner, rules),
         }
-        code = chooser.pick(b.cur, b.decisions, Bits(codes, jnp.zeros_like(codes)), cores)
-        raises = (code >= 1) & (code <= 4)
+        code = chooser.pick(b.cur, b.decisions, legal, cores)
+        raises = (code >= 1) & (code <= len(game.BID_VALUES))
         bid = jnp.where(live & raises, code, b.bid)
         bidder = jnp.where(live & (raises | (code == pol.CODE_HOLD)), b.cur, b.bidder)
         passed = b.passed | jnp.where(live & (code == pol.CODE_PASS), 1 << b.cur, 0)
         active = all_seats & ~passed
         ends = (sx.popcount(active.astype(U32)) == 1) & (bid > 0)
+        # the next active seat: rotate the active set so that bit k is seat cur + 1 + k
         ahead = ((active >> (b.cur + 1)) | (active << (n - 1 - b.cur))) & all_seats
         following = (b.cur + 1 + sx.lowbit(ahead.astype(U32))) % n
         cur = jnp.where(live, jnp.where(ends, bidder, following), b.cur)
         record = None
         if trace is not None:
-            legal = Bits(codes, jnp.zeros_like(codes))
             record = _make_record(live, b.cur, legal, code, PASS, jnp.full_like(b.cur, -1))
-        return Bidding(bid, bidder, passed, cur, b.over | (live & ends), b.decisions + live), record
+        over = b.over | (live & ends)
+        return Bidding(bid, bidder, passed, cur, over, b.decisions + live), record
 
     zero = jnp.zeros_like(dealer)
     start = Bidding(zero, zero - 1, zero, next_seat(dealer, n), zero != 0, zero)
-    steps = n - 1 + 2 * len(game.BID_VALUES)
+    steps = n - 1 + 2 * len(game.BID_VALUES)  # passes, rising bids and holds
     b, records = jax.lax.scan(bid_step, start, jnp.arange(steps, dtype=I32))
     if trace is not None:
         trace.extend(Record(*(x[i] for x in records)) for i in range(steps))
+    return b
 
-    # --- the bidder names trump
+
+def _name_trump(
+    chooser: Chooser,
+    natural: list[Bits],
+    b: Bidding,
+    rules: FortyFiveRules,
+    trace: list[Record] | None,
+) -> jax.Array:
+    """int32[B]: the suit the bidder names."""
     hand = select_seat(natural, b.bidder)
-    names = jnp.full_like(dealer, _NAME_CODES, U32)
+    names = Bits(jnp.full_like(b.bid, _NAME_CODES, U32), jnp.zeros_like(b.bid, U32))
     cores = {
         GREEDY: lambda: pol.greedy_name(hand, rules),
         HEURISTIC: lambda: pol.heuristic_name(hand, rules),
     }
-    trump = chooser.pick(b.bidder, b.decisions, Bits(names, jnp.zeros_like(names)), cores)
-    _record(trace, zero == 0, b.bidder, Bits(names, zero.astype(U32)), trump, NAME_CLUBS, trump)
-    decisions = b.decisions + 1
+    trump = chooser.pick(b.bidder, b.decisions, names, cores)
+    _record(trace, jnp.ones_like(b.over), b.bidder, names, trump, NAME_CLUBS, trump)
+    return trump
 
-    # --- discard and draw, from the eldest hand: up to six decisions a seat
-    positions = jnp.asarray(sx.tables(rules)[0])[trump[None, :], deck]  # int32[D, B]
-    held = deal_sets(positions, dealer, n, rules)
-    stock = positions[5 * n :]
-    size = stock.shape[0]
-    prefix = [Bits(jnp.zeros_like(names), jnp.zeros_like(names))]  # the stock's first k cards
-    for k in range(size):
+
+def _stock_prefixes(stock: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(lo, hi) uint32[S + 1, B]: the sets of the stock's first k cards, k = 0..S."""
+    prefix = [Bits(jnp.zeros_like(stock[0], U32), jnp.zeros_like(stock[0], U32))]
+    for k in range(stock.shape[0]):
         prefix.append(prefix[-1] | bits.bit(stock[k]))
-    prefix_lo = jnp.stack([p.lo for p in prefix])  # uint32[S + 1, B]
-    prefix_hi = jnp.stack([p.hi for p in prefix])
+    return jnp.stack([p.lo for p in prefix]), jnp.stack([p.hi for p in prefix])
 
-    def drawn(start: jax.Array, stop: jax.Array) -> Bits:
-        def at(a: jax.Array, i: jax.Array) -> jax.Array:
-            return jnp.take_along_axis(a, i[None, :], axis=0)[0]
 
-        return Bits(at(prefix_lo, stop), at(prefix_hi, stop)).without(
-            Bits(at(prefix_lo, start), at(prefix_hi, start))
-        )
+def _discarding(
+    chooser: Chooser,
+    held: list[Bits],
+    stock: jax.Array,
+    trump: jax.Array,
+    dealer: jax.Array,
+    decisions: jax.Array,
+    num_players: int,
+    trace: list[Record] | None,
+) -> Discarding:
+    """Discard and draw from the eldest hand round to the dealer: a scan of six decision slots
+    a seat (up to five cards laid away, then DONE draws back to five from ``stock``, the
+    stock's positions int32[S, B] top first)."""
+    n = num_players
+    size = stock.shape[0]
+    prefix_lo, prefix_hi = _stock_prefixes(stock)
 
-    class Discarding(NamedTuple):
-        held: list[Bits]  # N x Bits[B]
-        top: jax.Array  # int32[B]: stock cards drawn
-        pending: jax.Array  # int32[B]: cards the seat has laid away, drawn on DONE
-        active: jax.Array  # bool[B]: the seat is still discarding
-        decisions: jax.Array  # int32[B]
+    def prefix(k: jax.Array) -> Bits:
+        def at(a: jax.Array) -> jax.Array:
+            return jnp.take_along_axis(a, k[None, :], axis=0)[0]
+
+        return Bits(at(prefix_lo), at(prefix_hi))
 
     def discard_step(c: Discarding, t: jax.Array) -> tuple[Discarding, Record | None]:
         seat = (dealer + 1 + t // _DISCARDS_PER_SEAT) % n
         active = c.active | (t % _DISCARDS_PER_SEAT == 0)
         hand = select_seat(c.held, seat)
-        can = c.top + c.pending < size
+        can = c.top + c.pending < size  # the stock can still replace one more card
         legal = Bits(jnp.where(can, hand.lo, U32(0)) | U32(sx.PASS_BIT), jnp.where(can, hand.hi, 0))
         done = jnp.full_like(dealer, sx.P_PASS)
         cores = {GREEDY: lambda: done, HEURISTIC: lambda: pol.heuristic_discard(legal)}
         choice = chooser.pick(seat, c.decisions, legal, cores)
         lays = active & (choice != sx.P_PASS)
         draws = active & (choice == sx.P_PASS)
-        refill = drawn(c.top, c.top + c.pending)
+        refill = prefix(c.top + c.pending).without(prefix(c.top))
         after = bits.where(lays, hand.without(bits.bit(choice)), hand | refill)
         record = None
         if trace is not None:
@@ -501,22 +530,42 @@ def _auction_hand(
             record,
         )
 
+    zero = jnp.zeros_like(dealer)
     steps = _DISCARDS_PER_SEAT * n
-    start_d = Discarding(held, zero, zero, zero != 0, decisions)
-    c, records = jax.lax.scan(discard_step, start_d, jnp.arange(steps, dtype=I32))
+    start = Discarding(held, zero, zero, zero != 0, decisions)
+    c, records = jax.lax.scan(discard_step, start, jnp.arange(steps, dtype=I32))
     if trace is not None:
         trace.extend(Record(*(x[i] for x in records)) for i in range(steps))
+    return c
 
+
+def _auction_hand(
+    chooser: Chooser,
+    dealer: jax.Array,
+    num_players: int,
+    rules: FortyFiveRules,
+    trace: list[Record] | None,
+) -> Table:
+    """Deal an Auction hand and take its bidding, naming of trump and discard-and-draw."""
+    n = num_players
+    deck = random_deck(chooser.seed, chooser.ids, rules.deck_size, rules.deck_size)
+    natural = deal_sets(deck, dealer, n, rules)  # card ids are their own positions here
+    b = _bidding(chooser, natural, dealer, n, rules, trace)
+    trump = _name_trump(chooser, natural, b, rules, trace)
+    positions = jnp.asarray(sx.tables(rules)[0])[trump[None, :], deck]  # int32[D, B]
+    held = deal_sets(positions, dealer, n, rules)
+    c = _discarding(chooser, held, positions[5 * n :], trump, dealer, b.decisions + 1, n, trace)
+    minus_one = jnp.full_like(dealer, -1)
     return Table(
         held_lo=[s.lo for s in c.held],
         held_hi=[s.hi for s in c.held],
         trump=trump,
         first_leader=next_seat(b.bidder, n),
-        dead=jnp.zeros_like(names),
-        jinker=zero - 1,
-        robber=zero - 1,
-        robbed=zero != 0,
-        bid=jnp.where(b.bid > 0, 10 + 5 * b.bid, 0),
+        dead=jnp.zeros_like(dealer, U32),
+        jinker=minus_one,
+        robber=minus_one,
+        robbed=jnp.zeros_like(dealer, jnp.bool_),
+        bid=jnp.where(b.bid > 0, 10 + 5 * b.bid, 0),  # code c bids BID_VALUES[c - 1]
         bidder=b.bidder,
         decisions=c.decisions,
     )
