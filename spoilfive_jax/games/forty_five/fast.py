@@ -395,13 +395,12 @@ class Bidding(NamedTuple):
 
 
 class Discarding(NamedTuple):
-    """The discard-and-draw of a batch (its loop's carry)."""
+    """One seat's discarding in a batch (the inner discard loop's carry)."""
 
-    held: list[Bits]  # N x Bits(uint32[B], uint32[B]): each seat's cards (positions)
-    top: jax.Array  # int32[B]: stock cards drawn so far
-    pending: jax.Array  # int32[B]: cards the seat discarding has laid away, drawn on DONE
+    hand: Bits  # Bits(uint32[B], uint32[B]): the seat's cards (positions)
+    pending: jax.Array  # int32[B]: cards laid away so far, drawn on DONE
     active: jax.Array  # bool[B]: the seat is still discarding
-    decisions: jax.Array  # int32[B]: decisions taken
+    decisions: jax.Array  # int32[B]: decisions taken in the hand
 
 
 def _bidding(
@@ -489,10 +488,12 @@ def _discarding(
     decisions: jax.Array,
     num_players: int,
     trace: list[Record] | None,
-) -> Discarding:
-    """Discard and draw from the eldest hand round to the dealer: a scan of six decision slots
-    a seat (up to five cards laid away, then DONE draws back to five from ``stock``, the
-    stock's positions int32[S, B] top first)."""
+) -> tuple[list[Bits], jax.Array]:
+    """Discard and draw from the eldest hand round to the dealer: (the hands after it, the
+    decisions taken).  ``stock``: the stock's positions int32[S, B], top first.
+
+    A scan over the seats; for each, a scan of six decision slots (up to five cards laid away,
+    then DONE) on that seat's hand alone, after which it draws back to five at once."""
     n = num_players
     size = stock.shape[0]
     prefix_lo, prefix_hi = _stock_prefixes(stock)
@@ -503,40 +504,49 @@ def _discarding(
 
         return Bits(at(prefix_lo), at(prefix_hi))
 
-    def discard_step(c: Discarding, t: jax.Array) -> tuple[Discarding, Record | None]:
-        seat = (dealer + 1 + t // _DISCARDS_PER_SEAT) % n
-        active = c.active | (t % _DISCARDS_PER_SEAT == 0)
-        hand = select_seat(c.held, seat)
-        can = c.top + c.pending < size  # the stock can still replace one more card
-        legal = Bits(jnp.where(can, hand.lo, U32(0)) | U32(sx.PASS_BIT), jnp.where(can, hand.hi, 0))
-        done = jnp.full_like(dealer, sx.P_PASS)
-        cores = {GREEDY: lambda: done, HEURISTIC: lambda: pol.heuristic_discard(legal)}
-        choice = chooser.pick(seat, c.decisions, legal, cores)
-        lays = active & (choice != sx.P_PASS)
-        draws = active & (choice == sx.P_PASS)
-        refill = prefix(c.top + c.pending).without(prefix(c.top))
-        after = bits.where(lays, hand.without(bits.bit(choice)), hand | refill)
-        record = None
-        if trace is not None:
-            record = _make_record(active, seat, legal, choice, CARD_SPACE, trump)
-        return (
-            Discarding(
-                held=set_seat(c.held, seat, after, active),
-                top=jnp.where(draws, c.top + c.pending, c.top),
-                pending=jnp.where(lays, c.pending + 1, jnp.where(draws, 0, c.pending)),
-                active=active & ~draws,
-                decisions=c.decisions + active.astype(I32),
-            ),
-            record,
-        )
+    def seat_turn(
+        carry: tuple[list[Bits], jax.Array, jax.Array], offset: jax.Array
+    ) -> tuple[tuple[list[Bits], jax.Array, jax.Array], Record | None]:
+        held, top, decisions = carry
+        seat = (dealer + 1 + offset) % n
 
-    zero = jnp.zeros_like(dealer)
-    steps = _DISCARDS_PER_SEAT * n
-    start = Discarding(held, zero, zero, zero != 0, decisions)
-    c, records = jax.lax.scan(discard_step, start, jnp.arange(steps, dtype=I32))
+        def decide(c: Discarding, _: jax.Array) -> tuple[Discarding, Record | None]:
+            can = top + c.pending < size  # the stock can still replace one more card
+            hand = c.hand
+            legal = Bits(
+                jnp.where(can, hand.lo, U32(0)) | U32(sx.PASS_BIT), jnp.where(can, hand.hi, 0)
+            )
+            done = jnp.full_like(dealer, sx.P_PASS)
+            cores = {GREEDY: lambda: done, HEURISTIC: lambda: pol.heuristic_discard(legal)}
+            choice = chooser.pick(seat, c.decisions, legal, cores)
+            lays = c.active & (choice != sx.P_PASS)
+            record = None
+            if trace is not None:
+                record = _make_record(c.active, seat, legal, choice, CARD_SPACE, trump)
+            return (
+                Discarding(
+                    hand=bits.where(lays, hand.without(bits.bit(choice)), hand),
+                    pending=c.pending + lays.astype(I32),
+                    active=lays,  # DONE (or nothing left to decide) ends the seat's turn
+                    decisions=c.decisions + c.active.astype(I32),
+                ),
+                record,
+            )
+
+        start = Discarding(select_seat(held, seat), jnp.zeros_like(top), top == top, decisions)
+        c, records = jax.lax.scan(decide, start, jnp.arange(_DISCARDS_PER_SEAT, dtype=I32))
+        refill = prefix(top + c.pending).without(prefix(top))
+        held = set_seat(held, seat, c.hand | refill, jnp.ones_like(c.active))
+        return (held, top + c.pending, c.decisions), records
+
+    top = jnp.zeros_like(dealer)
+    (held, _, decisions), records = jax.lax.scan(
+        seat_turn, (held, top, decisions), jnp.arange(n, dtype=I32)
+    )
     if trace is not None:
-        trace.extend(Record(*(x[i] for x in records)) for i in range(steps))
-    return c
+        for o in range(n):
+            trace.extend(Record(*(x[o, j] for x in records)) for j in range(_DISCARDS_PER_SEAT))
+    return held, decisions
 
 
 def _auction_hand(
@@ -554,11 +564,12 @@ def _auction_hand(
     trump = _name_trump(chooser, natural, b, rules, trace)
     positions = jnp.asarray(sx.tables(rules)[0])[trump[None, :], deck]  # int32[D, B]
     held = deal_sets(positions, dealer, n, rules)
-    c = _discarding(chooser, held, positions[5 * n :], trump, dealer, b.decisions + 1, n, trace)
+    stock = positions[5 * n :]
+    held, decisions = _discarding(chooser, held, stock, trump, dealer, b.decisions + 1, n, trace)
     minus_one = jnp.full_like(dealer, -1)
     return Table(
-        held_lo=[s.lo for s in c.held],
-        held_hi=[s.hi for s in c.held],
+        held_lo=[s.lo for s in held],
+        held_hi=[s.hi for s in held],
         trump=trump,
         first_leader=next_seat(b.bidder, n),
         dead=jnp.zeros_like(dealer, U32),
@@ -567,7 +578,7 @@ def _auction_hand(
         robbed=jnp.zeros_like(dealer, jnp.bool_),
         bid=jnp.where(b.bid > 0, 10 + 5 * b.bid, 0),  # code c bids BID_VALUES[c - 1]
         bidder=b.bidder,
-        decisions=c.decisions,
+        decisions=decisions,
     )
 
 
