@@ -16,7 +16,7 @@ from fortyfive_helpers import Table45, hands_of, jit_step
 import spoilfive_jax as sf
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game
-from spoilfive_jax.games.forty_five import rollout as ro
+from spoilfive_jax.games.forty_five import games as ro
 
 R = ff.FortyFiveRules
 ENV4 = ff.FortyFive(4)
