@@ -818,7 +818,9 @@ def rollout_chunk(
 
     def one(i: jax.Array) -> Outcome:
         ids = _shard_batch(first + (i * b + jnp.arange(b, dtype=U32)))
-        dl = jnp.broadcast_to(dealer, (b,)).astype(I32)
+        # A per-hand vector XLA cannot fold back to a scalar: with a broadcast scalar dealer,
+        # the seat arithmetic of the Auction loops compiles to code several times slower.
+        dl = jax.lax.optimization_barrier(jnp.broadcast_to(dealer, (b,)).astype(I32))
         out = play_hands(seed, ids, dl, seat_kinds, num_players, rules, kinds)
         assert isinstance(out, Outcome)
         return out
