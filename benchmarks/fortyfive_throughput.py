@@ -8,7 +8,13 @@ state stepped was not terminated.  Compiled (time reported), warmed up, then tim
 times; the best run is reported: hands/s = B / time, decisions/s = live decisions / time.  No
 speed is asserted.
 
-    python benchmarks/fortyfive_throughput.py [--batch 1024,16384] [--json out.json]
+``--rollout`` adds the rows of ``sf.rollout`` with the built-in policies (``--policies``, by
+default random, greedy and heuristic at every seat), which run on the family's rollout kernel
+(``games/forty_five/fast.py``): ``--rollout-hands`` hands after a compile run, best of
+``--reps``; with ``open_spiel`` installed each row also shows its ratio to pyspiel ``oh_hell``'s
+random-play decisions/s measured in the same process (``--no-peers`` to skip it).
+
+    python benchmarks/fortyfive_throughput.py [--batch 1024,16384] [--rollout] [--json out.json]
 """
 
 from __future__ import annotations
@@ -83,12 +89,50 @@ def measure(name: str, batch: int, reps: int) -> dict[str, Any]:
     }
 
 
+def measure_rollout(name: str, policy: str, hands: int, reps: int) -> dict[str, Any]:
+    """``sf.rollout`` throughput of one configuration and built-in policy (every seat)."""
+    import spoilfive_jax as sf
+
+    env = CONFIGS[name]()
+    t0 = time.perf_counter()
+    sf.rollout(0, env, policy, num_hands=min(hands, 16384))
+    compile_s = time.perf_counter() - t0
+    best, decisions = float("inf"), 0
+    for i in range(reps):
+        t0 = time.perf_counter()
+        out = sf.rollout(i + 1, env, policy, num_hands=hands)
+        dt = time.perf_counter() - t0
+        if dt < best:
+            best, decisions = dt, int(out.decisions.sum())
+    return {
+        "config": name,
+        "policy": policy,
+        "hands": hands,
+        "hands_per_s": hands / best,
+        "decisions_per_s": decisions / best,
+        "decisions_per_hand": decisions / hands,
+        "compile_s": compile_s,
+    }
+
+
+def peer_rate() -> float | None:
+    """pyspiel oh_hell random-play decisions/s (``rollout_speed.pyspiel_rate``), or None."""
+    from rollout_speed import pyspiel_rate
+
+    return pyspiel_rate()
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", default="forty_five_4,auction_4", help=f"of {sorted(CONFIGS)}")
     ap.add_argument("--batch", default="1024,16384", help="comma list of batch sizes")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--rollout", action="store_true", help="add sf.rollout rows (the kernel)")
+    ap.add_argument("--policies", default="random,greedy,heuristic", help="for --rollout")
+    ap.add_argument("--rollout-hands", type=int, default=1 << 20, help="hands per timed rollout")
+    ap.add_argument("--no-peers", action="store_true", help="no pyspiel ratio for --rollout")
+    ap.add_argument("--step", action=argparse.BooleanOptionalAction, default=True)
     a = ap.parse_args(argv)
     info = {
         "processor": platform.processor() or platform.machine(),
@@ -102,7 +146,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         measure(name, int(b), a.reps)
         for name in a.configs.split(",")
         for b in a.batch.split(",")
-        if b
+        if b and a.step
     ]
     head = f"{'config':<24} {'batch':>6} {'hands/s':>11} {'decisions/s':>13} {'dec/hand':>8} "
     head += f"{'compile s':>9} {'bytes':>6}"
@@ -114,7 +158,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{r['decisions_per_s']:>13,.0f} {r['decisions_per_hand']:>8.1f} "
             f"{r['compile_s']:>9.1f} {r['bytes_per_state']:>6}"
         )
-    result = {"machine": info, "rows": rows}
+    result: dict[str, Any] = {"machine": info, "rows": rows}
+    if a.rollout:
+        result["rollout_rows"] = rollout_rows = [
+            measure_rollout(name, policy, a.rollout_hands, a.reps)
+            for name in a.configs.split(",")
+            for policy in a.policies.split(",")
+        ]
+        peer = None if a.no_peers else peer_rate()
+        result["peer_decisions_per_s"] = peer
+        head = f"{'sf.rollout config':<24} {'policy':>9} {'hands/s':>11} {'decisions/s':>13} "
+        head += f"{'dec/hand':>8} {'compile s':>9} {'x pyspiel':>9}"
+        print()
+        print(head)
+        print("-" * len(head))
+        for r in rollout_rows:
+            ratio = f"{r['decisions_per_s'] / peer:>8.0f}x" if peer else f"{'-':>9}"
+            print(
+                f"{r['config']:<24} {r['policy']:>9} {r['hands_per_s']:>11,.0f} "
+                f"{r['decisions_per_s']:>13,.0f} {r['decisions_per_hand']:>8.1f} "
+                f"{r['compile_s']:>9.1f} {ratio}"
+            )
+        if peer:
+            print(f"pyspiel oh_hell (5 players, random): {peer:,.0f} decisions/s")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=2)

@@ -110,8 +110,8 @@ def test_play_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mo
     out = capsys.readouterr().out
     assert rc == 0
     assert out.startswith(
-        "Forty-Five: you are seat 0 of 4 (0&2 v 1&3), against greedy bots; a game to 45, "
+        "Forty-Five: you are seat 0 of 4 (0&2 v 1&3), against heuristic bots; a game to 45, "
         "1 hand at most."
     )
     assert "Hand over:" in out and "Stopping after 1 hand." in out
-    assert main(["play", "--game", "auction_forty_fives", "--bots", "heuristic"]) == 2
+    assert main(["play", "--game", "auction_forty_fives", "--bots", "smart"]) == 2

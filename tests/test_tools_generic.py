@@ -80,14 +80,14 @@ def test_family_games_take_builtin_names_and_one_sessions_entry_point() -> None:
     mixed = sf.play_games(
         0,
         env,
-        ["greedy", "random", sf.FortyFive(4).builtin_policy("greedy"), "random"],
+        ["greedy", "heuristic", sf.FortyFive(4).builtin_policy("greedy"), "random"],
         8,
         max_hands=12,
         batch_size=8,
     )
     assert mixed.summary()["games"] == 8
-    with pytest.raises(ValueError, match="plays Spoil Five only"):
-        sf.play_games(0, env, "heuristic", 8)
+    with pytest.raises(ValueError, match="unknown policy 'smart'"):  # (the family's heuristic
+        sf.play_games(0, env, "smart", 8)  # plays above: its own, since the fast45 merge)
     chips = sf.play_sessions(0, sf.SpoilFive(3), "heuristic", 4, max_hands=5, stack=9)
     assert isinstance(chips, sf.SessionResult) and (chips.hands_played <= 5).all()
 

@@ -23,7 +23,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--bots",
         help="a built-in policy of the game or agent:PATH (default: the game's strongest "
-        "built-in: heuristic, or greedy for the Forty-Five family)",
+        "built-in, heuristic)",
     )
     p.add_argument(
         "--hands",

@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="POLICY",
         help="built-in policies of the game or agent:PATH (default: the game's strongest "
-        "built-in and random: heuristic random, or greedy random for the Forty-Five family)",
+        "built-in and random: heuristic random)",
     )
     p.add_argument("--hands", type=int_at_least(2), default=20_000, help="deals per seating")
     p.add_argument("--batch", type=int_at_least(1))

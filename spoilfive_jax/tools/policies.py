@@ -4,7 +4,7 @@ A policy is a jittable ``policy(key, state, player) -> action`` on ONE hand's ``
 game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *policy spec*:
 
 - a name, resolved through ``env.builtin_policy(name)`` (``env.policy_names``: ``"random"``
-  everywhere, ``"heuristic"`` in Spoil Five, ``"greedy"`` in the Forty-Five family);
+  and ``"heuristic"`` everywhere (each game's own), ``"greedy"`` in the Forty-Five family);
 - a callable; one that carries a ``policy_name`` attribute (a game's built-in policy object,
   e.g. ``sf.HEURISTIC``) is resolved by that name, so a game can refuse another game's player;
 - a list or tuple with one of those per seat.

@@ -157,8 +157,8 @@ def rollout(
 ) -> RolloutResult:
     """Play ``num_hands`` independent hands with ``env``'s game, table and rules.
 
-    policy: a built-in name (``env.policy_names``: ``"random"``; Spoil Five's ``"heuristic"``;
-    the family's ``"greedy"``), a jittable ``policy(key, state, player) -> action``, or a list
+    policy: a built-in name (``env.policy_names``: ``"random"``, ``"heuristic"``; the family's
+    ``"greedy"`` too), a jittable ``policy(key, state, player) -> action``, or a list
     with one per seat.  ``batch_size`` hands are played at once (default: 16384 on CPU, 262144
     on an accelerator); ``progress(done, total)`` is called between chunks.  Every hand has the
     given ``dealer``; the game's own options (Spoil Five: ``carried``, the pot carried into

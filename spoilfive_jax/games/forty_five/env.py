@@ -242,7 +242,7 @@ class FortyFive(Env[State, FortyFiveRules]):
 
     @property
     def policy_names(self) -> tuple[str, ...]:
-        return ("random", "greedy")
+        return ("random", "greedy", "heuristic")
 
     def builtin_policy(self, name: str) -> PolicyFn:
         return _policies.builtin_policy(name, self.rules)
@@ -322,9 +322,24 @@ class FortyFive(Env[State, FortyFiveRules]):
         return "points: the seat's team's per hand; won: hands its team outscored the rest"
 
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
-    # (deals, decision keys: ``Env``'s defaults; no fast kernel yet)
+    # (deals from a counter hash of (seed, hand id); built-in policies on the ``fast`` kernel)
 
     score_unit = "points"
+
+    def rollout_keys(self, key: jax.Array) -> Any:
+        return _provider.rollout_keys(key)
+
+    def rollout_deal(self, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Any:
+        return _provider.rollout_deal(keys, ids, options, self.num_players, self.rules)
+
+    def deal_states(self, deal: Any) -> State:
+        return _provider.deal_states(deal, self.num_players, self.rules)
+
+    def hand_keys(self, keys: Any, ids: jax.Array) -> jax.Array:
+        return _provider.hand_keys(keys, ids)
+
+    def rollout_kernel(self, names: tuple[str, ...]) -> Any:
+        return _provider.rollout_kernel(names, self.num_players, self.rules)
 
     def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
         """``dealer`` deals every hand (each at a new game).  ``carried`` is Spoil Five's."""
@@ -347,7 +362,7 @@ class FortyFive(Env[State, FortyFiveRules]):
 
     def known_deal(
         self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array
-    ) -> State:
+    ) -> Any:
         return _provider.known_deal(keys, ids, hands, turnup, seat, self.num_players, self.rules)
 
     def query_samples(

@@ -1,10 +1,11 @@
 """Rollouts for the Forty-Five family: many independent hands, or whole games to the target,
 inside jitted, vmapped loops (the counterpart of ``spoilfive_jax.rollout`` / ``play_sessions``).
 
-A policy is a built-in name (``"random"``, ``"greedy"``: ``FortyFive.policy_names``) or any
-jittable ``policy(key, state, player) -> action`` on ONE hand's ``forty_five.State``, the same
-contract as Spoil Five's policies; a list gives one policy per seat.  ``sf.play_sessions(key,
-env, policy, num_games, max_hands=...)`` plays whole games too (``FortyFive.play_sessions``).
+A policy is a built-in name (``"random"``, ``"greedy"``, ``"heuristic"``:
+``FortyFive.policy_names``) or any jittable ``policy(key, state, player) -> action`` on ONE
+hand's ``forty_five.State``, the same contract as Spoil Five's policies; a list gives one
+policy per seat.  ``sf.play_sessions(key, env, policy, num_games, max_hands=...)`` plays whole
+games too (``FortyFive.play_sessions``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Terminal play of the Forty-Five family (Forty-Five, Twenty-Five, Auction Forty-Fives).
 
 ``FamilyGame`` plays whole games (hand after hand until a team reaches the target, or
-``hands`` hands) with a human at one seat and the family's built-in bots (``"greedy"`` or
-``"random"``, or any jittable policy) at the others, reading the human's choices from ``input``
-and writing the table to ``output`` (any text streams, so tests script it), in the style of the
-Spoil Five loop (both share ``core.terminal``: ``prompt_action``, ``Quit``, policy compiling).
+``hands`` hands) with a human at one seat and the family's built-in bots (``"greedy"``,
+``"heuristic"`` or ``"random"``, or any jittable policy) at the others, reading the human's
+choices from ``input`` and writing the table to ``output`` (any text streams, so tests script
+it), in the style of the Spoil Five loop (both share ``core.terminal``: ``prompt_action``,
+``Quit``, policy compiling).
 
 At each of the human's decisions it shows the hand, the trump (turn-up or named), a seat table
 (team, tricks, cards left, the trick's cards), the trick so far and who is winning it, tricks

@@ -1,24 +1,28 @@
 """The Forty-Five family's answers to the generic tools (the hooks in ``FortyFive``'s tools
-block): what ``sf.rollout``, ``sf.score_hands`` and ``sf.evaluate`` keep and report for a hand
-of Forty-Five, Twenty-Five or Auction Forty-Fives.
+block): how ``sf.rollout``, ``sf.score_hands`` and ``sf.evaluate`` deal and play a hand of
+Forty-Five, Twenty-Five or Auction Forty-Fives, and what they keep and report of it.
 
 Hands are independent: each is dealt afresh at a new game (team scores zero) with the dealer
-given, played out through ``FortyFive.step``, and scored as the family scores it
-(``game.hand_points``).  Hand ``i`` of a run with key ``k`` is dealt from
-``fold_in(fold_in(k, i), 0)`` and its decisions use ``fold_in(fold_in(fold_in(k, i), 1), t)``
-(``core.env.Env``'s defaults), so the same key gives the same hands whatever the batch size
-or chunking, and the same deals whatever the policies.
+given, played out, and scored as the family scores it (``game.hand_points``).  Randomness is
+counter-based: hand ``i`` of a run with key ``k`` is dealt from a hash of (seed(k), i)
+(``fast.random_deck``), whatever the policies, the batch or the devices.  Built-in policies
+(``"random"``, ``"greedy"``, ``"heuristic"``, any mix by seat) play on the family's rollout
+kernel (``fast``; its random player hashes (seed, i, decision)); any other policy plays the
+same deals on the public ``State`` through ``FortyFive.step``, decision ``t`` of hand ``i``
+keyed by ``fold_in(fold_in(k2, i), t)`` (``k2`` the policy half of ``k``).  The greedy and
+heuristic players choose alike on both paths.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
@@ -27,6 +31,79 @@ from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
+
+
+# ------------------------------------------------------------------------ deals and the kernel
+
+
+class Deal(NamedTuple):
+    """A batch of deals: the decks in deal order and the dealers."""
+
+    deck: jax.Array  # int32[K, B]: card ids, deck[0] first (K = ``game.deck_prefix``)
+    dealer: jax.Array  # int32[B]
+
+
+def rollout_keys(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
+    k1, k2 = jax.random.split(key)
+    return jax.random.bits(k1, (), fast.U32), k2
+
+
+def rollout_deal(
+    keys: Any, ids: jax.Array, options: dict[str, jax.Array], n: int, rules: FortyFiveRules
+) -> Deal:
+    """Hand ``i`` dealt from ``fast.random_deck(seed, i)``: the decks the kernel deals."""
+    deck = fast.random_deck(keys[0], ids, game.deck_prefix(n, rules), rules.deck_size)
+    return Deal(deck, jnp.broadcast_to(options["dealer"], ids.shape).astype(jnp.int32))
+
+
+def deal_states(deal: Deal, n: int, rules: FortyFiveRules) -> State:
+    scores = jnp.zeros(num_teams(n), jnp.int32)
+    return jax.vmap(lambda d, dl: game.deal_from_deck(d, dl, scores, n, rules))(  # type: ignore[no-any-return]
+        deal.deck.T, deal.dealer
+    )
+
+
+def hand_keys(keys: Any, ids: jax.Array) -> jax.Array:
+    return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
+
+
+def rollout_kernel(names: tuple[str, ...], n: int, rules: FortyFiveRules) -> Any:
+    """The family's rollout kernel for the built-in policies ``names`` (see
+    ``Env.rollout_kernel``): every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
+    if not set(names) <= set(fast.KINDS):
+        return None
+    kind_of = np.array([fast.KINDS.index(name) for name in names], np.int32)
+    kinds = frozenset(kind_of.tolist())
+    team = game.team_of(n)
+    shifts = fast.KIND_BITS * np.arange(n, dtype=np.int32)
+
+    def kernel(
+        deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
+    ) -> dict[str, jax.Array]:
+        seat_kinds = jnp.left_shift(jnp.asarray(kind_of)[seat_policy], shifts).sum()
+        # A per-hand dealer XLA cannot fold back to a scalar: with a broadcast scalar dealer,
+        # the seat arithmetic of the Auction loops compiles to code several times slower.
+        dealer = jax.lax.optimization_barrier(deal.dealer)
+        out = fast.play_hands(keys[0], ids, dealer, seat_kinds, n, rules, kinds, deck=deal.deck)
+        assert isinstance(out, fast.Outcome)
+        b = ids.shape
+        return {
+            "rewards": out.team_points[:, team].astype(jnp.float32),
+            "team_points": out.team_points,
+            "tricks_won": out.tricks_won,
+            "winner": jnp.full(b, -1, jnp.int32),
+            "decisions": out.decisions,
+            "jinked": out.jinked,
+            "jink_won": out.jink_won,
+            "robbed": out.robbed,
+            "robber": out.robber,
+            "carried_out": jnp.zeros(b, jnp.int32),
+            "bid": out.bid,
+            "bidder": out.bidder,
+        }
+
+    return kernel
 
 
 # ------------------------------------------------------------------------ rollouts
@@ -162,37 +239,36 @@ def _deck_layout(num_players: int, rules: FortyFiveRules) -> np.ndarray:
 
 
 def known_deal(
-    keys: jax.Array,
+    keys: Any,
     ids: jax.Array,
     hands: jax.Array,
     turnup: jax.Array,
     seat: jax.Array,
     num_players: int,
     rules: FortyFiveRules,
-) -> State:
-    """The first states of deals (dealer seat 0, a new game) in which ``seat`` holds ``hands``
-    and sees ``turnup``; the unseen cards shuffled by ``fold_in(fold_in(key, id), 0)``."""
+) -> Deal:
+    """Deals (dealer seat 0, a new game) in which ``seat`` holds ``hands`` and sees ``turnup``;
+    the unseen cards in the order of a counter-hash shuffle of (seed, id) (``fast.random_deck``
+    of the whole deck, the seen cards taken out)."""
     n = num_players
-    t = num_teams(n)
     deck_size = rules.deck_size
     layout = jnp.asarray(_deck_layout(n, rules))
-    deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
+    perms = fast.random_deck(keys[0], ids, deck_size, deck_size).T  # int32[B, deck_size]
 
-    def one(deal_key: jax.Array, known: jax.Array, up: jax.Array, me: jax.Array) -> State:
+    def one(perm: jax.Array, known: jax.Array, up: jax.Array, me: jax.Array) -> jax.Array:
         seen = jnp.zeros(deck_size, jnp.bool_).at[known].set(True)
         if not rules.auction:
             seen = seen.at[up].set(True)
-        perm = jax.random.permutation(deal_key, deck_size)
         unseen = perm[jnp.argsort(seen[perm], stable=True)]  # the unseen cards, shuffled, first
         idx = layout[(me - 1) % n]  # the dealer is seat 0: seat s is offset s - 1
-        deck = jnp.where(
+        return jnp.where(
             idx >= 0,
             unseen[jnp.maximum(idx, 0)],
             jnp.where(idx == _TURNUP, up, known[jnp.clip(-1 - idx, 0, 4)]),
         )
-        return game.deal_from_deck(deck, jnp.int32(0), jnp.zeros(t, jnp.int32), n, rules)
 
-    return jax.vmap(one)(deal_keys, hands, turnup, seat)  # type: ignore[no-any-return]
+    deck = jax.vmap(one)(perms, hands, turnup, seat)  # int32[B, K]
+    return Deal(deck.T, jnp.zeros_like(seat))
 
 
 def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.ndarray:
@@ -252,4 +328,4 @@ def hand_scores(
     )
 
 
-__all__ = ["FamilyScores", "hands_won", "outcome", "summarize"]
+__all__ = ["Deal", "FamilyScores", "hands_won", "outcome", "rollout_kernel", "summarize"]

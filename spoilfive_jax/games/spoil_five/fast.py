@@ -31,6 +31,8 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
+from spoilfive_jax.core.packed import get, mix, put, seat_select
+from spoilfive_jax.core.packed import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State
 from spoilfive_jax.games.spoil_five.rules import Rules
 
@@ -84,17 +86,6 @@ _F_ROBBED = (30, 1)  # the robber took the turn-up
 ROB, PLAY, JINK_PHASE, DONE = 0, 1, 2, 3
 
 
-def get(word: jax.Array, field: tuple[int, int]) -> jax.Array:
-    shift, width = field
-    return (word >> shift) & ((1 << width) - 1)
-
-
-def put(word: jax.Array, field: tuple[int, int], value: jax.Array) -> jax.Array:
-    shift, width = field
-    mask = ((1 << width) - 1) << shift
-    return (word & ~mask) | ((value.astype(I32) & ((1 << width) - 1)) << shift)
-
-
 class Table(NamedTuple):
     """Per-hand constants of a batch (set at the deal, never changed): ``[B]`` vectors."""
 
@@ -129,13 +120,6 @@ def hand_of(h: Hands, table: Table, seat: jax.Array) -> tuple[jax.Array, jax.Arr
     lo = seat_select(table.dealt_lo, seat) | jnp.where(robbed, turn.lo, U32(0))
     hi = seat_select(table.dealt_hi, seat) | jnp.where(robbed, turn.hi, U32(0))
     return lo & ~h.removed_lo, hi & ~h.removed_hi
-
-
-def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
-    out = values[0]
-    for i in range(1, len(values)):
-        out = jnp.where(seat == i, values[i], out)
-    return out
 
 
 def seat_tricks(tricks: jax.Array, seat: jax.Array) -> jax.Array:
@@ -405,16 +389,6 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
 # ------------------------------------------------------------------------------ randomness
 
 
-def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
-    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
-    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
-    x = x ^ (x >> 16)
-    x = x * U32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * U32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
 def random_cards(
     seed: jax.Array, hand_ids: jax.Array, num_cards: int
 ) -> tuple[list[jax.Array], list[jax.Array]]:
@@ -443,13 +417,6 @@ def random_cards(
     _, (cards, pos) = jax.lax.scan(draw, init, jnp.arange(num_cards, dtype=I32))  # [K, B]
     order = [*range(1, num_cards), 0]  # drawn first = the turn-up = the last deck position
     return [cards[i] for i in order], [pos[i] for i in order]
-
-
-def random_choice(lo: jax.Array, hi: jax.Array, u: jax.Array) -> jax.Array:
-    """A uniformly random member of the set (lo, hi) from a uniform uint32 ``u``."""
-    count = (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(I32)
-    k = (((u >> 8) * count.astype(U32)) >> 24).astype(I32)
-    return bits.nth(Bits(lo, hi), k)
 
 
 def status_word(state: State) -> jax.Array:

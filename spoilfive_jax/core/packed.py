@@ -1,0 +1,55 @@
+"""Helpers of the batch-major rollout kernels, shared by every game's kernel: small integers
+packed in one int32 word, per-seat selection from lists of ``[B]`` vectors, and counter-hash
+randomness (no key splitting: a hand's draws depend only on (seed, hand id, counter))."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+
+def get(word: jax.Array, field: tuple[int, int]) -> jax.Array:
+    """The field (shift, width) of a packed word."""
+    shift, width = field
+    return (word >> shift) & ((1 << width) - 1)
+
+
+def put(word: jax.Array, field: tuple[int, int], value: jax.Array) -> jax.Array:
+    """``word`` with its field (shift, width) set to ``value``."""
+    shift, width = field
+    mask = ((1 << width) - 1) << shift
+    return (word & ~mask) | ((value.astype(I32) & ((1 << width) - 1)) << shift)
+
+
+def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
+    """``values[seat]`` elementwise, from one ``[B]`` vector per seat."""
+    out = values[0]
+    for i in range(1, len(values)):
+        out = jnp.where(seat == i, values[i], out)
+    return out
+
+
+def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
+    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
+    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
+    x = x ^ (x >> 16)
+    x = x * U32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * U32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def random_choice(lo: jax.Array, hi: jax.Array, u: jax.Array) -> jax.Array:
+    """A uniformly random member of the set (lo, hi) from a uniform uint32 ``u``."""
+    count = (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(I32)
+    k = (((u >> 8) * count.astype(U32)) >> 24).astype(I32)
+    return bits.nth(Bits(lo, hi), k)
+
+
+__all__ = ["get", "mix", "put", "random_choice", "seat_select"]

@@ -1,0 +1,148 @@
+"""The strength encoding of the Forty-Five family's cards once trump is known (the layout of the
+rollout kernel ``fast`` and of the built-in policies' cores in ``policies``).
+
+A card set is a 64-position ``Bits`` pair.  Once the trump suit is known a card's position says
+its class and its strength, so following, reneging and trick winners become masks and integer
+comparisons:
+
+- slot 2 (positions 32..47, the ``hi`` word's bits 0..15) holds the trumps by trump strength:
+  0..13 (5 = 13, J = 12, A♥ = 11, ...; strength 10 is unused when hearts are trump), or 0..14
+  with the joker (``game.trump_strength``: the strengths from the joker's up move one step);
+- slots 0, 1 and 3 hold the plain cards of the three other suits, in suit order, by plain
+  strength 0..12 (``cards.PLAIN_STRENGTH``): a lower slot is a lower suit, so ties between
+  suits break towards the lowest card id, as the public policies' ``argmin``/``argmax`` do.
+
+Positions 13 and 14 are never cards: they stand for ``PASS`` (also DONE and "no jink") and
+``JINK`` in the action sets of the card phases.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.games.forty_five.game import _JOKER_STRENGTH, JINK, JOKER, NUM_CARD_IDS, PASS
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+TRUMP_SLOT = 2
+PLAIN_SLOTS = (0, 1, 3)  # the slots of the three plain suits, in suit order
+SLOT_WIDTH = 16
+TRUMP_BASE = SLOT_WIDTH * TRUMP_SLOT  # position of trump strength 0
+TRUMP_POWER = 16  # trick power of a trump: 16 + strength (plain cards of the suit led: 0..12)
+P_PASS, P_JINK = 13, 14  # positions of the specials in card-phase action sets
+PLAIN_MASK = np.uint32(0x1FFF)  # one slot's 13 plain strengths
+SLOT2_MASK = np.uint32(0xFFFF)  # the hi word's trump slot
+HEARTS_GAP = 10  # the trump strength that hearts lacks (the A♥ is its ace)
+PASS_BIT = np.uint32(1 << P_PASS)
+JINK_BIT = np.uint32(1 << P_JINK)
+
+
+def _trump_strength(trump: int, card: int, rules: FortyFiveRules) -> int:
+    """Host copy of ``game.trump_strength`` (-1 for a plain card)."""
+    if card == JOKER:
+        return _JOKER_STRENGTH[rules.joker_rank] if rules.joker else -1
+    ts = int(TRUMP_STRENGTH[trump, card])
+    if rules.joker and ts >= _JOKER_STRENGTH[rules.joker_rank]:
+        ts += 1
+    return ts
+
+
+@functools.cache
+def tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
+    """(POSITION int32[4, 53], ACTION int32[4, 64]): a card's position under each trump suit,
+    and the action id at each position (-1 where no card; PASS and JINK at 13 and 14)."""
+    position = np.full((4, NUM_CARD_IDS), 63, np.int32)  # 63: never a card (no joker in play)
+    action = np.full((4, 64), -1, np.int32)
+    for t in range(4):
+        plain_suits = [s for s in range(4) if s != t]
+        for c in range(NUM_CARD_IDS if rules.joker else JOKER):
+            ts = _trump_strength(t, c, rules)
+            if ts >= 0:
+                p = TRUMP_BASE + ts
+            else:
+                p = SLOT_WIDTH * PLAIN_SLOTS[plain_suits.index(c // 13)] + int(PLAIN_STRENGTH[c])
+            position[t, c] = p
+            action[t, p] = c
+        action[t, P_PASS], action[t, P_JINK] = PASS, JINK
+    return position, action
+
+
+def trump_mask(rules: FortyFiveRules) -> np.uint32:
+    """The hi-word bits of every trump strength (14 trumps, 15 with the joker)."""
+    return np.uint32((1 << (14 + int(rules.joker))) - 1)
+
+
+def top_mask(rules: FortyFiveRules) -> np.uint32:
+    """The hi-word bits of the trumps with the reneging privilege (5, J, A♥ and the joker)."""
+    return np.uint32(0x7800 if rules.joker else 0x3800)
+
+
+def every_trump(trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
+    """uint32: the trump strengths that exist under ``trump`` (hearts lack one)."""
+    gap = jnp.where(trump == HEARTS, U32(1 << HEARTS_GAP), U32(0))
+    return U32(trump_mask(rules)) & ~gap
+
+
+# ------------------------------------------------------------------------ bit helpers
+
+
+def lowbit(x: jax.Array) -> jax.Array:
+    """int32: index of the lowest set bit of a uint32 (32 if none)."""
+    return jnp.where(x != 0, 31 - jax.lax.clz(x & (~x + U32(1))).astype(I32), 32)
+
+
+def highbit(x: jax.Array) -> jax.Array:
+    """int32: index of the highest set bit of a uint32 (-1 if none)."""
+    return 31 - jax.lax.clz(x).astype(I32)
+
+
+def popcount(x: jax.Array) -> jax.Array:
+    return jax.lax.population_count(x).astype(I32)
+
+
+def above(level: jax.Array) -> jax.Array:
+    """uint32: the bits strictly above ``level`` (-1..30): the strengths that beat it."""
+    return ~((U32(1) << (jnp.clip(level, -1, 30) + 1).astype(U32)) - U32(1))
+
+
+def plain_slots(s: Bits) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The plain slots 0, 1, 3 of a set as 13-bit strength masks."""
+    return s.lo & PLAIN_MASK, (s.lo >> 16) & PLAIN_MASK, (s.hi >> 16) & PLAIN_MASK
+
+
+def trumps_of(s: Bits) -> jax.Array:
+    """uint32: the trump strengths in a set."""
+    return s.hi & SLOT2_MASK
+
+
+def plain_card(s: Bits, strength: jax.Array) -> jax.Array:
+    """Position of the plain card of ``strength`` in the set, from the lowest slot (suit) up."""
+    s0, s1, _ = plain_slots(s)
+    sh = jnp.clip(strength, 0, 31).astype(U32)
+    in0 = ((s0 >> sh) & 1) != 0
+    in1 = ((s1 >> sh) & 1) != 0
+    return jnp.where(in0, strength, jnp.where(in1, SLOT_WIDTH + strength, 48 + strength))
+
+
+def slot_mask(slot: jax.Array) -> Bits:
+    """The positions of plain slot ``slot`` (0, 1 or 3; empty for any other value)."""
+    m = U32(PLAIN_MASK)
+    lo = jnp.where(slot == 0, m, jnp.where(slot == 1, m << 16, U32(0)))
+    hi = jnp.where(slot == 3, m << 16, U32(0))
+    return Bits(lo, hi)
+
+
+def slot_of_class(led_class: jax.Array, trump: jax.Array) -> jax.Array:
+    """The slot of a public ``led_class`` (suit 0..3, 4 = trump) under ``trump``; -1 for none."""
+    suit = jnp.clip(led_class, 0, 3)
+    index = suit - (suit > trump).astype(I32)
+    slot = jnp.where(led_class == 4, TRUMP_SLOT, index + (index == 2).astype(I32))
+    return jnp.where(led_class < 0, -1, slot)
