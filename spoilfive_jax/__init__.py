@@ -34,7 +34,10 @@ from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
 from spoilfive_jax.registry import available_games as available_games
 from spoilfive_jax.registry import make as make
+from spoilfive_jax.tools.analysis import Analysis as Analysis
+from spoilfive_jax.tools.analysis import analyze as analyze
 from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
+from spoilfive_jax.tools.pimc import pimc as pimc
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import score_hands as score_hands
@@ -52,6 +55,7 @@ __all__ = [
     "NUM_ACTIONS",
     "PASS",
     "RANDOM",
+    "Analysis",
     "AuctionFortyFives",
     "Env",
     "FamilyScores",
@@ -67,6 +71,7 @@ __all__ = [
     "TournamentResult",
     "TwentyFive",
     "action_str",
+    "analyze",
     "auto_reset",
     "available_games",
     "card_id",
@@ -77,6 +82,7 @@ __all__ = [
     "observe",
     "observe_full",
     "parse_cards",
+    "pimc",
     "plain_order",
     "play_games",
     "play_sessions",

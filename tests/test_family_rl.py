@@ -173,3 +173,38 @@ def test_pettingzoo_family():
     assert raw_env(table=JOKER4).table is JOKER4
     with pytest.raises(ValueError):
         raw_env(game="forty_four")
+
+
+@pytest.mark.parametrize("env", [AUCTION3, JOKER4], ids=["auction3", "joker4"])
+def test_information_record_is_public_and_resampling_leaks_nothing(env):
+    """The information-state record ``cannot_hold`` is public: a world re-dealt consistently
+    with a seat's knowledge keeps it and the seat's observation; every card is still dealt
+    exactly once, and no seat holds a card its record excludes."""
+    observe = compiled(env)[0]
+    resample = jax.jit(env.resample_hidden)
+    n = env.num_players
+    size = game.NUM_CARD_IDS
+    checked = 0
+    for i, state in enumerate(some_states(env)):
+        if bool(state.terminated):
+            continue
+        seat = int(state.current_player)
+        world = jax.device_get(resample(jax.random.PRNGKey(i), state, seat))
+        np.testing.assert_array_equal(world.cannot_hold.lo, state.cannot_hold.lo)
+        np.testing.assert_array_equal(world.cannot_hold.hi, state.cannot_hold.hi)
+        np.testing.assert_array_equal(observe(state, seat), observe(world, seat))
+        hands = np.asarray(bits.to_bool(world.hands, size))
+        discards = np.asarray(bits.to_bool(world.discards, size))
+        ch = np.asarray(bits.to_bool(world.cannot_hold, size))
+        assert not (hands & ch).any()
+        count = hands.sum(0) + discards.sum(0) + np.asarray(bits.to_bool(world.played, size))
+        stock = np.asarray(world.stock)
+        for c in stock[stock >= 0]:
+            count[c] += 1
+        if not env.rules.auction and not bool(world.robbed):
+            count[int(world.turnup)] += 1
+        assert count.max() == 1, np.flatnonzero(count > 1)
+        for s in range(n):
+            assert hands[s].sum() == np.asarray(bits.to_bool(state.hands, size))[s].sum()
+        checked += 1
+    assert checked > 5

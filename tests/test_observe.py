@@ -302,3 +302,33 @@ def test_full_observation_accounts_for_every_card(n):
         assert block(full, "STOCK", n, full=True).sum() == 52 - 5 * n - 1
         # the first block is seat 0's own observation
         np.testing.assert_array_equal(full[: ob.observation_shape(n)[0]], own[i])
+
+
+# ---------------------------------------------------------------------------- information state
+
+
+def test_information_record_is_public_and_resampling_leaks_nothing():
+    """``cannot_hold`` (the per-seat information-state record) is public: a world re-dealt
+    consistently with a seat's knowledge (``resample_hidden``) keeps it, keeps the seat's
+    observation bit for bit, and the record never contains a card its seat holds."""
+    n = 4
+    env = sf.SpoilFive(n)
+    states = random_states(n)
+    live = np.flatnonzero(~states.terminated)
+    live = live[np.linspace(0, live.shape[0] - 1, 32).astype(int)]
+    batch = pick(states, live)
+    players = np.asarray(batch.current_player)
+    worlds = jax.jit(jax.vmap(env.resample_hidden))(
+        jax.random.split(jax.random.PRNGKey(0), live.shape[0]), batch, players
+    )
+    worlds = jax.device_get(worlds)
+    np.testing.assert_array_equal(worlds.cannot_hold.lo, batch.cannot_hold.lo)
+    np.testing.assert_array_equal(worlds.cannot_hold.hi, batch.cannot_hold.hi)
+    np.testing.assert_array_equal(
+        np.asarray(_observe_batch(batch, players)), np.asarray(_observe_batch(worlds, players))
+    )
+    for s in (batch, worlds):  # nobody holds a card it has shown it does not hold
+        assert not (np.asarray(s.hands.lo) & np.asarray(s.cannot_hold.lo)).any()
+        assert not (np.asarray(s.hands.hi) & np.asarray(s.cannot_hold.hi)).any()
+    assert (np.asarray(batch.cannot_hold.lo) | np.asarray(batch.cannot_hold.hi)).any()
+    assert (np.asarray(worlds.hands.lo) != np.asarray(batch.hands.lo)).any()

@@ -497,6 +497,45 @@ class Env(abc.ABC, Generic[S, R]):
             lines.append(f"to act: player_{int(state.current_player)}")
         return lines
 
+    # ---------------- analysis hooks (analysis, issue 10)
+    # What the game-generic position analysis (``tools.analysis``: ``sf.analyze``) and the PIMC
+    # bot (``tools.pimc``: ``sf.pimc``) ask of a game, and how the command line reads a position
+    # (``spoilfive analyze``).  A game without them cannot be analysed (NotImplementedError).
+
+    def resample_hidden(self, key: jax.Array, state: S, player: Any) -> S:
+        """One hand, jittable: a state drawn uniformly from the deals consistent with what
+        ``player`` knows (its cards, its discards, the public record ``state.cannot_hold``)."""
+        raise NotImplementedError(f"{self.id} has no position analysis (resample_hidden)")
+
+    def analysis_playout(
+        self, keys: jax.Array, states: S, actions: jax.Array, player: jax.Array, policy: Any
+    ) -> dict[str, jax.Array]:
+        """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand out
+        with ``policy`` at every seat (one key per state, shared by its L playouts); float32[B, L]
+        per ``analysis_fields`` for ``player`` int32[B]."""
+        raise NotImplementedError(f"{self.id} has no position analysis (analysis_playout)")
+
+    def analysis_fields(self) -> tuple[str, ...]:
+        """The per-rollout values of ``analysis_playout``; the first is what the analysis's
+        ``best`` maximises (e.g. ``expected_chips``, ``expected_points``)."""
+        raise NotImplementedError(f"{self.id} has no position analysis (analysis_fields)")
+
+    def max_legal_actions(self) -> int:
+        """The most legal actions any decision of this game can have."""
+        raise NotImplementedError(f"{self.id} has no position analysis (max_legal_actions)")
+
+    def position_from_history(self, text: str | None = None, **fields: Any) -> S:
+        """Host: the state of a position given as text (``players=5; dealer=0; turnup=7D;
+        player=1; hand=...; history=...``) or as the same fields; a one-line ``ValueError``
+        naming the problem for an impossible or inconsistent history."""
+        raise NotImplementedError(f"{self.id} cannot read a position from a history")
+
+    def position_env(self, text: str | None = None, **fields: Any) -> Env[S, R]:
+        """Host: the table a position names (its ``players=`` and ``rules=`` fields, this env's
+        where not given), whose ``position_from_history`` reads it; by default this env."""
+        del text, fields
+        return self
+
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
 # plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they

@@ -78,3 +78,34 @@ def follow_plays(
     trump_legal = bits.where(forced, held_trumps, hand)
     followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
     return bits.where(leading, hand, followed)
+
+
+def revealed_void(
+    card: jax.Array,
+    trumps: Bits,
+    led_class: jax.Array,
+    may_withhold: Bits,
+    leading: jax.Array,
+    follow: str,
+) -> Bits:
+    """The cards a player has shown it does NOT hold by playing ``card`` to the current trick
+    (the information-state record, ``State.cannot_hold``; docs/rules.md#following-suit and
+    docs/rules.md#reneging).
+
+    The arguments are ``follow_plays``'s, with the renege level before the play.
+    ``follow_plays`` allows ``card`` from a hand H (holding ``card``) exactly when H holds none of
+    the returned set, so a consistent deal keeps the set out of the player's hand from then on.
+    Plain suit led: a card of a third suit shows a void in the suit led and, under
+    ``follow="seed"``, no trump.  Trump led: a plain card shows no trump but the top trumps it
+    may withhold.  A lead, a card of the suit led and any trump show nothing.
+    """
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
+    c = bits.bit(card)
+    is_trump = bits.nonempty(c & trumps)
+    in_suit = bits.nonempty(c & suit_led)
+    plain_void = (suit_led | trumps) if follow == "seed" else suit_led
+    plain = bits.where(~in_suit & ~is_trump, plain_void, zero)
+    trump_void = bits.where(is_trump, zero, trumps.without(may_withhold))
+    shown = bits.where(led_class == TRUMP_CLASS, trump_void, plain)
+    return bits.where(leading, zero, shown)

@@ -123,17 +123,21 @@ def legal_plays(
 ) -> Bits:
     """The cards of ``hand`` that may be played (docs/rules.md#reneging with the joker as a top
     trump)."""
-    tops = top_trump_strengths(rules)
-    may_withhold = tricks.top_trumps(
-        trump, renege_level, tops["five"], tops["jack"], tops["ace_hearts"]
+    trumps = trump_set(trump, rules)
+    return tricks.follow_plays(
+        hand, trumps, led_class, may_withhold(trump, renege_level, rules), leading, rules.follow
     )
+
+
+def may_withhold(trump: jax.Array, renege_level: jax.Array, rules: FortyFiveRules) -> Bits:
+    """The top trumps (5, J of trumps, A♥, the joker) stronger than ``renege_level``: those a
+    player may withhold from a trump lead (``core.tricks.top_trumps`` and the joker)."""
+    tops = top_trump_strengths(rules)
+    out = tricks.top_trumps(trump, renege_level, tops["five"], tops["jack"], tops["ace_hearts"])
     if rules.joker:
         zero = Bits(jnp.uint32(0), jnp.uint32(0))
-        may_withhold = may_withhold | bits.where(
-            renege_level < tops["joker"], Bits(*_JOKER_SET), zero
-        )
-    trumps = trump_set(trump, rules)
-    return tricks.follow_plays(hand, trumps, led_class, may_withhold, leading, rules.follow)
+        out = out | bits.where(renege_level < tops["joker"], Bits(*_JOKER_SET), zero)
+    return out
 
 
 # --------------------------------------------------------------------------- legality
@@ -268,6 +272,7 @@ def new_hand(
         best_seat=i32(-1),
         renege_level=i32(-1),
         played=Bits(jnp.uint32(0), jnp.uint32(0)),
+        cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         trick_num=i32(0),
         best_trump=i32(-1),
         best_trump_seat=i32(-1),
@@ -463,6 +468,20 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     leader = jnp.where(trick_over, best_seat, leader)
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & (seats == cur), a, trick_cards)
+    trump_ = jnp.maximum(trump_now, 0)
+    shown = tricks.revealed_void(
+        a,
+        trump_set(trump_, rules),
+        state.led_class,
+        may_withhold(trump_, state.renege_level, rules),
+        leading,
+        rules.follow,
+    )
+    shown_me = in_play & (seats == cur)
+    cannot_hold = Bits(
+        state.cannot_hold.lo | jnp.where(shown_me, shown.lo, jnp.uint32(0)),
+        state.cannot_hold.hi | jnp.where(shown_me, shown.hi, jnp.uint32(0)),
+    )
 
     def pick(play_value: jax.Array, other: jax.Array) -> jax.Array:
         return jnp.where(in_play, play_value, other)
@@ -490,6 +509,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         best_seat=pick(best_seat, state.best_seat),
         renege_level=pick(level, state.renege_level),
         played=bits.where(in_play, state.played | card, state.played),
+        cannot_hold=cannot_hold,
         trick_num=trick_num,
         best_trump=pick(jnp.maximum(state.best_trump, ts), state.best_trump),
         best_trump_seat=pick(jnp.where(higher, cur, state.best_trump_seat), state.best_trump_seat),

@@ -91,6 +91,9 @@ class State:
     best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
     renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
     played: Bits  # uint32[] x 2: cards played to tricks so far
+    cannot_hold: Bits  # uint32[N] x 2: PUBLIC information-state record: cards each seat has
+    #   shown it does not hold (a play that would have been illegal had it held any of them);
+    #   ``core.tricks.revealed_void``
     trick_num: jax.Array  # int32[]: tricks completed, 0..5
     best_trump: jax.Array  # int32[]: strength of the highest trump played this hand, -1 if none
     best_trump_seat: jax.Array  # int32[]: seat that played it, -1 if none

@@ -30,6 +30,7 @@ from spoilfive_jax.core.tricks import (
     TRUMP_CLASS,
     follow_plays,
     next_seat,
+    revealed_void,
     seat_bits,
     seat_value,
     top_trumps,
@@ -85,6 +86,10 @@ class State:
     best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
     renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
     played: Bits  # uint32[] x 2: cards played to tricks so far
+    cannot_hold: Bits  # uint32[N] x 2: PUBLIC information-state record: cards each seat has
+    #   shown it does not hold (a play that would have been illegal had it held any of them:
+    #   a void in the suit led, no trump, no trump it could not renege);
+    #   ``core.tricks.revealed_void``
     trick_num: jax.Array  # int32[]: tricks completed, 0..5
     jinker: jax.Array  # int32[]: seat that declared a jink, -1 if none
     pot: jax.Array  # int32[]: chips in the pot (carried + antes + penalties)
@@ -244,6 +249,7 @@ def new_hand(
         best_seat=i32(-1),
         renege_level=i32(-1),
         played=Bits(jnp.uint32(0), jnp.uint32(0)),
+        cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         trick_num=i32(0),
         jinker=i32(-1),
         pot=carried + antes(dealer, carried, n, rules).sum(),
@@ -353,6 +359,14 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     )
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & is_me, a, trick_cards)
+    may_withhold = top_trumps(state.trump, state.renege_level, five=13, jack=12, ace_hearts=11)
+    trumps = trump_set(state.trump)
+    shown = revealed_void(a, trumps, state.led_class, may_withhold, leading, rules.follow)
+    shown_me = is_me & in_play
+    cannot_hold = Bits(
+        state.cannot_hold.lo | jnp.where(shown_me, shown.lo, jnp.uint32(0)),
+        state.cannot_hold.hi | jnp.where(shown_me, shown.hi, jnp.uint32(0)),
+    )
 
     def pick(play_value: jax.Array, other: jax.Array) -> jax.Array:
         return jnp.where(in_play, play_value, other)
@@ -373,6 +387,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         best_seat=pick(best_seat, state.best_seat),
         renege_level=pick(level, state.renege_level),
         played=bits.where(in_play, state.played | card, state.played),
+        cannot_hold=cannot_hold,
         trick_num=trick_num,
         jinker=jnp.where(in_jink & declares, cur, state.jinker),
         winner=winner.astype(jnp.int32),

@@ -1,0 +1,73 @@
+"""Position analysis (issue 10) for the Forty-Five family: results independent of hidden cards
+and of the batch size, the family's fields (``expected_points``, ``make_prob`` in Auction) and
+the ``pimc`` bot's legality."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five import policies
+
+FF4 = sf.FortyFive(4, sf.FortyFiveRules(follow="seed"))
+AUCTION4 = sf.AuctionFortyFives(4)
+
+
+@functools.cache
+def positions(env: sf.FortyFive, decisions: int, count: int = 3, seed: int = 0):
+    """A batch of live states after ``decisions`` greedy decisions of random deals."""
+    greedy = jax.vmap(policies.greedy_policy(env.rules))
+    step = jax.jit(jax.vmap(env.step))
+    keys = jax.random.split(jax.random.PRNGKey(seed), count)
+    s = jax.jit(jax.vmap(env.init))(keys)
+    act = jax.jit(greedy)
+    for _ in range(decisions):
+        s = step(s, act(keys, s, s.current_player))
+    return jax.device_get(s)
+
+
+def pick(batch, i):
+    return jax.tree.map(lambda x: np.asarray(x)[i], batch)
+
+
+@pytest.mark.parametrize(
+    "env,decisions",
+    [(FF4, 9), pytest.param(AUCTION4, 13, marks=pytest.mark.slow)],
+    ids=["ff4", "auction4"],
+)
+def test_family_analysis_ignores_hidden_information(env, decisions):
+    batch = positions(env, decisions)
+    assert not np.asarray(batch.terminated).any()
+    other = jax.device_get(
+        jax.vmap(env.resample_hidden)(
+            jax.random.split(jax.random.PRNGKey(1), 3), batch, batch.current_player
+        )
+    )
+    assert (np.asarray(other.hands.lo) != np.asarray(batch.hands.lo)).any()
+    a = sf.analyze(0, env, batch, num_samples=32)
+    b = sf.analyze(0, env, other, num_samples=32)
+    for f in a.fields:
+        np.testing.assert_array_equal(a.values[f], b.values[f])
+    assert a.expected_points.shape == (3, env.num_actions)
+    assert np.isfinite(a.expected_points[a.legal]).all()
+    assert np.isnan(a.expected_points[~a.legal]).all()
+    if env.rules.auction:
+        assert np.isfinite(a.make_prob[a.legal]).all()
+    else:
+        assert np.isnan(a.make_prob).all()
+    one = sf.analyze(0, env, pick(batch, 1), num_samples=32)
+    np.testing.assert_array_equal(one.expected_points, a.expected_points[1])
+    assert "points" in one.table()
+
+
+@pytest.mark.slow
+def test_family_pimc_plays_a_legal_action():
+    bot = sf.pimc(FF4, num_samples=4, rollout_policy="greedy")
+    batch = positions(FF4, 9)
+    state = pick(batch, 0)
+    action = jax.jit(bot)(jax.random.PRNGKey(0), state, state.current_player)
+    assert bool(np.asarray(state.legal_action_mask)[int(action)])
