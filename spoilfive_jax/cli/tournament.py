@@ -36,7 +36,8 @@ def add_parser(sub: Any) -> None:
         nargs="*",
         default=None,
         metavar="POLICY",
-        help="built-in policies of the game or agent:PATH (default: the game's strongest "
+        help="built-in policies of the game, pimc[:K] (the search bot) or agent:PATH (default: "
+        "the game's strongest "
         "built-in and random: heuristic random, or greedy random for the Forty-Five family)",
     )
     p.add_argument("--hands", type=int_at_least(2), default=20_000, help="deals per seating")

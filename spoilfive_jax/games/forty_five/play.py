@@ -10,7 +10,8 @@ At each of the human's decisions it shows the hand, the trump (turn-up or named)
 (team, tricks, cards left, the trick's cards), the trick so far and who is winning it, tricks
 and points per team and the game scores, then offers only the legal moves,
 numbered: cards (``5H``, ``JK``), bids ``15``/``20``/``25``/``30``, ``pass``, ``hold``, a trump
-suit (``hearts``, ``H``), ``done`` (discarding), ``jink``; ``?`` for help, ``q`` to quit.  A
+suit (``hearts``, ``H``), ``done`` (discarding), ``jink``; ``hint`` or ``?`` for the analysis
+of the legal moves (``sf.analyze``), ``help``, ``q`` to quit.  A
 refused move is explained (follow suit, top-trump reneging, bids).
 """
 
@@ -63,8 +64,8 @@ __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 _SUIT_SYMBOLS = "♣♦♥♠"
 _HELP = (
     "Type a number from the list, a card (5H, 10h, 10♥, JK), a bid (15, 20, 25, 30), pass, hold, "
-    "a suit (hearts or H) when naming trump, done (stop discarding), jink, ? for this help, "
-    "q to quit."
+    "a suit (hearts or H) when naming trump, done (stop discarding), jink, hint or ? for the "
+    "analysis of your moves (best first: points), help for this help, q to quit."
 )
 
 
@@ -107,6 +108,7 @@ class FamilyGame:
         human: int = 0,
         bots: Any = "greedy",
         seed: int = 0,
+        hint_samples: int = 200,
     ) -> None:
         n = env.num_players
         if isinstance(human, bool) or not 0 <= int(human) < n:
@@ -121,6 +123,7 @@ class FamilyGame:
         self._init, self._step, self._next = _compiled(env)
         bot = env.builtin_policy(bots) if isinstance(bots, str) else bots
         self._bot = jit_policy(bot)
+        self.hint_samples = hint_samples
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words
@@ -204,7 +207,7 @@ class FamilyGame:
             if v.current == self.human:
                 if v.phase == PHASE_DISCARD and not drawn_from:
                     drawn_from = v.hands[self.human]
-                action = self.ask(v)
+                action = self.ask(v, state)
             else:
                 k = jax.random.fold_in(key, int(state._step_count))
                 action = int(self._bot(k, state, state.current_player))
@@ -384,7 +387,7 @@ class FamilyGame:
             return f"Your lead to trick {v.trick_num + 1}:"
         return f"Your play to trick {v.trick_num + 1}:"
 
-    def ask(self, v: _View) -> int:
+    def ask(self, v: _View, state: State | None = None) -> int:
         """Ask the human for a legal action (refusing others with the reason)."""
         options = self.options(v)
         self.say()
@@ -398,7 +401,15 @@ class FamilyGame:
             lambda text: self.parse(text, v, options),
             v.legal,
             lambda action: self.explain(v, action),
+            hint=None if state is None else (lambda: self.hint(state)),
         )
+
+    def hint(self, state: State) -> str:
+        """The analysis of the human's legal moves, best first (``hint`` or ``?``)."""
+        from spoilfive_jax.tools.analysis import hint_text
+
+        key = jax.random.fold_in(self.key, 1 << 20 | int(state._step_count))
+        return hint_text(self.env, state, key, self.hint_samples)
 
     def parse(self, text: str, v: _View, options: list[tuple[int, str]]) -> int:
         low = text.lower().strip()
