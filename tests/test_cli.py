@@ -357,7 +357,7 @@ DEALER = "KC QC 3D 4D 5S"
 
 def test_play_explains_follow_suit() -> None:
     state = deal([DEALER, LEADS_2C, "7C 6D 2S AS 8D"], "9H")
-    out, quit_ = play_scripted(state, "6D\nKD\n9\n?\n1\nq\n")
+    out, quit_ = play_scripted(state, "6D\nKD\n9\nhelp\n1\nq\n")
     assert quit_
     assert "Seat 1 leads 2♣." in out
     assert "[1] 7♣\n" in out  # the only legal card is offered

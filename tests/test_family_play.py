@@ -96,7 +96,7 @@ def test_auction_hands_cap_and_quitting() -> None:
     assert "Auction: bid 15, 20, 25 or 30 (or pass); the winner names trump." in text
     assert "Stopping after 1 hand." in text
     assert re.search(r"(You|Seat \d) bids? (15|20|25|30)\.", text)
-    for script in ("q\n", "", "?\n"):  # q, the end of input, help then the end of input
+    for script in ("q\n", "", "help\n"):  # q, the end of input, help then the end of input
         out = io.StringIO()
         result = play_family(AUCTION, io.StringIO(script), out, human=1)
         assert result.quit and result.hands_played == 0

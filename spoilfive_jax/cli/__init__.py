@@ -2,14 +2,15 @@
 
 One module per subcommand: ``rollout`` (mass self-play with a summary, JSON/CSV and a plot),
 ``score`` (what a hand is worth), ``tournament`` (policies against each other), ``bench``
-(throughput table), ``play`` (against bots in the terminal) and ``rules`` (card ranking and rule
-options).  ``--game`` takes the registry's ids (``spoilfive_jax.available_games()``); everything
-that differs between games (rule flags, tables, rules text, plots, terminal play) comes from the
-game's presentation hooks (``core.env.Env``), so no subcommand names a game.
+(throughput table), ``play`` (against bots in the terminal), ``analyze`` (every legal move of a
+position scored, ``sf.analyze``) and ``rules`` (card ranking and rule options).  ``--game`` takes
+the registry's ids (``spoilfive_jax.available_games()``); everything that differs between games
+(rule flags, tables, rules text, plots, terminal play, positions) comes from the game's hooks
+(``core.env.Env``), so no subcommand names a game.
 
 Shared modules: ``errors`` (``CliError``, the parser), ``options`` (``--game``, ``--players``,
-the rule flags), ``policies`` (built-in names and ``agent:PATH``), ``output`` (tables, JSON, CSV,
-the output checks made before any work) and ``progress``.
+the rule flags), ``policies`` (built-in names, ``pimc[:K]`` and ``agent:PATH``), ``output``
+(tables, JSON, CSV, the output checks made before any work) and ``progress``.
 
 ``main(argv) -> int`` returns the exit status: 0 on success, 2 on bad input (one line
 ``spoilfive: error: ...`` on stderr, never a traceback).  ``rich`` (extra ``cli``) draws tables
@@ -23,12 +24,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from spoilfive_jax.cli import bench, play, rollout, rules, score, tournament
+from spoilfive_jax.cli import analyze, bench, play, rollout, rules, score, tournament
 from spoilfive_jax.cli.errors import PROG, CliError, Parser
 
 __all__ = ["PROG", "CliError", "build_parser", "main"]
 
-COMMANDS = (rollout, score, tournament, bench, play, rules)
+COMMANDS = (rollout, score, tournament, bench, play, analyze, rules)
 
 
 def build_parser() -> Parser:
@@ -37,7 +38,7 @@ def build_parser() -> Parser:
     parser = Parser(
         prog=PROG,
         description="Spoil Five and the Forty-Five family on JAX: rollouts, hand scores, "
-        "tournaments, benchmarks, terminal play and the rules (docs/rules.md).",
+        "tournaments, benchmarks, terminal play, position analysis and the rules (docs/rules.md).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -1,4 +1,5 @@
-"""Policies named on the command line: a game's built-in policy or ``agent:PATH``."""
+"""Policies named on the command line: a game's built-in policy, ``pimc`` / ``pimc:K`` (the
+search bot, ``sf.pimc``, K samples a decision) or ``agent:PATH``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,26 @@ from spoilfive_jax.core.env import Env
 
 AGENT_PREFIX = "agent:"
 AGENT_SUFFIXES = (".npz", ".msgpack")
+PIMC = "pimc"
+
+
+def pimc_policy(spec: str, env: Env[Any, Any]) -> Any:
+    """``pimc`` (the default samples a decision) or ``pimc:K``: the PIMC bot of ``env``
+    (``tools.pimc``), rolling out with the game's baseline."""
+    from spoilfive_jax.tools.pimc import DEFAULT_SAMPLES, pimc
+
+    rest = spec[len(PIMC) :]
+    samples = DEFAULT_SAMPLES
+    if rest:
+        text = rest[1:] if rest.startswith(":") else ""
+        if not text.isdigit() or int(text) < 1:
+            raise CliError(f"bad policy {spec!r}: use pimc or pimc:K with K samples >= 1")
+        samples = int(text)
+    try:
+        env.max_legal_actions()
+    except NotImplementedError:
+        raise CliError(f"--game {env.id} has no position analysis, so no pimc bot") from None
+    return pimc(env, samples)
 
 
 def load_agent(path: str) -> Any:
@@ -43,17 +64,22 @@ def load_agent(path: str) -> Any:
 
 
 def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
-    """A built-in policy name of ``env`` (passed on as is) or ``agent:PATH`` (loaded once)."""
+    """A built-in policy name of ``env`` (passed on as is), ``pimc[:K]`` (the search bot) or
+    ``agent:PATH`` (loaded once)."""
     spec = spec.strip()
     if spec in env.policy_names:
         return spec
+    if spec == PIMC or spec.startswith(PIMC + ":"):
+        return pimc_policy(spec, env)
     if spec.startswith(AGENT_PREFIX):
         path = spec[len(AGENT_PREFIX) :]
         if path not in cache:
             cache[path] = load_agent(path)
         return cache[path]
     names = ", ".join(env.policy_names)
-    raise CliError(f"unknown policy {spec!r} for --game {env.id}; use {names} or agent:PATH.npz")
+    raise CliError(
+        f"unknown policy {spec!r} for --game {env.id}; use {names}, pimc[:K] or agent:PATH.npz"
+    )
 
 
 def builtin_or_agent(spec: str, env: Env[Any, Any]) -> Any:

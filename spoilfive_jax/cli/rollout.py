@@ -22,8 +22,8 @@ from spoilfive_jax.cli.progress import Progress
 
 POLICY_HELP = (
     "a built-in policy of the game (spoil_five: random, heuristic; the Forty-Five family: "
-    "random, greedy, heuristic) or agent:PATH (.npz/.msgpack, extra [rl]); one, or one per seat "
-    "with commas"
+    "random, greedy, heuristic), pimc or pimc:K (the search bot, K samples a decision) or "
+    "agent:PATH (.npz/.msgpack, extra [rl]); one, or one per seat with commas"
 )
 
 

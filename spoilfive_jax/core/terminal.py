@@ -1,5 +1,6 @@
 """What both games' terminal play shares: reading a legal choice from a text stream
-(``prompt_action``), leaving the table (``Quit``) and compiling a bot policy once."""
+(``prompt_action``, with the ``hint`` analysis of the moves), leaving the table (``Quit``) and
+compiling a bot policy once."""
 
 from __future__ import annotations
 
@@ -24,11 +25,14 @@ def prompt_action(
     parse: Callable[[str], int],
     legal: Collection[int],
     explain: Callable[[int], str],
+    hint: Callable[[], str] | None = None,
 ) -> int:
     """Show the numbered ``options`` and read lines until one names a legal action: ``q`` or
-    the end of the input raises ``Quit``, ``?`` shows ``help_text``, text ``parse`` refuses
-    (``ValueError``) and illegal actions (with ``explain``'s reason) are answered, then asked
-    again.  Shared by the Spoil Five and Forty-Five play loops."""
+    the end of the input raises ``Quit``, ``hint`` or ``?`` shows ``hint()`` (the analysis of
+    the legal moves, best first; ``help_text`` when there is no hint), ``h`` or ``help`` shows
+    ``help_text``, text ``parse`` refuses (``ValueError``) and illegal actions (with
+    ``explain``'s reason) are answered, then asked again.  Shared by the Spoil Five and
+    Forty-Five play loops."""
 
     def say(text: str) -> None:
         output.write(text + "\n")
@@ -48,6 +52,11 @@ def prompt_action(
             continue
         if low in ("q", "quit", "exit"):
             raise Quit
+        if low in ("?", "hint") and hint is not None:
+            say("Thinking...")
+            say(hint())
+            say(menu)
+            continue
         if low in ("?", "h", "help"):
             say(help_text)
             say(menu)

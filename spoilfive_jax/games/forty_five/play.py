@@ -11,7 +11,8 @@ At each of the human's decisions it shows the hand, the trump (turn-up or named)
 (team, tricks, cards left, the trick's cards), the trick so far and who is winning it, tricks
 and points per team and the game scores, then offers only the legal moves,
 numbered: cards (``5H``, ``JK``), bids ``15``/``20``/``25``/``30``, ``pass``, ``hold``, a trump
-suit (``hearts``, ``H``), ``done`` (discarding), ``jink``; ``?`` for help, ``q`` to quit.  A
+suit (``hearts``, ``H``), ``done`` (discarding), ``jink``; ``hint`` or ``?`` for the analysis
+of the legal moves (``sf.analyze``), ``help``, ``q`` to quit.  A
 refused move is explained (follow suit, top-trump reneging, bids).
 """
 
@@ -64,8 +65,8 @@ __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 _SUIT_SYMBOLS = "♣♦♥♠"
 _HELP = (
     "Type a number from the list, a card (5H, 10h, 10♥, JK), a bid (15, 20, 25, 30), pass, hold, "
-    "a suit (hearts or H) when naming trump, done (stop discarding), jink, ? for this help, "
-    "q to quit."
+    "a suit (hearts or H) when naming trump, done (stop discarding), jink, hint or ? for the "
+    "analysis of your moves (best first: points), help for this help, q to quit."
 )
 
 
@@ -108,10 +109,12 @@ class FamilyGame(TerminalTable):
         human: int = 0,
         bots: Any = "greedy",
         seed: int = 0,
+        hint_samples: int = 200,
     ) -> None:
         super().__init__(env, input, output, human, bots, seed)
         self.teams = num_teams(env.num_players)
         self._init, self._step, self._next = _compiled(env)
+        self.hint_samples = hint_samples
         self._strength: dict[int, np.ndarray] = {}
 
     # -- words
@@ -188,7 +191,7 @@ class FamilyGame(TerminalTable):
             if v.current == self.human:
                 if v.phase == PHASE_DISCARD and not drawn_from:
                     drawn_from = v.hands[self.human]
-                action = self.ask(v)
+                action = self.ask(v, state)
             else:
                 k = jax.random.fold_in(key, int(state._step_count))
                 action = int(self._bot(k, state, state.current_player))
@@ -368,7 +371,7 @@ class FamilyGame(TerminalTable):
             return f"Your lead to trick {v.trick_num + 1}:"
         return f"Your play to trick {v.trick_num + 1}:"
 
-    def ask(self, v: _View) -> int:
+    def ask(self, v: _View, state: State | None = None) -> int:
         """Ask the human for a legal action (refusing others with the reason)."""
         options = self.options(v)
         self.say()
@@ -382,7 +385,15 @@ class FamilyGame(TerminalTable):
             lambda text: self.parse(text, v, options),
             v.legal,
             lambda action: self.explain(v, action),
+            hint=None if state is None else (lambda: self.hint(state)),
         )
+
+    def hint(self, state: State) -> str:
+        """The analysis of the human's legal moves, best first (``hint`` or ``?``)."""
+        from spoilfive_jax.tools.analysis import hint_text
+
+        key = jax.random.fold_in(self.key, 1 << 20 | int(state._step_count))
+        return hint_text(self.env, state, key, self.hint_samples)
 
     def parse(self, text: str, v: _View, options: list[tuple[int, str]]) -> int:
         low = text.lower().strip()

@@ -396,7 +396,8 @@ def play_terminal(
     teams = teams_text(env.num_players, env.num_teams)
     output.write(
         f"{env.title}: you are seat {human} of {env.num_players} ({teams}), against "
-        f"{bots_name} bots; a game to {env.rules.goal}{cap}. Type ? for help, q to quit.\n"
+        f"{bots_name} bots; a game to {env.rules.goal}{cap}. Type hint (or ?) for advice, "
+        "help, q to quit.\n"
     )
     return play_family(
         env, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed

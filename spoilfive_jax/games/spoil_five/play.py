@@ -3,9 +3,10 @@
 ``TerminalGame`` reads the human's choices from ``input`` and writes the table to ``output``
 (any text streams, so tests script it).  At each of the human's decisions it shows the seat's
 view (``render_text``), offers only the legal moves, numbered, and accepts a card (``5H``,
-``10h``), a number from the list, ``pass`` / ``jink`` / ``claim``, ``?`` for help or ``q`` to
-quit.  A card that may not be played is refused with the reason, derived from the state and
-the rules (``explain_illegal``).  After each trick it says who won it and with which card.
+``10h``), a number from the list, ``pass`` / ``jink`` / ``claim``, ``hint`` or ``?`` for the
+analysis of the legal moves (``sf.analyze``), ``help`` or ``q`` to quit.  A card that may not be
+played is refused with the reason, derived from the state and the rules (``explain_illegal``).
+After each trick it says who won it and with which card.
 
 Bots are jittable policies ``policy(key, state, player) -> action`` (``HEURISTIC`` by default).
 A session plays several hands at one table: the dealer passes left and a spoiled pot is carried.
@@ -50,7 +51,8 @@ _NAMED = {"pass": PASS, "jink": JINK, "claim": CLAIM}
 _TOP_TRUMPS = (13, 12, 11)  # trump strengths of the 5, the jack of trumps and A♥
 _HELP = (
     "Type a card (5H, 10h, 10♥, TD), a number from the list, pass (decline to rob), "
-    "jink or claim (after winning the first three tricks), ? for this help, q to quit."
+    "jink or claim (after winning the first three tricks), hint or ? for the analysis of your "
+    "moves (best first: win %, chips), help for this help, q to quit."
 )
 
 
@@ -175,9 +177,11 @@ class TerminalGame(TerminalTable):
         human: int = 0,
         bots: Policy = HEURISTIC,
         seed: int = 0,
+        hint_samples: int = 200,
     ) -> None:
         super().__init__(env, input, output, human, bots, seed)
         self._init, self._step = _compiled(env)
+        self.hint_samples = hint_samples
 
     # -- a session
     def play_session(self, hands: int = 1, dealer: int = 0) -> SessionOutcome:
@@ -324,7 +328,15 @@ class TerminalGame(TerminalTable):
             lambda text: self._parse(text, options),
             v.legal,
             lambda action: explain_illegal(v, action, self.rules),
+            hint=lambda: self.hint(state),
         )
+
+    def hint(self, state: State) -> str:
+        """The analysis of the human's legal moves, best first (``hint`` or ``?``)."""
+        from spoilfive_jax.tools.analysis import hint_text
+
+        key = jax.random.fold_in(self.key, 1 << 20 | int(state._step_count))
+        return hint_text(self.env, state, key, self.hint_samples)
 
     def _parse(self, text: str, options: list[tuple[int, str]]) -> int:
         low = text.lower()

@@ -246,6 +246,6 @@ def play_terminal(
     hands = hands or 1
     output.write(
         f"Spoil Five: you are seat {human} of {env.num_players}, against {bots_name} bots; "
-        f"{hands} hand{'s' if hands > 1 else ''}. Type ? for help, q to quit.\n"
+        f"{hands} hand{'s' if hands > 1 else ''}. Type hint (or ?) for advice, help, q to quit.\n"
     )
     return play(env, input, output, human=human, bots=bots, hands=hands, dealer=dealer, seed=seed)
