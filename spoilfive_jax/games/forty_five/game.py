@@ -113,6 +113,9 @@ class State:
     best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
     renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
     played: Bits  # uint32[] x 2: cards played to tricks so far
+    cannot_hold: Bits  # uint32[N] x 2: PUBLIC information-state record: cards each seat has
+    #   shown it does not hold (a play that would have been illegal had it held any of them);
+    #   ``revealed_void``
     trick_num: jax.Array  # int32[]: tricks completed, 0..5
     best_trump: jax.Array  # int32[]: strength of the highest trump played this hand, -1 if none
     best_trump_seat: jax.Array  # int32[]: seat that played it, -1 if none
@@ -264,6 +267,16 @@ def legal_plays(
     follow = hand & (suit_led | trumps)
     must = bits.nonempty(follow if rules.follow == "seed" else hand & suit_led)
     plain_legal = bits.where(must, follow, hand)
+    eligible = renege_eligible(trump, renege_level, rules)
+    forced = bits.nonempty(held_trumps.without(eligible))
+    trump_legal = bits.where(forced, held_trumps, hand)
+    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
+    return bits.where(leading, hand, followed)
+
+
+def renege_eligible(trump: jax.Array, renege_level: jax.Array, rules: FortyFiveRules) -> Bits:
+    """The top trumps (5, J of trumps, A♥, the joker) stronger than ``renege_level``: those a
+    player may withhold from a trump lead."""
     tops = top_trump_strengths(rules)
     zero = Bits(jnp.uint32(0), jnp.uint32(0))
     eligible = (
@@ -273,10 +286,36 @@ def legal_plays(
     )
     if rules.joker:
         eligible = eligible | bits.where(renege_level < tops["joker"], Bits(*_JOKER_SET), zero)
-    forced = bits.nonempty(held_trumps.without(eligible))
-    trump_legal = bits.where(forced, held_trumps, hand)
-    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
-    return bits.where(leading, hand, followed)
+    return eligible
+
+
+def revealed_void(
+    card: jax.Array,
+    trump: jax.Array,
+    led_class: jax.Array,
+    renege_level: jax.Array,
+    leading: jax.Array,
+    rules: FortyFiveRules,
+) -> Bits:
+    """The cards a player has shown it does NOT hold by playing ``card`` (RULES.md §5, §7).
+
+    ``legal_plays`` allows ``card`` from a hand H exactly when H holds none of the returned set:
+    plain suit led, a card of a third suit shows a void in the suit led (and, under
+    ``follow="seed"``, no trump); trump led, a plain card shows no trump but the top trumps it
+    may renege.  A lead, a card of the suit led and any trump show nothing.
+    """
+    trumps = trump_set(trump, rules)
+    suit_led = core.suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
+    c = bits.bit(card)
+    is_trump = bits.nonempty(c & trumps)
+    in_suit = bits.nonempty(c & suit_led)
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    plain_void = (suit_led | trumps) if rules.follow == "seed" else suit_led
+    plain = bits.where(~in_suit & ~is_trump, plain_void, zero)
+    eligible = renege_eligible(trump, renege_level, rules)
+    trump_void = bits.where(is_trump, zero, trumps.without(eligible))
+    shown = bits.where(led_class == TRUMP_CLASS, trump_void, plain)
+    return bits.where(leading, zero, shown)
 
 
 # --------------------------------------------------------------------------- legality
@@ -421,6 +460,7 @@ def new_hand(
         best_seat=i32(-1),
         renege_level=i32(-1),
         played=Bits(jnp.uint32(0), jnp.uint32(0)),
+        cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         trick_num=i32(0),
         best_trump=i32(-1),
         best_trump_seat=i32(-1),
@@ -739,6 +779,14 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
     leader = jnp.where(trick_over, best_seat, leader)
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & (seats == cur), a, trick_cards)
+    shown = revealed_void(
+        a, jnp.maximum(trump_now, 0), state.led_class, state.renege_level, leading, rules
+    )
+    shown_me = in_play & (seats == cur)
+    cannot_hold = Bits(
+        state.cannot_hold.lo | jnp.where(shown_me, shown.lo, jnp.uint32(0)),
+        state.cannot_hold.hi | jnp.where(shown_me, shown.hi, jnp.uint32(0)),
+    )
 
     def pick(play_value: jax.Array, other: jax.Array) -> jax.Array:
         return jnp.where(in_play, play_value, other)
@@ -766,6 +814,7 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         best_seat=pick(best_seat, state.best_seat),
         renege_level=pick(level, state.renege_level),
         played=bits.where(in_play, state.played | card, state.played),
+        cannot_hold=cannot_hold,
         trick_num=trick_num,
         best_trump=pick(jnp.maximum(state.best_trump, ts), state.best_trump),
         best_trump_seat=pick(jnp.where(higher, cur, state.best_trump_seat), state.best_trump_seat),

@@ -16,6 +16,8 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.history as _history
+import spoilfive_jax.games.spoil_five.infer as _infer
 import spoilfive_jax.games.spoil_five.observe as _observe
 from spoilfive_jax.core.cards import NUM_CARDS, card_str
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
@@ -203,6 +205,38 @@ class SpoilFive:
         if bool(state.terminated):
             return []
         return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
+
+    # ------------------------------------------------------------------ analysis (issue 10)
+    # What the game-generic ``tools.analysis`` / ``tools.pimc`` call; each delegates to
+    # ``games.spoil_five.infer`` (or ``history``).
+
+    def resample_hidden(self, key: jax.Array, state: State, player: Any) -> State:
+        """One hand: a state drawn uniformly from the deals consistent with what ``player``
+        knows (its hand, its rob discard, the public record); jittable."""
+        return _infer.resample_hidden(key, state, player, self.rules)
+
+    def analysis_playout(
+        self, keys: jax.Array, states: State, player: jax.Array, policy: Any
+    ) -> dict[str, jax.Array]:
+        """Batch [B]: play out with ``policy`` everywhere; float32[B] per ``analysis_fields``."""
+        return _infer.playout(keys, states, player, policy, self.num_players, self.rules)
+
+    def analysis_fields(self) -> tuple[str, ...]:
+        """Per-rollout values of ``analysis_playout``; the first is what ``best`` maximises."""
+        return _infer.FIELDS
+
+    def max_legal_actions(self) -> int:
+        """The most legal actions any decision has (a rob: five cards and PASS)."""
+        return _infer.MAX_LEGAL
+
+    def action_text(self, action: Any) -> str:
+        """Text of an action id (``action_str``)."""
+        return action_str(action)
+
+    def position_from_history(self, text: str | None = None, **fields: Any) -> State:
+        """A state from a position given as text or fields (``history.position_from_history``);
+        ``ValueError`` naming the problem for an impossible or inconsistent history."""
+        return _history.position_from_history(self, text, **fields)
 
 
 def action_str(action: Any) -> str:

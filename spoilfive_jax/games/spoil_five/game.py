@@ -78,6 +78,9 @@ class State:
     best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
     renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
     played: Bits  # uint32[] x 2: cards played to tricks so far
+    cannot_hold: Bits  # uint32[N] x 2: PUBLIC information-state record: cards each seat has
+    #   shown it does not hold (a play that would have been illegal had it held any of them:
+    #   a void in the suit led, no trump, no trump it could not renege); ``revealed_void``
     trick_num: jax.Array  # int32[]: tricks completed, 0..5
     jinker: jax.Array  # int32[]: seat that declared a jink, -1 if none
     pot: jax.Array  # int32[]: chips in the pot (carried + antes + penalties)
@@ -249,18 +252,52 @@ def legal_plays(
     plain_legal = bits.where(must, follow, hand)
     # Trump led: a top trump (5 = 13, J = 12, A♥ = 11) stronger than the renege level may be
     # withheld; holding any other trump forces a trump.
-    five = bits.bit(trump * 13 + 4)
-    jack = bits.bit(trump * 13 + 10)
-    zero = Bits(jnp.uint32(0), jnp.uint32(0))
-    eligible = (
-        bits.where(renege_level < 13, five, zero)
-        | bits.where(renege_level < 12, jack, zero)
-        | bits.where(renege_level < 11, Bits(*_AH), zero)
-    )
+    eligible = renege_eligible(trump, renege_level)
     forced = bits.nonempty(held_trumps.without(eligible))
     trump_legal = bits.where(forced, held_trumps, hand)
     followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
     return bits.where(leading, hand, followed)
+
+
+def renege_eligible(trump: jax.Array, renege_level: jax.Array) -> Bits:
+    """The top trumps (5 = 13, J = 12, A♥ = 11) stronger than ``renege_level``: those a player
+    may withhold from a trump lead."""
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    return (
+        bits.where(renege_level < 13, bits.bit(trump * 13 + 4), zero)
+        | bits.where(renege_level < 12, bits.bit(trump * 13 + 10), zero)
+        | bits.where(renege_level < 11, Bits(*_AH), zero)
+    )
+
+
+def revealed_void(
+    card: jax.Array,
+    trump: jax.Array,
+    led_class: jax.Array,
+    renege_level: jax.Array,
+    leading: jax.Array,
+    rules: Rules,
+) -> Bits:
+    """The cards a player has shown it does NOT hold by playing ``card`` (RULES.md §5).
+
+    ``legal_plays`` allows ``card`` from a hand H exactly when H holds none of the returned set
+    (and holds ``card``), so the set is what a consistent deal must keep out of the player's
+    hand from then on.  Plain suit led: a card of a third suit shows the player void in the
+    suit led and, under ``follow="seed"``, without trumps.  Trump led: a plain card shows no
+    trump but the top trumps it may renege (``renege_eligible`` at the renege level before the
+    play).  A lead, a card of the suit led and any trump show nothing.
+    """
+    trumps = trump_set(trump)
+    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
+    c = bits.bit(card)
+    is_trump = bits.nonempty(c & trumps)
+    in_suit = bits.nonempty(c & suit_led)
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    plain_void = (suit_led | trumps) if rules.follow == "seed" else suit_led
+    plain = bits.where(~in_suit & ~is_trump, plain_void, zero)
+    trump_void = bits.where(is_trump, zero, trumps.without(renege_eligible(trump, renege_level)))
+    shown = bits.where(led_class == TRUMP_CLASS, trump_void, plain)
+    return bits.where(leading, zero, shown)
 
 
 def legal_set(state: State, rules: Rules) -> Bits:
@@ -321,6 +358,7 @@ def new_hand(
         best_seat=i32(-1),
         renege_level=i32(-1),
         played=Bits(jnp.uint32(0), jnp.uint32(0)),
+        cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         trick_num=i32(0),
         jinker=i32(-1),
         pot=carried + antes(dealer, carried, n, rules).sum(),
@@ -465,6 +503,12 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     )
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & is_me, a, trick_cards)
+    shown = revealed_void(a, state.trump, state.led_class, state.renege_level, leading, rules)
+    shown_me = is_me & in_play
+    cannot_hold = Bits(
+        state.cannot_hold.lo | jnp.where(shown_me, shown.lo, jnp.uint32(0)),
+        state.cannot_hold.hi | jnp.where(shown_me, shown.hi, jnp.uint32(0)),
+    )
 
     def pick(play_value: jax.Array, other: jax.Array) -> jax.Array:
         return jnp.where(in_play, play_value, other)
@@ -485,6 +529,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         best_seat=pick(best_seat, state.best_seat),
         renege_level=pick(level, state.renege_level),
         played=bits.where(in_play, state.played | card, state.played),
+        cannot_hold=cannot_hold,
         trick_num=trick_num,
         jinker=jnp.where(in_jink & declares, cur, state.jinker),
         winner=winner.astype(jnp.int32),

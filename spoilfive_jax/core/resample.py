@@ -1,0 +1,211 @@
+"""Exact uniform sampling of hidden cards under per-seat constraints (jittable, one hand).
+
+The observer cannot see a set U of cards.  Each other seat holds ``sizes[x]`` of them now and
+may hold only ``allowed[x]`` (U less what its plays showed it does not hold); the rest of U lies
+face down elsewhere (the stock, discards), with no constraint.  Optionally one card
+(``bound_card``) must lie in ``bound_seat``'s hand or in its one hidden discard: the ace of
+trumps after that seat robbed (it held the ace at the deal).
+
+``deal_hidden`` draws a deal uniformly over every assignment that satisfies all of this.  Each
+try deals the seats one at a time (the most constrained first), each taking a uniform subset of
+its allowed cards still free, so a try is always consistent; the try is then accepted with
+probability (its number of choices) / (an upper bound of it), which turns the sequential
+proposal into the exact uniform distribution (rejection sampling with an exact weight).  Seats
+without constraints and the unconstrained discard cost no rejection, so the acceptance rate is 1
+without constraints and stays high with them; ``tries`` proposals run side by side per round.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core.bits import Bits
+
+MAX_HIDDEN = 5  # most hidden cards in one seat's hand
+
+
+class HiddenSpec(NamedTuple):
+    """What an observer cannot see and the constraints on it (one hand; N seats)."""
+
+    unseen: Bits  # uint32[] x 2: U, every card the observer cannot see
+    sizes: jax.Array  # int32[N]: cards of U each seat holds now (0 for the observer), <= 5
+    allowed: Bits  # uint32[N] x 2: cards of U each seat may hold
+    bound_card: jax.Array  # int32[]: a card of U that must be in bound_seat's hand or its
+    #   hidden discard (-1: none)
+    bound_seat: jax.Array  # int32[]
+    has_discard: jax.Array  # bool[]: a one-card hidden discard slot exists (bound_seat's)
+
+
+class HiddenDeal(NamedTuple):
+    """A deal of U: each seat's hidden cards, the discard slot's card, and the rest."""
+
+    hands: Bits  # uint32[N] x 2: the cards of U dealt to each seat
+    discard: jax.Array  # int32[]: the discard slot's card (-1 when there is no slot)
+    rest: Bits  # uint32[] x 2: U less the hands and the discard (stock, other discards)
+    exact: jax.Array  # bool[]: an accepted try (False only if every try of every round failed)
+
+
+def _u24(key: jax.Array, shape: tuple[int, ...]) -> jax.Array:
+    return jax.random.bits(key, shape, jnp.uint32) >> 8
+
+
+def _pick(avail: Bits, count: jax.Array, u: jax.Array) -> Bits:
+    """A uniform ``count``-subset (count <= MAX_HIDDEN) of ``avail`` from u24 draws u[5]."""
+    picked = Bits(jnp.uint32(0), jnp.uint32(0))
+    left = bits.count(avail)
+    for t in range(MAX_HIDDEN):
+        on = (t < count) & (left > 0)
+        k = ((u[t] * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
+        c = bits.nth(avail, jnp.minimum(k, jnp.maximum(left - 1, 0)))
+        b = bits.where(on, bits.bit(c), Bits(jnp.uint32(0), jnp.uint32(0)))
+        picked = picked | b
+        avail = avail.without(b)
+        left = left - on.astype(jnp.int32)
+    return picked
+
+
+def _log_choose(a: jax.Array, k: jax.Array) -> jax.Array:
+    """log C(a, k) for 0 <= k <= MAX_HIDDEN (-inf when a < k)."""
+    out = jnp.float32(0.0)
+    for t in range(MAX_HIDDEN):
+        term = jnp.log(jnp.maximum(a - t, 0).astype(jnp.float32)) - jnp.log(jnp.float32(t + 1))
+        out = out + jnp.where(t < k, term, 0.0)
+    return out
+
+
+def _bound(order: jax.Array, caps: jax.Array, sizes: jax.Array, total: jax.Array) -> jax.Array:
+    """log of an upper bound of the sequential proposal's choices for seat sizes ``sizes``."""
+    out = jnp.float32(0.0)
+    taken = jnp.int32(0)
+    for i in range(order.shape[0]):
+        x = order[i]
+        k = sizes[x]
+        out = out + _log_choose(jnp.minimum(caps[x], total - taken), k)
+        taken = taken + k
+    return out
+
+
+def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
+    """One proposal and whether it is accepted."""
+    n = spec.sizes.shape[0]
+    k_branch, k_acc, k_seats, k_disc = jax.random.split(key, 4)
+    u_seats = _u24(k_seats, (n, MAX_HIDDEN))
+    bc = spec.bound_card
+    active = (bc >= 0) & bits.has(spec.unseen, jnp.maximum(bc, 0))
+    bc_bit = bits.where(active, bits.bit(jnp.maximum(bc, 0)), Bits(jnp.uint32(0), jnp.uint32(0)))
+    r = jnp.maximum(spec.bound_seat, 0)
+    k_r = spec.sizes[r]
+    seats = jnp.arange(n)
+    # The bound card goes to the bound seat's hand (prob k_r / (k_r + 1): its share of the
+    # seat's k_r + 1 hidden places when nothing else constrains it) or to the discard slot.
+    r_may = bits.has(core_seat(spec.allowed, r), jnp.maximum(bc, 0)) & (k_r >= 1)
+    p_hand = jnp.where(r_may, jnp.where(spec.has_discard, k_r / (k_r + 1.0), 1.0), 0.0).astype(
+        jnp.float32
+    )
+    to_hand = jax.random.uniform(k_branch) < p_hand
+    log_q = jnp.where(active, jnp.log(jnp.where(to_hand, p_hand, 1.0 - p_hand)), 0.0)
+
+    pool = spec.unseen.without(bc_bit)
+    total = bits.count(pool)
+    allowed = Bits(spec.allowed.lo & pool.lo, spec.allowed.hi & pool.hi)
+    caps = bits.count(allowed)  # int32[N]
+    sizes_hand = spec.sizes - ((seats == r) & active).astype(jnp.int32)
+    sizes = jnp.where(active & to_hand, sizes_hand, spec.sizes)
+    disc_need = spec.has_discard & ~(active & ~to_hand)
+    order = jnp.argsort(jnp.where(spec.sizes > 0, caps, 1 << 10), stable=True)
+
+    rem = pool
+    taken = jnp.int32(0)
+    log_w = jnp.float32(0.0)
+    out_lo = jnp.zeros(n, jnp.uint32)
+    out_hi = jnp.zeros(n, jnp.uint32)
+    for i in range(n):
+        x = order[i]
+        k = sizes[x]
+        avail = rem & core_seat(allowed, x)
+        log_w = log_w + _log_choose(bits.count(avail), k)
+        got = _pick(avail, k, u_seats[i])
+        rem = rem.without(got)
+        out_lo = jnp.where(seats == x, got.lo, out_lo)
+        out_hi = jnp.where(seats == x, got.hi, out_hi)
+        taken = taken + k
+    # The discard slot: a uniform card of what is left (a constant number of choices).
+    left = bits.count(rem)
+    kd = ((_u24(k_disc, ()) * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
+    free_card = bits.nth(rem, jnp.minimum(kd, jnp.maximum(left - 1, 0)))
+    disc = jnp.where(disc_need, free_card, jnp.where(active & ~to_hand, bc, -1))
+    rem = bits.where(disc_need, rem.without(bits.bit(free_card)), rem)
+    bound_to_hand = active & to_hand
+    out_lo = jnp.where((seats == r) & bound_to_hand, out_lo | bc_bit.lo, out_lo)
+    out_hi = jnp.where((seats == r) & bound_to_hand, out_hi | bc_bit.hi, out_hi)
+    valid = jnp.isfinite(log_w) & (~disc_need | (left > 0))
+    log_w = log_w + jnp.where(disc_need, jnp.log(jnp.maximum(left, 1).astype(jnp.float32)), 0.0)
+
+    # Bound: the largest weight any try can have (each branch's bound over its proposal prob).
+    def disc_term(need: jax.Array, seat_sizes: jax.Array) -> jax.Array:
+        free = jnp.maximum(total - seat_sizes.sum(), 1).astype(jnp.float32)
+        return jnp.where(need, jnp.log(free), 0.0)
+
+    b_hand = (
+        _bound(order, caps, sizes_hand, total)
+        + disc_term(spec.has_discard, sizes_hand)
+        - jnp.log(jnp.maximum(p_hand, 1e-30))
+    )
+    b_disc = _bound(order, caps, spec.sizes, total) - jnp.log(jnp.maximum(1.0 - p_hand, 1e-30))
+    both = active & (p_hand > 0) & (p_hand < 1)
+    b_one = _bound(order, caps, sizes, total) + disc_term(disc_need, sizes)
+    log_b = jnp.where(both, jnp.maximum(b_hand, b_disc), b_one)  # one branch: q is 1
+    accept = valid & (jnp.log(jax.random.uniform(k_acc)) <= log_w - log_q - log_b + 1e-5)
+    deal = HiddenDeal(Bits(out_lo, out_hi), disc.astype(jnp.int32), rem, accept)
+    return deal, valid
+
+
+def core_seat(sets: Bits, seat: jax.Array) -> Bits:
+    """``sets[seat]`` of a per-seat set (uint32[N] x 2) by a chain of selects."""
+    lo, hi = sets.lo[0], sets.hi[0]
+    for i in range(1, sets.lo.shape[0]):
+        lo = jnp.where(seat == i, sets.lo[i], lo)
+        hi = jnp.where(seat == i, sets.hi[i], hi)
+    return Bits(lo, hi)
+
+
+def deal_hidden(
+    key: jax.Array, spec: HiddenSpec, tries: int = 8, max_rounds: int = 256
+) -> HiddenDeal:
+    """A deal of the hidden cards, uniform over every deal that satisfies ``spec``.
+
+    Rounds of ``tries`` proposals run until one is accepted (a ``while_loop``; under ``vmap``
+    it runs as long as the slowest hand needs).  After ``max_rounds`` rounds without an accepted
+    try (only for a spec with no consistent deal, or a vanishing acceptance rate) it returns a
+    valid try if it met one, with ``exact`` False.
+    """
+
+    def round_(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
+        deals, valid = jax.vmap(lambda k: _try(k, spec))(
+            jax.random.split(jax.random.fold_in(key, i), tries)
+        )
+        acc = deals.exact
+        first = jnp.argmax(acc)
+        first_valid = jnp.argmax(valid)
+        j = jnp.where(acc.any(), first, first_valid)
+        pick = jax.tree.map(lambda x: x[j], deals)
+        return pick, valid.any()
+
+    def cond(carry: tuple[jax.Array, HiddenDeal, jax.Array]) -> jax.Array:
+        i, deal, _ = carry
+        return ~deal.exact & (i < max_rounds)
+
+    def body(carry: tuple[jax.Array, HiddenDeal, jax.Array]) -> tuple:
+        i, deal, any_valid = carry
+        new, valid = round_(i)
+        keep_old = any_valid & ~valid & ~new.exact
+        deal = jax.tree.map(lambda a, b: jnp.where(keep_old, a, b), deal, new)
+        return i + 1, deal, any_valid | valid
+
+    first, valid = round_(jnp.int32(0))
+    _, deal, _ = jax.lax.while_loop(cond, body, (jnp.int32(1), first, valid))
+    return deal

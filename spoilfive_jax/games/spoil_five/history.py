@@ -1,0 +1,1 @@
+"""Positions from text (placeholder, filled in below)."""

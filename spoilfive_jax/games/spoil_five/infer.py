@@ -1,0 +1,256 @@
+"""What a Spoil Five player knows, consistent resampling of what it does not, and playouts.
+
+``hidden_spec(state, player, rules)`` reads ONLY what ``player`` knows (its own hand, its own rob
+discard if it robbed, and the public record: the turn-up, the cards played, the robber, the
+per-seat ``cannot_hold`` record, hand sizes) and states the constraints on the unseen cards:
+
+- each other seat holds none of the cards its plays showed it does not hold
+  (``State.cannot_hold``, RULES.md §5 under the rules in force: follow, renege);
+- a seat that robbed an ace of trumps that was not turned up held that ace at the deal: the ace
+  is in its hand or is its (hidden) discard, and nobody else holds it; the robber holds the
+  turn-up until it plays it;
+- under ``rob="forced"`` a hand past the rob decision in which nobody robbed dealt the ace of
+  trumps to nobody (it is in the stock).
+
+``resample_hidden`` draws a full ``State`` uniformly from the deals consistent with that
+(``core.resample.deal_hidden``): the unseen cards are re-dealt to the other hands, the rob
+discard and the stock.  ``playout`` plays batches of such states to the end on the fast kernel
+(built-in policies) or with ``game.step`` (any jittable policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.spoil_five.fast as fast
+import spoilfive_jax.games.spoil_five.game as game
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.games.spoil_five.game import State, seat_bits
+from spoilfive_jax.games.spoil_five.policies import (
+    BUILTIN,
+    BuiltinPolicy,
+    heuristic_position,
+)
+from spoilfive_jax.games.spoil_five.rules import Rules
+
+_ALL = bits.const(range(NUM_CARDS))
+MAX_LEGAL = 6  # five cards and PASS (a rob decision); play has at most 5, a jink 2
+FIELDS = ("expected_chips", "win_prob", "spoil_prob")
+
+
+def _zero() -> Bits:
+    return Bits(jnp.uint32(0), jnp.uint32(0))
+
+
+def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSpec, Bits]:
+    """(the constraints on what ``player`` cannot see, the cards it knows each seat holds).
+
+    The second value (uint32[N] x 2) is ``player``'s own hand and the robbed turn-up while its
+    robber still holds it.  Reads neither the other hands nor another seat's discard.
+    """
+    n = state.tricks_won.shape[0]
+    seats = jnp.arange(n)
+    p = jnp.asarray(player, jnp.int32)
+    mine = seat_bits(state.hands, p)
+    turn = bits.bit(state.turnup)
+    robbed_by = jnp.where(state.robbed, state.robber, -1)
+    own_discard = bits.where(
+        state.robbed & (state.robber == p) & (state.discard >= 0),
+        bits.bit(jnp.maximum(state.discard, 0)),
+        _zero(),
+    )
+    seen = mine | state.played | turn | own_discard
+    unseen = Bits(jnp.uint32(_ALL.lo), jnp.uint32(_ALL.hi)).without(seen)
+    turn_held = state.robbed & ~bits.has(state.played, state.turnup)
+    counts = bits.count(state.hands)  # public: 5 less the cards each seat played
+    sizes = counts - ((seats == robbed_by) & turn_held).astype(jnp.int32)
+    sizes = jnp.where(seats == p, 0, sizes)
+
+    ace = state.trump * 13  # the ace of trumps (A♥ when hearts)
+    ace_bit = bits.bit(ace)
+    turned_ace = state.turnup % 13 == 0
+    if rules.rob == "off":
+        nobody = jnp.bool_(False)
+        bound = jnp.bool_(False)
+    else:
+        past_rob = state.phase != game.PHASE_ROB
+        nobody = (rules.rob == "forced") & ~state.robbed & past_rob & ~turned_ace
+        bound = state.robbed & (state.robber != p) & ~turned_ace
+    extra = bits.where(nobody, ace_bit, _zero())
+    not_robber = seats != robbed_by
+    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
+    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
+    allowed = Bits(
+        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
+    )
+    spec = HiddenSpec(
+        unseen=unseen,
+        sizes=sizes.astype(jnp.int32),
+        allowed=allowed,
+        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
+        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
+        has_discard=state.robbed & (state.robber != p),
+    )
+    known_lo = jnp.where(seats == p, mine.lo, jnp.uint32(0))
+    known_hi = jnp.where(seats == p, mine.hi, jnp.uint32(0))
+    held = (seats == robbed_by) & turn_held
+    known = Bits(
+        known_lo | jnp.where(held, turn.lo, jnp.uint32(0)),
+        known_hi | jnp.where(held, turn.hi, jnp.uint32(0)),
+    )
+    return spec, known
+
+
+def resample_hidden(key: jax.Array, state: State, player: jax.Array, rules: Rules) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand).
+
+    ``player``'s hand and the public record are kept; the other hands, the rob discard (of
+    another seat) and so the stock are re-dealt.  Jittable and vmappable.
+    """
+    spec, known = hidden_spec(state, player, rules)
+    deal = deal_hidden(key, spec)
+    hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
+    discard = jnp.where(spec.has_discard, deal.discard, state.discard).astype(jnp.int32)
+    discard = jnp.where(state.robbed, discard, game.NO_CARD)
+    return state.replace(hands=hands, discard=discard)
+
+
+# --------------------------------------------------------------------------- playouts
+
+
+def to_fast(states: State, num_players: int) -> tuple[fast.Table, fast.Hands]:
+    """The fast kernel's layout of a batch of live public states (leading axis B)."""
+    n = num_players
+    pos = jnp.asarray(fast.POSITION)[states.trump]  # int32[B, 52]
+    one_bit = jnp.left_shift(jnp.uint32(1), (pos & 31).astype(jnp.uint32))
+    weight_lo = jnp.where(pos < 32, one_bit, jnp.uint32(0))
+    weight_hi = jnp.where(pos >= 32, one_bit, jnp.uint32(0))
+
+    def positions(cards: Bits) -> tuple[jax.Array, jax.Array]:
+        held = bits.to_bool(cards, NUM_CARDS)  # [B, 52]
+        lo = jnp.where(held, weight_lo, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
+        hi = jnp.where(held, weight_hi, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
+        return lo, hi
+
+    dealt = [positions(Bits(states.hands.lo[:, s], states.hands.hi[:, s])) for s in range(n)]
+    removed = positions(states.played)
+    played_pos = jnp.where(bits.to_bool(states.played, NUM_CARDS), pos, -1)
+    is_trump = (played_pos >= 32) & (played_pos < 48)
+    played_trumps = jnp.where(
+        is_trump, jnp.left_shift(jnp.uint32(1), (played_pos & 15).astype(jnp.uint32)), 0
+    ).sum(-1, dtype=jnp.uint32)
+    turnup_pos = jnp.take_along_axis(pos, states.turnup[:, None], axis=1)[:, 0]
+    table = fast.Table(
+        trump=states.trump,
+        turnup_pos=turnup_pos,
+        dealer=states.dealer,
+        robber=states.robber,
+        carried=states.carried,
+        dealt_lo=[d[0] for d in dealt],
+        dealt_hi=[d[1] for d in dealt],
+    )
+    status = jax.vmap(_status_word)(states)
+    tricks = (states.tricks_won << (3 * jnp.arange(n, dtype=jnp.int32))).sum(-1).astype(jnp.int32)
+    return table, fast.Hands(removed[0], removed[1], status, tricks, played_trumps)
+
+
+def _status_word(state: State) -> jax.Array:
+    """``fast.status_word`` with the trick fields cleared outside a trick in progress (a rob or
+    jink decision), so the kernel can continue the hand from it."""
+    w = fast.status_word(state)
+    in_trick = (state.phase == game.PHASE_PLAY) & (state.current_player != state.leader)
+    w = fast.put(w, fast._F_LED, jnp.where(in_trick, fast.get(w, fast._F_LED), 0))
+    w = fast.put(w, fast._F_BEST, jnp.where(in_trick, fast.get(w, fast._F_BEST), 0))
+    done = state.phase == game.PHASE_DONE
+    return fast.put(w, fast._F_PHASE, jnp.where(done, fast.DONE, fast.get(w, fast._F_PHASE)))
+
+
+def _values(rewards: jax.Array, winner: jax.Array, player: jax.Array) -> dict[str, jax.Array]:
+    chips = jnp.take_along_axis(rewards, player[:, None], axis=1)[:, 0]
+    return {
+        "expected_chips": chips.astype(jnp.float32),
+        "win_prob": (winner == player).astype(jnp.float32),
+        "spoil_prob": (winner < 0).astype(jnp.float32),
+    }
+
+
+def playout(
+    keys: jax.Array,
+    states: State,
+    player: jax.Array,
+    policy: Any,
+    num_players: int,
+    rules: Rules,
+) -> dict[str, jax.Array]:
+    """Play a batch of states (leading axis B) to the end with ``policy`` at every seat.
+
+    Returns float32[B] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips over
+    the rest of the hand (the hand's ``rewards``), whether it takes the pot, whether nobody does
+    (a spoil or a failed jink).  ``keys``: one PRNG key per state (the random policy's draws).
+    Built-in policies run on the fast kernel, any other jittable policy through ``game.step``.
+    States already terminated keep the rewards they carry.
+    """
+    n = num_players
+    spec = BUILTIN.get(policy, policy) if isinstance(policy, str) else policy
+    if isinstance(policy, str) and policy not in BUILTIN:
+        raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
+    if isinstance(spec, BuiltinPolicy):
+        return _playout_fast(keys, states, player, spec.name, n, rules)
+    return _playout_public(keys, states, player, spec, rules)
+
+
+def _playout_fast(
+    keys: jax.Array, states: State, player: jax.Array, kind: str, n: int, rules: Rules
+) -> dict[str, jax.Array]:
+    table, h = to_fast(states, n)
+    ids = jax.vmap(lambda k: jax.random.bits(k, (), jnp.uint32))(keys)
+    seed = jnp.uint32(0x5EED)
+
+    def choose(h: fast.Hands, t: jax.Array) -> jax.Array:
+        cur = fast.get(h.status, fast._F_CUR)
+        lo, hi = fast.hand_of(h, table, cur)
+        l_lo, l_hi = fast.legal_positions(lo, hi, h.status, rules)
+        if kind == "random":
+            return fast.random_choice(l_lo, l_hi, fast.mix(seed, ids, t.astype(jnp.uint32)))
+        return heuristic_position(
+            lo, hi, l_lo, l_hi, h.status, h.played_trumps, table.trump, table.turnup_pos
+        )
+
+    def live(carry: tuple[fast.Hands, jax.Array]) -> jax.Array:
+        return (fast.get(carry[0].status, fast._F_PHASE) != fast.DONE).any()
+
+    def body(carry: tuple[fast.Hands, jax.Array]) -> tuple[fast.Hands, jax.Array]:
+        h, t = carry
+        return fast.apply(h, table, choose(h, t), n, rules), t + 1
+
+    h, _ = jax.lax.while_loop(live, body, (h, jnp.int32(0)))
+    out = fast.outcome(h, table, n, rules)
+    rewards = jnp.where(states.terminated[:, None], states.rewards, out.rewards)
+    winner = jnp.where(states.terminated, states.winner, out.winner)
+    return _values(rewards, winner, player)
+
+
+def _playout_public(
+    keys: jax.Array, states: State, player: jax.Array, policy: Callable[..., Any], rules: Rules
+) -> dict[str, jax.Array]:
+    step = jax.vmap(lambda s, a: game.step(s, a, rules))
+
+    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
+        return (~carry[0].terminated).any()
+
+    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
+        state, total, t = carry
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
+        state = step(state, jnp.asarray(action, jnp.int32))
+        return state, total + state.rewards, t + 1
+
+    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    return _values(total, state.winner, player)

@@ -1,0 +1,239 @@
+"""Position analysis: the value of every legal move of a position, for the player to act.
+
+``analyze(key, env, state, num_samples, policy)`` answers "how good is each of my legal moves
+here?" for ``state.current_player`` (p) by perfect-information Monte Carlo over the worlds p
+cannot tell apart: each sample deals the cards p cannot see uniformly over the deals consistent
+with the public history (``env.resample_hidden``), then for each legal action applies it and
+plays the hand out with ``policy`` at every seat (``env.analysis_playout``).  Every action uses
+the same samples and the same policy randomness (common random numbers), so the differences
+between actions are estimated more precisely than the values.
+
+This module is game-generic: it never imports a game package.  What it needs from an ``env``:
+
+- ``env.num_actions`` (int) and ``env.step(state, action)`` (pure, one hand);
+- ``env.resample_hidden(key, state, player) -> State``: one world, uniform over the deals
+  consistent with what ``player`` knows (jittable, one hand);
+- ``env.analysis_playout(keys, states, player, policy) -> dict[str, float32[B]]``: play a batch
+  of states to the end with ``policy`` at every seat; per-rollout values for ``player``;
+- ``env.analysis_fields() -> tuple[str, ...]``: the names of those values, the first is the one
+  ``best`` maximises (expected chips, or points);
+- ``env.max_legal_actions() -> int``: the most legal actions a decision can have;
+- ``env.action_text(action) -> str``: an action's text, for ``table()``.
+
+Randomness: sample ``k`` of a position uses ``fold_in(key, k)`` only, so a position's result is
+the same whatever ``batch_size`` or whichever other positions are analysed with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+DEFAULT_BATCH = 16384  # rollouts per compiled chunk
+
+
+def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
+    """(action ids int32[width], in use bool[width]) of the legal actions of one hand's
+    ``legal`` bool[A], padded with its first legal action."""
+    ids = jnp.nonzero(legal, size=width, fill_value=-1)[0].astype(jnp.int32)
+    used = ids >= 0
+    return jnp.where(used, ids, ids[0]), used
+
+
+def rollout_values(
+    env: Any, policy: Any, keys: jax.Array, states: Any, width: int
+) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
+    """One sampled world per entry of a batch, every legal action tried in it.
+
+    keys: [B] PRNG keys (one per sample); states: [B] the positions (p = current player).
+    Returns (values {field: float32[B, width]}, action ids int32[B, width], used bool[B, width]).
+    """
+    player = jnp.maximum(states.current_player, 0)
+    world_keys = jax.vmap(lambda k: jax.random.fold_in(k, 0))(keys)
+    play_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
+    worlds = jax.vmap(env.resample_hidden)(world_keys, states, player)
+    actions, used = jax.vmap(lambda m: legal_slots(m, width))(states.legal_action_mask)
+    b = actions.shape[0]
+
+    def tile(x: jax.Array) -> jax.Array:
+        return jnp.repeat(x, width, axis=0)
+
+    after = jax.vmap(env.step)(jax.tree.map(tile, worlds), actions.reshape(-1))
+    values = env.analysis_playout(tile(play_keys), after, tile(player), policy)
+    values = {k: v.reshape(b, width) for k, v in values.items()}
+    return values, actions, used
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _chunk(
+    env: Any, policy: Any, width: int, key: jax.Array, states: Any, pos: jax.Array, k: jax.Array
+) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
+    """Rollouts of (position pos[i], sample k[i]) pairs."""
+    chosen = jax.tree.map(lambda x: x[pos], states)
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(k)
+    return rollout_values(env, policy, keys, chosen, width)
+
+
+@dataclasses.dataclass(frozen=True)
+class Analysis:
+    """The value of each action of one position or a batch of positions (leading axes [...]).
+
+    Every value array is float32[..., num_actions] indexed by action id, NaN where the action is
+    not legal; ``<field>_se`` its standard error.  Spoil Five fields: ``expected_chips`` (p's net
+    chips for the hand, as ``rewards``), ``win_prob`` (p takes the pot), ``spoil_prob`` (nobody
+    takes it: a spoil or a failed jink).  Forty-Five family: ``expected_points`` (p's team's
+    points for the hand, as ``rewards``) and ``make_prob`` (Auction: the bidding team makes its
+    bid; NaN in the turn-up games).  Read them as attributes: ``res.win_prob``,
+    ``res.win_prob_se``.
+    """
+
+    legal: np.ndarray  # bool[..., A]
+    values: dict[str, np.ndarray]  # field -> float32[..., A]
+    ses: dict[str, np.ndarray]  # field -> float32[..., A]
+    fields: tuple[str, ...]  # the first is the one ``best`` maximises
+    best: np.ndarray  # int[...]: the legal action with the highest first field
+    player: np.ndarray  # int[...]: the seat analysed
+    num_samples: int
+    action_names: tuple[str, ...]  # text of each action id
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        values = self.__dict__.get("values", {})
+        ses = self.__dict__.get("ses", {})
+        if name in values:
+            return values[name]
+        if name.endswith("_se") and name[:-3] in ses:
+            return ses[name[:-3]]
+        raise AttributeError(name)
+
+    def rows(self, index: tuple[int, ...] = ()) -> list[dict[str, Any]]:
+        """The legal actions of one position (``index`` into the batch axes), best first."""
+        legal = self.legal[index]
+        primary = self.values[self.fields[0]][index]
+        order = sorted(np.flatnonzero(legal).tolist(), key=lambda a: -float(primary[a]))
+        out = []
+        for a in order:
+            row: dict[str, Any] = {"action": int(a), "text": self.action_names[a]}
+            for f in self.fields:
+                row[f] = float(self.values[f][index][a])
+                row[f + "_se"] = float(self.ses[f][index][a])
+            out.append(row)
+        return out
+
+    def table(self, index: tuple[int, ...] | int = ()) -> str:
+        """A readable table of one position's legal actions, best first (probabilities in %)."""
+        if isinstance(index, int):
+            index = (index,)
+        lines = []
+        head = f"{'action':<8}" + "".join(f"{_label(f):>20}" for f in self.fields)
+        lines.append(head)
+        for row in self.rows(index):
+            cells = []
+            for f in self.fields:
+                v, se = row[f], row[f + "_se"]
+                if math.isnan(v):
+                    cells.append(f"{'-':>20}")
+                elif f.endswith("_prob"):
+                    cells.append(f"{100 * v:>11.1f} ± {100 * se:5.1f}")
+                else:
+                    cells.append(f"{v:>+11.3f} ± {se:5.3f}")
+            lines.append(f"{row['text']:<8}" + "".join(cells))
+        lines.append(f"({self.num_samples} samples per action, player {int(self.player[index])})")
+        return "\n".join(lines)
+
+
+def _label(field: str) -> str:
+    return {
+        "expected_chips": "chips",
+        "win_prob": "win %",
+        "spoil_prob": "spoil %",
+        "expected_points": "points",
+        "make_prob": "make %",
+    }.get(field, field)
+
+
+def analyze(
+    key: jax.Array | int,
+    env: Any,
+    state: Any,
+    num_samples: int = 1000,
+    policy: Any = "heuristic",
+    batch_size: int | None = None,
+) -> Analysis:
+    """Score every legal action of ``state.current_player`` (module docstring).
+
+    state: one live hand or a batch with leading axes [...]; the result's arrays are
+    [..., env.num_actions].  policy: ``"heuristic"`` (the family: its ``"greedy"``),
+    ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
+    compiled chunk (the result does not depend on it).
+    """
+    if isinstance(key, (int, np.integer)):
+        key = jax.random.PRNGKey(int(key))
+    if isinstance(num_samples, bool) or int(num_samples) < 2:
+        raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
+    k_count = int(num_samples)
+    host = jax.device_get(state)
+    batch_shape = tuple(np.shape(host.current_player))
+    axes = len(batch_shape)
+    flat = jax.tree.map(lambda x: np.asarray(x).reshape((-1, *np.shape(x)[axes:])), host)
+    if np.asarray(flat.terminated).any():
+        raise ValueError("analyze needs live positions: a state is terminated")
+    num_pos = int(np.asarray(flat.current_player).shape[0])
+    width = int(env.max_legal_actions())
+    fields = tuple(env.analysis_fields())
+    pairs = num_pos * k_count
+    per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // width)
+    per_chunk = min(per_chunk, _pow2(pairs))
+    sums = {f: np.zeros((num_pos, width)) for f in fields}
+    squares = {f: np.zeros((num_pos, width)) for f in fields}
+    actions = np.zeros((num_pos, width), np.int64)
+    used = np.zeros((num_pos, width), bool)
+    dev_states = jax.tree.map(jnp.asarray, flat)
+    for first in range(0, pairs, per_chunk):
+        idx = np.arange(first, first + per_chunk)
+        real = idx < pairs
+        idx = np.where(real, idx, 0)
+        pos, k = idx // k_count, idx % k_count
+        vals, acts, use = _chunk(
+            env, policy, width, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(k)
+        )
+        vals = {f: np.asarray(v, np.float64)[real] for f, v in vals.items()}
+        p_real = pos[real]
+        for f in fields:
+            np.add.at(sums[f], p_real, vals[f])
+            np.add.at(squares[f], p_real, vals[f] ** 2)
+        actions[p_real] = np.asarray(acts)[real]
+        used[p_real] = np.asarray(use)[real]
+    a_count = int(env.num_actions)
+    legal = np.zeros((num_pos, a_count), bool)
+    values, ses = {}, {}
+    rows = np.repeat(np.arange(num_pos), width)
+    for f in fields:
+        mean = sums[f] / k_count
+        var = np.maximum(squares[f] / k_count - mean**2, 0.0) * k_count / (k_count - 1)
+        se = np.sqrt(var / k_count)
+        out_v = np.full((num_pos, a_count), np.nan, np.float32)
+        out_s = np.full((num_pos, a_count), np.nan, np.float32)
+        u = used.reshape(-1)
+        out_v[rows[u], actions.reshape(-1)[u]] = mean.reshape(-1)[u]
+        out_s[rows[u], actions.reshape(-1)[u]] = se.reshape(-1)[u]
+        values[f] = out_v.reshape((*batch_shape, a_count))
+        ses[f] = out_s.reshape((*batch_shape, a_count))
+    legal[rows[used.reshape(-1)], actions.reshape(-1)[used.reshape(-1)]] = True
+    primary = np.where(legal, values[fields[0]].reshape(num_pos, a_count), -np.inf)
+    best = np.argmax(primary, axis=-1).reshape(batch_shape)
+    names = tuple(env.action_text(a) for a in range(a_count))
+    player = np.asarray(flat.current_player).reshape(batch_shape)
+    return Analysis(
+        legal.reshape((*batch_shape, a_count)), values, ses, fields, best, player, k_count, names
+    )
+
+
+def _pow2(n: int) -> int:
+    """The smallest power of two >= n (chunk shapes shared between calls)."""
+    return 1 << max(0, (n - 1).bit_length())
