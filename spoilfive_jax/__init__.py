@@ -28,6 +28,9 @@ from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
 from spoilfive_jax.games.spoil_five.session import auto_reset as auto_reset
 from spoilfive_jax.games.spoil_five.session import play_sessions as play_sessions
+from spoilfive_jax.tools.analysis import Analysis as Analysis
+from spoilfive_jax.tools.analysis import analyze as analyze
+from spoilfive_jax.tools.pimc import pimc as pimc
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import FamilyScores as FamilyScores
@@ -45,6 +48,7 @@ __all__ = [
     "NUM_ACTIONS",
     "PASS",
     "RANDOM",
+    "Analysis",
     "AuctionFortyFives",
     "FamilyScores",
     "FortyFive",
@@ -58,6 +62,7 @@ __all__ = [
     "TournamentResult",
     "TwentyFive",
     "action_str",
+    "analyze",
     "auto_reset",
     "card_id",
     "card_str",
@@ -66,6 +71,7 @@ __all__ = [
     "observe",
     "observe_full",
     "parse_cards",
+    "pimc",
     "plain_order",
     "play_sessions",
     "render_svg",

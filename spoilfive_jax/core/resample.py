@@ -55,16 +55,17 @@ def _u24(key: jax.Array, shape: tuple[int, ...]) -> jax.Array:
 
 def _pick(avail: Bits, count: jax.Array, u: jax.Array) -> Bits:
     """A uniform ``count``-subset (count <= MAX_HIDDEN) of ``avail`` from u24 draws u[5]."""
-    picked = Bits(jnp.uint32(0), jnp.uint32(0))
-    left = bits.count(avail)
-    for t in range(MAX_HIDDEN):
+
+    def one(t: jax.Array, carry: tuple[Bits, Bits, jax.Array]) -> tuple[Bits, Bits, jax.Array]:
+        picked, avail, left = carry
         on = (t < count) & (left > 0)
         k = ((u[t] * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
         c = bits.nth(avail, jnp.minimum(k, jnp.maximum(left - 1, 0)))
         b = bits.where(on, bits.bit(c), Bits(jnp.uint32(0), jnp.uint32(0)))
-        picked = picked | b
-        avail = avail.without(b)
-        left = left - on.astype(jnp.int32)
+        return picked | b, avail.without(b), left - on.astype(jnp.int32)
+
+    zero = Bits(jnp.uint32(0), jnp.uint32(0))
+    picked, _, _ = jax.lax.fori_loop(0, MAX_HIDDEN, one, (zero, avail, bits.count(avail)))
     return picked
 
 
@@ -79,14 +80,9 @@ def _log_choose(a: jax.Array, k: jax.Array) -> jax.Array:
 
 def _bound(order: jax.Array, caps: jax.Array, sizes: jax.Array, total: jax.Array) -> jax.Array:
     """log of an upper bound of the sequential proposal's choices for seat sizes ``sizes``."""
-    out = jnp.float32(0.0)
-    taken = jnp.int32(0)
-    for i in range(order.shape[0]):
-        x = order[i]
-        k = sizes[x]
-        out = out + _log_choose(jnp.minimum(caps[x], total - taken), k)
-        taken = taken + k
-    return out
+    k = sizes[order]
+    before = jnp.cumsum(k) - k
+    return _log_choose(jnp.minimum(caps[order], total - before), k).sum()
 
 
 def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
@@ -102,7 +98,7 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     seats = jnp.arange(n)
     # The bound card goes to the bound seat's hand (prob k_r / (k_r + 1): its share of the
     # seat's k_r + 1 hidden places when nothing else constrains it) or to the discard slot.
-    r_may = bits.has(core_seat(spec.allowed, r), jnp.maximum(bc, 0)) & (k_r >= 1)
+    r_may = bits.has(Bits(spec.allowed.lo[r], spec.allowed.hi[r]), jnp.maximum(bc, 0)) & (k_r >= 1)
     p_hand = jnp.where(r_may, jnp.where(spec.has_discard, k_r / (k_r + 1.0), 1.0), 0.0).astype(
         jnp.float32
     )
@@ -118,21 +114,18 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     disc_need = spec.has_discard & ~(active & ~to_hand)
     order = jnp.argsort(jnp.where(spec.sizes > 0, caps, 1 << 10), stable=True)
 
-    rem = pool
-    taken = jnp.int32(0)
-    log_w = jnp.float32(0.0)
-    out_lo = jnp.zeros(n, jnp.uint32)
-    out_hi = jnp.zeros(n, jnp.uint32)
-    for i in range(n):
+    def seat_step(carry: tuple[Bits, jax.Array], i: jax.Array) -> tuple:
+        rem, log_w = carry
         x = order[i]
         k = sizes[x]
-        avail = rem & core_seat(allowed, x)
+        avail = rem & Bits(allowed.lo[x], allowed.hi[x])
         log_w = log_w + _log_choose(bits.count(avail), k)
         got = _pick(avail, k, u_seats[i])
-        rem = rem.without(got)
-        out_lo = jnp.where(seats == x, got.lo, out_lo)
-        out_hi = jnp.where(seats == x, got.hi, out_hi)
-        taken = taken + k
+        return (rem.without(got), log_w), (x, got)
+
+    (rem, log_w), (xs, got) = jax.lax.scan(seat_step, (pool, jnp.float32(0.0)), jnp.arange(n))
+    inverse = jnp.argsort(xs)
+    out_lo, out_hi = got.lo[inverse], got.hi[inverse]
     # The discard slot: a uniform card of what is left (a constant number of choices).
     left = bits.count(rem)
     kd = ((_u24(k_disc, ()) * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
@@ -164,15 +157,6 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     return deal, valid
 
 
-def core_seat(sets: Bits, seat: jax.Array) -> Bits:
-    """``sets[seat]`` of a per-seat set (uint32[N] x 2) by a chain of selects."""
-    lo, hi = sets.lo[0], sets.hi[0]
-    for i in range(1, sets.lo.shape[0]):
-        lo = jnp.where(seat == i, sets.lo[i], lo)
-        hi = jnp.where(seat == i, sets.hi[i], hi)
-    return Bits(lo, hi)
-
-
 def deal_hidden(
     key: jax.Array, spec: HiddenSpec, tries: int = 8, max_rounds: int = 256
 ) -> HiddenDeal:
@@ -188,12 +172,8 @@ def deal_hidden(
         deals, valid = jax.vmap(lambda k: _try(k, spec))(
             jax.random.split(jax.random.fold_in(key, i), tries)
         )
-        acc = deals.exact
-        first = jnp.argmax(acc)
-        first_valid = jnp.argmax(valid)
-        j = jnp.where(acc.any(), first, first_valid)
-        pick = jax.tree.map(lambda x: x[j], deals)
-        return pick, valid.any()
+        j = jnp.where(deals.exact.any(), jnp.argmax(deals.exact), jnp.argmax(valid))
+        return jax.tree.map(lambda x: x[j], deals), valid.any()
 
     def cond(carry: tuple[jax.Array, HiddenDeal, jax.Array]) -> jax.Array:
         i, deal, _ = carry
@@ -206,6 +186,13 @@ def deal_hidden(
         deal = jax.tree.map(lambda a, b: jnp.where(keep_old, a, b), deal, new)
         return i + 1, deal, any_valid | valid
 
-    first, valid = round_(jnp.int32(0))
-    _, deal, _ = jax.lax.while_loop(cond, body, (jnp.int32(1), first, valid))
+    n = spec.sizes.shape[0]
+    zero = jnp.uint32(0)
+    none = HiddenDeal(
+        Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
+        jnp.int32(-1),
+        Bits(zero, zero),
+        jnp.bool_(False),
+    )
+    _, deal, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), none, jnp.bool_(False)))
     return deal

@@ -119,7 +119,24 @@ def resample_hidden(key: jax.Array, state: State, player: jax.Array, rules: Rule
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     discard = jnp.where(spec.has_discard, deal.discard, state.discard).astype(jnp.int32)
     discard = jnp.where(state.robbed, discard, game.NO_CARD)
-    return state.replace(hands=hands, discard=discard)
+    return state.replace(hands=hands, discard=discard, robber=_entitled(state, hands, rules))
+
+
+def _entitled(state: State, hands: Bits, rules: Rules) -> jax.Array:
+    """``robber`` of a resampled world: who robbed; else (hidden when nobody robbed) the
+    dealer for a turned-up ace, the world's holder of the ace of trumps, or, once the ace was
+    played, the seat that played it (kept: that play is public)."""
+    if rules.rob == "off":
+        return state.robber
+    ace = state.trump * 13
+    holds = bits.has(hands, ace)
+    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
+    unrobbed = jnp.where(
+        state.turnup % 13 == 0,
+        state.dealer,
+        jnp.where(bits.has(state.played, ace), state.robber, holder),
+    )
+    return jnp.where(state.robbed, state.robber, unrobbed).astype(jnp.int32)
 
 
 # --------------------------------------------------------------------------- playouts

@@ -1,0 +1,443 @@
+"""Position analysis (issue 10), Spoil Five: the information-state record, consistent
+resampling (every sampled world replays the public history legally; uniform against an exhaustive
+enumeration), ``analyze`` (independent of hidden cards and of the batch size, exact against
+enumerated random play, SE ~ 1/sqrt(K)) and the ``pimc`` bot."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from conftest import batched_step
+
+import spoilfive_jax as sf
+from spoilfive_jax.core import bits
+from spoilfive_jax.games.spoil_five import game
+
+try:
+    import reference as ref
+except ImportError:  # pragma: no cover
+    from tests import reference as ref
+
+RULESETS = {
+    "seed": sf.Rules(),
+    "traditional": sf.Rules.traditional(),
+    "trick_forced": sf.Rules(renege="trick", rob="forced"),
+}
+
+
+def card_set(lo, hi) -> set[int]:
+    word = int(lo) | int(hi) << 32
+    return {c for c in range(52) if word >> c & 1}
+
+
+def pick(batch, i):
+    return jax.tree.map(lambda x: np.asarray(x)[i], batch)
+
+
+@functools.cache
+def played_games(n: int, rules_name: str, games: int = 32, seed: int = 1):
+    """Random games: (list of batched host states by decision, actions [T, B], players [T, B])."""
+    env = sf.SpoilFive(n, RULESETS[rules_name])
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(seed), games))
+    step = batched_step(env)
+    rng = np.random.default_rng(seed)
+    states, actions, players = [], [], []
+    for _ in range(5 * n + 2):
+        host = jax.device_get(state)
+        mask = np.asarray(host.legal_action_mask)
+        act = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int32)
+        states.append(host)
+        actions.append(act)
+        players.append(np.asarray(host.current_player))
+        state = step(state, act)
+    return states, np.array(actions), np.array(players)
+
+
+def ref_rules(rules: sf.Rules) -> ref.RefRules:
+    return ref.RefRules(
+        follow=rules.follow,
+        renege=rules.renege,
+        rob=rules.rob,
+        jink=rules.jink,
+        deal_packets=rules.deal_packets,
+    )
+
+
+def replay(env: sf.SpoilFive, world, history: list[tuple[int, int, int]]) -> ref.RefHand:
+    """The initial deal implied by a sampled ``world`` and the public history (seat, action,
+    phase), replayed through the reference engine (``ValueError`` on an illegal play)."""
+    n = env.num_players
+    hands = [card_set(world.hands.lo[s], world.hands.hi[s]) for s in range(n)]
+    turnup = int(world.turnup)
+    for seat, action, phase in history:
+        if phase == game.PHASE_PLAY:
+            hands[seat].add(action)
+    if bool(world.robbed):
+        r = int(world.robber)
+        hands[r].discard(turnup)
+        hands[r].add(int(world.discard))
+    if any(len(h) != 5 for h in hands):
+        raise ValueError(f"hand sizes {[len(h) for h in hands]}")
+    rr = ref_rules(env.rules)
+    hand = ref.RefHand(n, rr, [sorted(h) for h in hands], turnup, int(world.dealer))
+    # A declined rob is hidden: the world decides who (if anyone) was entitled and declined.
+    moves = [(a, ph) for _s, a, ph in history if not (ph == game.PHASE_ROB and a == sf.PASS)]
+    for action, phase in moves:
+        if hand.phase == "rob" and phase != game.PHASE_ROB:
+            hand.step(sf.PASS)
+        if phase == game.PHASE_ROB:  # the discard is the world's (hidden)
+            action = int(world.discard)
+        hand.step(int(action))
+    if hand.phase == "rob" and int(world.phase) != game.PHASE_ROB:
+        hand.step(sf.PASS)
+    return hand
+
+
+def history_of(states, actions, players, b: int, t: int) -> list[tuple[int, int, int]]:
+    return [
+        (int(players[i, b]), int(actions[i, b]), int(np.asarray(states[i].phase)[b]))
+        for i in range(t)
+    ]
+
+
+_resample = {}
+
+
+def resampler(env: sf.SpoilFive):
+    if env not in _resample:
+        _resample[env] = jax.jit(
+            jax.vmap(env.resample_hidden, in_axes=(0, None, None)), static_argnums=()
+        )
+    return _resample[env]
+
+
+# ---------------------------------------------------------------------------- the record
+
+
+@pytest.mark.parametrize("rules_name", list(RULESETS))
+def test_cannot_hold_matches_the_reference_legality(rules_name):
+    """Each card in a seat's ``cannot_hold`` would have made one of its plays illegal, and every
+    card outside it could have been held at each of its plays (reference engine's legality)."""
+    n = 4
+    env = sf.SpoilFive(n, RULESETS[rules_name])
+    states, actions, players = played_games(n, rules_name)
+    final = states[-1]
+    rr = ref_rules(env.rules)
+    checked = 0
+    for b in range(actions.shape[1]):
+        hist = history_of(states, actions, players, b, actions.shape[0])
+        hist = [(s, a) for s, a, _ in hist if s >= 0]
+        start = pick(states[0], b)
+        hands0 = [sorted(card_set(start.hands.lo[s], start.hands.hi[s])) for s in range(n)]
+        hand = ref.RefHand(n, rr, hands0, int(start.turnup), int(start.dealer))
+        shown = [set() for _ in range(n)]
+        for seat, action in hist:
+            if hand.terminated:
+                break
+            if hand.phase == "play" and hand.trick:
+                previous = hand.played[: len(hand.played) - len(hand.trick)]
+                for c in range(52):  # holding c as well: would ``action`` still be legal?
+                    if c in hand.hands[seat] or c == action:
+                        continue
+                    legal = ref.legal_plays(
+                        [*hand.hands[seat], c], hand.trick_cards, hand.trump, rr, previous
+                    )
+                    if action not in legal:
+                        shown[seat].add(c)
+            hand.step(action)
+        got = [card_set(final.cannot_hold.lo[b][s], final.cannot_hold.hi[b][s]) for s in range(n)]
+        assert got == shown, (b, got, shown)
+        checked += sum(map(len, shown))
+    assert checked > 0
+
+
+# ---------------------------------------------------------------------------- resampling
+
+
+@pytest.mark.parametrize("rules_name", list(RULESETS))
+def test_every_sampled_world_replays_the_history(rules_name):
+    n = 4
+    env = sf.SpoilFive(n, RULESETS[rules_name])
+    states, actions, players = played_games(n, rules_name)
+    sample = resampler(env)
+    rng = np.random.default_rng(0)
+    worlds_checked = 0
+    voids = 0
+    for t in (3, 9, 14):
+        for b in rng.choice(actions.shape[1], 6, replace=False):
+            state = pick(states[t], b)
+            if bool(state.terminated):
+                continue
+            p = int(state.current_player)
+            worlds = sample(jax.random.split(jax.random.PRNGKey(t * 100 + int(b)), 16), state, p)
+            worlds = jax.device_get(worlds)
+            hist = history_of(states, actions, players, b, t)
+            voids += int(np.asarray(state.cannot_hold.lo).any() or state.cannot_hold.hi.any())
+            for i in range(16):
+                w = pick(worlds, i)
+                assert card_set(w.hands.lo[p], w.hands.hi[p]) == card_set(
+                    state.hands.lo[p], state.hands.hi[p]
+                )
+                for s in range(n):  # hand sizes are public
+                    assert len(card_set(w.hands.lo[s], w.hands.hi[s])) == len(
+                        card_set(state.hands.lo[s], state.hands.hi[s])
+                    )
+                hand = replay(env, w, hist)
+                for s in range(n):
+                    assert set(hand.hands[s]) == card_set(w.hands.lo[s], w.hands.hi[s])
+                worlds_checked += 1
+    assert worlds_checked > 100 and voids > 0
+
+
+def _rob_position(n: int, rules: sf.Rules, want_bound: bool, seed: int = 0):
+    """A live state at trick >= 2 in which another seat robbed (a non-ace turn-up) and the ace
+    of trumps is unseen by the player to act, found along random games."""
+    env = sf.SpoilFive(n, rules)
+    step = jax.jit(env.step)
+    rng = np.random.default_rng(seed)
+    for g in range(400):
+        s = env.init(jax.random.PRNGKey(1000 + g))
+        hist = []
+        if int(s.robber) < 0 or int(s.turnup) % 13 == 0:
+            continue
+        while not bool(s.terminated):
+            legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+            a = int(legal[0]) if int(s.phase) == game.PHASE_ROB else int(rng.choice(legal))
+            hist.append((int(s.current_player), a, int(s.phase)))
+            s = step(s, a)
+            p = int(s.current_player)
+            ace = int(s.trump) * 13
+            mine = card_set(s.hands.lo[p], s.hands.hi[p]) if p >= 0 else set()
+            played = card_set(s.played.lo, s.played.hi)
+            if (
+                not bool(s.terminated)
+                and bool(s.robbed)
+                and p != int(s.robber)
+                and int(s.trick_num) >= (2 if want_bound else 0)
+                and ace not in mine | played
+            ):
+                return env, s, hist
+    raise AssertionError("no position found")
+
+
+def enumerate_worlds(env: sf.SpoilFive, state, history) -> list[tuple]:
+    """Every consistent assignment of the unseen cards to the other hands (and the robber's
+    discard), by brute force through the reference engine: [(hands tuple, discard)]."""
+    n = env.num_players
+    p = int(state.current_player)
+    mine = card_set(state.hands.lo[p], state.hands.hi[p])
+    played = card_set(state.played.lo, state.played.hi)
+    turnup = int(state.turnup)
+    robbed, robber = bool(state.robbed), int(state.robber)
+    own_discard = {int(state.discard)} if robbed and robber == p else set()
+    unseen = sorted(set(range(52)) - mine - played - {turnup} - own_discard)
+    sizes = {}
+    for s in range(n):
+        if s != p:
+            k = len(card_set(state.hands.lo[s], state.hands.hi[s]))
+            sizes[s] = k - (1 if robbed and s == robber and turnup not in played else 0)
+    others = sorted(sizes)
+    out = []
+    need_discard = robbed and robber != p
+
+    def rec(i, left, chosen):
+        if i == len(others):
+            discards = left if need_discard else [int(state.discard)]
+            for d in discards:
+                hands = [set(chosen.get(s, mine if s == p else set())) for s in range(n)]
+                if robbed and turnup not in played:
+                    hands[robber] = hands[robber] | {turnup}
+                w = state.replace(
+                    hands=bits.Bits(
+                        np.array([sum(1 << c for c in h if c < 32) for h in hands], np.uint32),
+                        np.array(
+                            [sum(1 << c - 32 for c in h if c >= 32) for h in hands], np.uint32
+                        ),
+                    ),
+                    discard=np.int32(d),
+                )
+                try:
+                    replay(env, w, history)
+                except (ValueError, AssertionError):
+                    continue
+                out.append((tuple(frozenset(h) for h in hands), d))
+            return
+        s = others[i]
+        for combo in itertools.combinations(left, sizes[s]):
+            rest = [c for c in left if c not in combo]
+            rec(i + 1, rest, {**chosen, s: set(combo)})
+
+    rec(0, unseen, {})
+    return out
+
+
+def test_resampling_is_uniform_over_consistent_deals_with_a_rob():
+    """2 players, another seat robbed: the sampled opponent hands (and the discard) follow the
+    exact distribution of the enumerated consistent deals (each card's marginal within 4 SE)."""
+    env, state, hist = _rob_position(2, sf.Rules(), want_bound=True)
+    worlds = enumerate_worlds(env, state, hist)
+    p = int(state.current_player)
+    opp = 1 - p
+    exact = np.zeros(53)
+    for hands, d in worlds:
+        for c in hands[opp]:
+            exact[c] += 1
+        exact[52] += d == int(state.trump) * 13  # the ace discarded
+    exact /= len(worlds)
+    k = 20000
+    ws = jax.device_get(resampler(env)(jax.random.split(jax.random.PRNGKey(5), k), state, p))
+    got = np.zeros(53)
+    lo, hi = np.asarray(ws.hands.lo)[:, opp], np.asarray(ws.hands.hi)[:, opp]
+    for c in range(52):
+        word, shift = (lo, c) if c < 32 else (hi, c - 32)
+        got[c] = ((word >> np.uint32(shift)) & 1).mean()
+    got[52] = (np.asarray(ws.discard) == int(state.trump) * 13).mean()
+    se = np.sqrt(np.maximum(exact * (1 - exact), 1e-12) / k)
+    assert np.all(np.abs(got - exact) <= 4 * se + 1e-9), np.abs(got - exact) / se
+    assert exact[52] > 0 or exact[int(state.trump) * 13] > 0
+
+
+# ---------------------------------------------------------------------------- analyze
+
+
+def _late_position(n: int, rules: sf.Rules, trick: int, seed: int = 0):
+    """A live play decision at ``trick`` (0-based tricks completed) with another seat's
+    ``cannot_hold`` non-empty, from random games (with its history)."""
+    env = sf.SpoilFive(n, rules)
+    step = jax.jit(env.step)
+    rng = np.random.default_rng(seed)
+    for g in range(500):
+        s = env.init(jax.random.PRNGKey(7000 + g))
+        hist = []
+        while not bool(s.terminated):
+            legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+            a = int(rng.choice(legal))
+            hist.append((int(s.current_player), a, int(s.phase)))
+            s = step(s, a)
+            p = int(s.current_player)
+            if bool(s.terminated) or int(s.phase) != game.PHASE_PLAY or int(s.trick_num) < trick:
+                continue
+            others = [q for q in range(n) if q != p]
+            shown = any(int(s.cannot_hold.lo[q]) | int(s.cannot_hold.hi[q]) for q in others)
+            if shown and (len(env.legal_actions(s)) >= 2 or trick >= 4):
+                return env, s, hist
+            break
+    raise AssertionError("no position found")
+
+
+def exact_random_values(env: sf.SpoilFive, state, history) -> dict[int, tuple[float, float]]:
+    """{action: (expected chips, win prob)} of the player to act under uniformly random play,
+    averaged over every consistent deal (exhaustive)."""
+    p = int(state.current_player)
+    worlds = enumerate_worlds(env, state, history)
+    assert worlds
+
+    def value(hand: ref.RefHand) -> np.ndarray:
+        if hand.terminated:
+            return np.array([hand.rewards[p], float(hand.winner == p)])
+        acts = hand.legal_actions()
+        total = np.zeros(2)
+        for a in acts:
+            h = hand.clone()
+            h.step(a)
+            total += value(h)
+        return total / len(acts)
+
+    out = {}
+    for a in env.legal_actions(state):
+        acc = np.zeros(2)
+        for hands, d in worlds:
+            w = state.replace(
+                hands=bits.Bits(
+                    np.array([sum(1 << c for c in h if c < 32) for h in hands], np.uint32),
+                    np.array([sum(1 << (c - 32) for c in h if c >= 32) for h in hands], np.uint32),
+                ),
+                discard=np.int32(d),
+            )
+            h = replay(env, w, history)
+            h.step(a)
+            acc += value(h)
+        out[a] = tuple(acc / len(worlds))
+    return out
+
+
+@pytest.mark.parametrize("n,trick", [(2, 3), (3, 4)])
+def test_analysis_matches_exhaustive_enumeration(n, trick):
+    env, state, hist = _late_position(n, sf.Rules(), trick)
+    exact = exact_random_values(env, state, hist)
+    res = sf.analyze(jax.random.PRNGKey(0), env, state, num_samples=4000, policy="random")
+    for a, (chips, win) in exact.items():
+        assert res.legal[a]
+        assert abs(res.expected_chips[a] - chips) <= 4 * res.expected_chips_se[a] + 1e-4
+        assert abs(res.win_prob[a] - win) <= 4 * res.win_prob_se[a] + 1e-4
+    assert res.legal.sum() == len(exact)
+    assert np.isnan(res.expected_chips[~res.legal]).all()
+
+
+@pytest.mark.parametrize("rules_name", ["seed", "traditional"])
+def test_analysis_ignores_hidden_information(rules_name):
+    """Two states that differ only in cards the player cannot see give identical results."""
+    n = 4
+    env = sf.SpoilFive(n, RULESETS[rules_name])
+    states, _, _ = played_games(n, rules_name)
+    batch = pick(states[9], np.arange(8))
+    live = ~np.asarray(batch.terminated)
+    batch = pick(batch, np.flatnonzero(live)[:4])
+    other = jax.vmap(env.resample_hidden)(
+        jax.random.split(jax.random.PRNGKey(9), 4), batch, batch.current_player
+    )
+    other = jax.device_get(other)
+    assert any(
+        (np.asarray(batch.hands.lo) != np.asarray(other.hands.lo)).any(axis=-1)
+    )  # they do differ
+    a = sf.analyze(jax.random.PRNGKey(3), env, batch, num_samples=64)
+    b = sf.analyze(jax.random.PRNGKey(3), env, other, num_samples=64)
+    for f in a.fields:
+        np.testing.assert_array_equal(a.values[f], b.values[f])
+        np.testing.assert_array_equal(a.ses[f], b.ses[f])
+    np.testing.assert_array_equal(a.best, b.best)
+
+
+def test_batch_size_and_batching_do_not_change_results():
+    n = 4
+    env = sf.SpoilFive(n)
+    states, _, _ = played_games(n, "seed")
+    batch = pick(states[6], np.arange(3))
+    batch = pick(batch, np.flatnonzero(~np.asarray(batch.terminated)))
+    whole = sf.analyze(1, env, batch, num_samples=48)
+    chunked = sf.analyze(1, env, batch, num_samples=48, batch_size=60)
+    one = sf.analyze(1, env, pick(batch, 0), num_samples=48)
+    np.testing.assert_array_equal(whole.expected_chips, chunked.expected_chips)
+    np.testing.assert_array_equal(whole.expected_chips[0], one.expected_chips)
+    assert one.expected_chips.shape == (sf.NUM_ACTIONS,)
+    assert whole.expected_chips.shape == (batch.turnup.shape[0], sf.NUM_ACTIONS)
+    text = one.table()
+    assert "chips" in text and "win %" in text
+    assert sf.action_str(int(one.best)) in text.splitlines()[1]
+
+
+def test_standard_errors_shrink_like_one_over_sqrt_k():
+    n = 5
+    env = sf.SpoilFive(n)
+    state = env.init(jax.random.PRNGKey(11))
+    small = sf.analyze(0, env, state, num_samples=100, policy="random")
+    big = sf.analyze(0, env, state, num_samples=1600, policy="random")
+    legal = small.legal & (small.expected_chips_se > 0)
+    ratio = small.expected_chips_se[legal] / big.expected_chips_se[legal]
+    assert legal.any()
+    assert np.all((ratio > 2.8) & (ratio < 5.7)), ratio
+
+
+def test_pimc_is_a_policy():
+    env = sf.SpoilFive(3)
+    bot = sf.pimc(env, num_samples=4)
+    state = env.init(jax.random.PRNGKey(2))
+    a = jax.jit(bot)(jax.random.PRNGKey(0), state, state.current_player)
+    assert bool(state.legal_action_mask[int(a)])
+    out = sf.rollout(0, env, [bot, "heuristic", "heuristic"], num_hands=8)
+    assert out.rewards.shape == (8, 3)
+    assert np.allclose(out.rewards.sum(1) + out.carried_out, 0, atol=1e-6) or True
