@@ -53,6 +53,11 @@ def _u24(key: jax.Array, shape: tuple[int, ...]) -> jax.Array:
     return jax.random.bits(key, shape, jnp.uint32) >> 8
 
 
+def _unit(u24: jax.Array) -> jax.Array:
+    """A uniform float in (0, 1) from a 24-bit draw."""
+    return (u24.astype(jnp.float32) + 0.5) * jnp.float32(2.0**-24)
+
+
 def _pick(avail: Bits, count: jax.Array, u: jax.Array) -> Bits:
     """A uniform ``count``-subset (count <= MAX_HIDDEN) of ``avail`` from u24 draws u[5]."""
 
@@ -88,8 +93,9 @@ def _bound(order: jax.Array, caps: jax.Array, sizes: jax.Array, total: jax.Array
 def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     """One proposal and whether it is accepted."""
     n = spec.sizes.shape[0]
-    k_branch, k_acc, k_seats, k_disc = jax.random.split(key, 4)
-    u_seats = _u24(k_seats, (n, MAX_HIDDEN))
+    draws = _u24(key, (n * MAX_HIDDEN + 3,))  # one hash call for the whole try
+    u_seats = draws[: n * MAX_HIDDEN].reshape(n, MAX_HIDDEN)
+    u_branch, u_acc, u_disc = (draws[n * MAX_HIDDEN + i] for i in range(3))
     bc = spec.bound_card
     active = (bc >= 0) & bits.has(spec.unseen, jnp.maximum(bc, 0))
     bc_bit = bits.where(active, bits.bit(jnp.maximum(bc, 0)), Bits(jnp.uint32(0), jnp.uint32(0)))
@@ -102,7 +108,7 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     p_hand = jnp.where(r_may, jnp.where(spec.has_discard, k_r / (k_r + 1.0), 1.0), 0.0).astype(
         jnp.float32
     )
-    to_hand = jax.random.uniform(k_branch) < p_hand
+    to_hand = _unit(u_branch) < p_hand
     log_q = jnp.where(active, jnp.log(jnp.where(to_hand, p_hand, 1.0 - p_hand)), 0.0)
 
     pool = spec.unseen.without(bc_bit)
@@ -128,7 +134,7 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     out_lo, out_hi = got.lo[inverse], got.hi[inverse]
     # The discard slot: a uniform card of what is left (a constant number of choices).
     left = bits.count(rem)
-    kd = ((_u24(k_disc, ()) * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
+    kd = ((u_disc * jnp.maximum(left, 1).astype(jnp.uint32)) >> 24).astype(jnp.int32)
     free_card = bits.nth(rem, jnp.minimum(kd, jnp.maximum(left - 1, 0)))
     disc = jnp.where(disc_need, free_card, jnp.where(active & ~to_hand, bc, -1))
     rem = bits.where(disc_need, rem.without(bits.bit(free_card)), rem)
@@ -152,7 +158,7 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
     both = active & (p_hand > 0) & (p_hand < 1)
     b_one = _bound(order, caps, sizes, total) + disc_term(disc_need, sizes)
     log_b = jnp.where(both, jnp.maximum(b_hand, b_disc), b_one)  # one branch: q is 1
-    accept = valid & (jnp.log(jax.random.uniform(k_acc)) <= log_w - log_q - log_b + 1e-5)
+    accept = valid & (jnp.log(_unit(u_acc)) <= log_w - log_q - log_b + 1e-5)
     deal = HiddenDeal(Bits(out_lo, out_hi), disc.astype(jnp.int32), rem, accept)
     return deal, valid
 

@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
+MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
 
 
 def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
@@ -188,7 +189,7 @@ def analyze(
     fields = tuple(env.analysis_fields())
     pairs = num_pos * k_count
     per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // width)
-    per_chunk = min(per_chunk, _pow2(pairs))
+    per_chunk = min(per_chunk, max(MIN_CHUNK, _pow2(pairs)))  # few distinct shapes: few compiles
     sums = {f: np.zeros((num_pos, width)) for f in fields}
     squares = {f: np.zeros((num_pos, width)) for f in fields}
     actions = np.zeros((num_pos, width), np.int64)
