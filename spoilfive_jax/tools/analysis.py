@@ -180,8 +180,8 @@ def analyze(
     k_count = int(num_samples)
     host = jax.device_get(state)
     batch_shape = tuple(np.shape(host.current_player))
-    axes = len(batch_shape)
-    flat = jax.tree.map(lambda x: np.asarray(x).reshape((-1, *np.shape(x)[axes:])), host)
+    axes, count = len(batch_shape), math.prod(batch_shape)
+    flat = jax.tree.map(lambda x: np.asarray(x).reshape((count, *np.shape(x)[axes:])), host)
     if np.asarray(flat.terminated).any():
         raise ValueError("analyze needs live positions: a state is terminated")
     num_pos = int(np.asarray(flat.current_player).shape[0])

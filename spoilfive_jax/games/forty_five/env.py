@@ -15,6 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.history as _history
+import spoilfive_jax.games.forty_five.infer as _infer
 import spoilfive_jax.games.forty_five.observe as _observe
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
@@ -327,6 +329,39 @@ class FortyFive:
     def full_observation_shape(self) -> tuple[int, ...]:
         """Shape of ``observe_full`` for this table."""
         return (_observe.full_observation_size(self.num_players),)
+
+    # ------------------------------------------------------------------ analysis (issue 10)
+    # What the game-generic ``tools.analysis`` / ``tools.pimc`` call; each delegates to
+    # ``games.forty_five.infer`` (or ``history``).
+
+    def resample_hidden(self, key: jax.Array, state: State, player: Any) -> State:
+        """One hand: a state drawn uniformly from the deals consistent with what ``player``
+        knows (its hand, its discards, the public record); jittable."""
+        return _infer.resample_hidden(key, state, player, self.rules)
+
+    def analysis_playout(
+        self, keys: jax.Array, states: State, player: jax.Array, policy: Any
+    ) -> dict[str, jax.Array]:
+        """Batch [B]: play the hand out with ``policy`` everywhere; float32[B] per
+        ``analysis_fields``."""
+        return _infer.playout(keys, states, player, policy, self.rules)
+
+    def analysis_fields(self) -> tuple[str, ...]:
+        """Per-rollout values of ``analysis_playout``; the first is what ``best`` maximises."""
+        return _infer.FIELDS
+
+    def max_legal_actions(self) -> int:
+        """The most legal actions any decision has (five cards and PASS; PASS, bids, HOLD)."""
+        return _infer.MAX_LEGAL
+
+    def action_text(self, action: Any) -> str:
+        """Text of an action id (``action_str``)."""
+        return action_str(action)
+
+    def position_from_history(self, text: str | None = None, **fields: Any) -> State:
+        """A state from a position given as text or fields (``history.position_from_history``);
+        ``ValueError`` naming the problem for an impossible or inconsistent history."""
+        return _history.position_from_history(self, text, **fields)
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

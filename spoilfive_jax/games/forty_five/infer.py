@@ -1,0 +1,221 @@
+"""What a Forty-Five family player knows, consistent resampling of what it does not, playouts.
+
+The same reading as Spoil Five's (``games.spoil_five.infer``) with the family's extras:
+
+- the player knows its own hand, its own discards (rob, joker exchange, Auction exchange) and
+  the public record: the turn-up (a robbed one is in the robber's hand until played), the joker
+  turned up (the dealer took it), the cards played, the per-seat ``cannot_hold`` record, hand
+  sizes, how many cards each seat laid away (``discards`` counts), bids and trump;
+- the unseen cards go to the other hands (each holding none of its ``cannot_hold`` cards), the
+  other seats' discards, and the stock (in Auction the cards still to be drawn, in a uniformly
+  random order);
+- a robber of an ace of trumps that was not turned up held that ace: it is in its hand or is its
+  rob discard; under ``rob="forced"`` a hand in which nobody robbed dealt it to nobody.
+
+Auction exchanges add no constraint: the cards a seat discarded and drew are unseen and every
+choice was legal whatever they were; plays after the exchange constrain the current hand only.
+In a resampled Auction world the stock positions already drawn hold -1 (those cards are in
+hands now, and nothing reads those positions again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.games.forty_five.game import JOKER, State
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.spoil_five.game import seat_bits
+
+MAX_LEGAL = 6  # five cards and PASS/DONE; PASS, four bids and HOLD
+FIELDS = ("expected_points", "make_prob")
+
+
+def _zero() -> Bits:
+    return Bits(jnp.uint32(0), jnp.uint32(0))
+
+
+def _deck(rules: FortyFiveRules) -> Bits:
+    return bits.const(range(53 if rules.joker else 52))
+
+
+def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple[HiddenSpec, Bits]:
+    """(constraints on what ``player`` cannot see, the cards it knows each seat holds)."""
+    n = state.tricks_won.shape[0]
+    seats = jnp.arange(n)
+    p = jnp.asarray(player, jnp.int32)
+    mine = seat_bits(state.hands, p)
+    deck = _deck(rules)
+    seen = mine | state.played | seat_bits(state.discards, p)
+    known_extra_lo = jnp.zeros(n, jnp.uint32)
+    known_extra_hi = jnp.zeros(n, jnp.uint32)
+    sizes = bits.count(state.hands)
+    nobody = jnp.bool_(False)
+    bound = jnp.bool_(False)
+    ace = jnp.maximum(state.trump, 0) * 13
+    robbed_by = jnp.where(state.robbed, state.robber, -1)
+    if not rules.auction:
+        turn = bits.bit(state.turnup)
+        seen = seen | turn
+        turn_held = state.robbed & ~bits.has(state.played, state.turnup)
+        holds_turn = (seats == robbed_by) & turn_held
+        known_extra_lo = known_extra_lo | jnp.where(holds_turn, turn.lo, jnp.uint32(0))
+        known_extra_hi = known_extra_hi | jnp.where(holds_turn, turn.hi, jnp.uint32(0))
+        sizes = sizes - holds_turn.astype(jnp.int32)
+        if rules.joker:
+            jk = bits.bit(jnp.int32(JOKER))
+            seen = bits.where(state.joker_up, seen | jk, seen)
+            holds_jk = (seats == state.dealer) & state.joker_up & ~bits.has(state.played, JOKER)
+            known_extra_lo = known_extra_lo | jnp.where(holds_jk, jk.lo, jnp.uint32(0))
+            known_extra_hi = known_extra_hi | jnp.where(holds_jk, jk.hi, jnp.uint32(0))
+            sizes = sizes - holds_jk.astype(jnp.int32)
+        if rules.robbing:
+            turned_ace = state.turnup % 13 == 0
+            early = (state.phase == game.PHASE_ROB) | (state.phase == game.PHASE_JOKER)
+            nobody = (rules.rob == "forced") & ~state.robbed & ~early & ~turned_ace
+            bound = state.robbed & (state.robber != p) & ~turned_ace
+    unseen = Bits(jnp.uint32(deck.lo), jnp.uint32(deck.hi)).without(seen)
+    sizes = jnp.where(seats == p, 0, sizes)
+    ace_bit = bits.bit(ace)
+    extra = bits.where(nobody, ace_bit, _zero())
+    not_robber = seats != robbed_by
+    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
+    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
+    allowed = Bits(
+        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
+    )
+    spec = HiddenSpec(
+        unseen=unseen,
+        sizes=sizes.astype(jnp.int32),
+        allowed=allowed,
+        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
+        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
+        has_discard=bound,
+    )
+    known = Bits(
+        jnp.where(seats == p, mine.lo, known_extra_lo),
+        jnp.where(seats == p, mine.hi, known_extra_hi),
+    )
+    return spec, known
+
+
+def resample_hidden(
+    key: jax.Array, state: State, player: jax.Array, rules: FortyFiveRules
+) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand):
+    the other hands, the other seats' discards and the stock are re-dealt."""
+    n = state.tricks_won.shape[0]
+    seats = jnp.arange(n)
+    p = jnp.asarray(player, jnp.int32)
+    k_deal, k_rest = jax.random.split(key)
+    spec, known = hidden_spec(state, p, rules)
+    deal = deal_hidden(k_deal, spec)
+    hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
+    # The rest, in a uniformly random order: the other seats' discards, then the stock.
+    size = 53
+    rest = bits.to_bool(deal.rest, size)
+    cards = jnp.nonzero(rest, size=size, fill_value=-1)[0].astype(jnp.int32)
+    noise = jax.random.uniform(k_rest, (size,))
+    shuffled = cards[jnp.argsort(jnp.where(cards >= 0, noise, 2.0))]
+    counts = bits.count(state.discards)
+    slot = spec.has_discard & (seats == spec.bound_seat)
+    need = jnp.where(seats == p, 0, counts - slot.astype(jnp.int32))
+    start = jnp.cumsum(need) - need
+    idx = jnp.arange(5)
+    take = jnp.where(idx[None, :] < need[:, None], shuffled[start[:, None] + idx[None, :]], -1)
+    others = bits.from_positions(take)  # [N]
+    disc_bit = bits.where(slot, _bits_of(deal.discard, n), _zeros(n))
+    discards = Bits(
+        jnp.where(seats == p, state.discards.lo, others.lo | disc_bit.lo),
+        jnp.where(seats == p, state.discards.hi, others.hi | disc_bit.hi),
+    )
+    stock = state.stock
+    if stock.shape[0]:
+        off = need.sum()
+        i = jnp.arange(stock.shape[0])
+        fresh = shuffled[jnp.clip(off + i - state.stock_top, 0, size - 1)]
+        stock = jnp.where(i >= state.stock_top, fresh, -1).astype(jnp.int32)
+    world = state.replace(hands=hands, discards=discards, stock=stock)
+    return world.replace(robber=_entitled(state, hands, rules))
+
+
+def _bits_of(card: jax.Array, n: int) -> Bits:
+    b = bits.bit(jnp.maximum(card, 0))
+    on = card >= 0
+    return Bits(
+        jnp.broadcast_to(jnp.where(on, b.lo, jnp.uint32(0)), (n,)),
+        jnp.broadcast_to(jnp.where(on, b.hi, jnp.uint32(0)), (n,)),
+    )
+
+
+def _zeros(n: int) -> Bits:
+    return Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32))
+
+
+def _entitled(state: State, hands: Bits, rules: FortyFiveRules) -> jax.Array:
+    """``robber`` of a resampled world (hidden when nobody robbed; see Spoil Five's)."""
+    if not rules.robbing:
+        return state.robber
+    ace = jnp.maximum(state.trump, 0) * 13
+    holds = bits.has(hands, ace)
+    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
+    unrobbed = jnp.where(
+        state.turnup % 13 == 0,
+        state.dealer,
+        jnp.where(bits.has(state.played, ace), state.robber, holder),
+    )
+    early = state.phase == game.PHASE_JOKER
+    out = jnp.where(state.robbed | early, state.robber, unrobbed)
+    return out.astype(jnp.int32)
+
+
+# --------------------------------------------------------------------------- playouts
+
+
+def resolve_policy(policy: Any, rules: FortyFiveRules) -> Callable[..., Any]:
+    """A jittable policy on the family's State: ``"heuristic"``/``"greedy"`` (the family's
+    greedy player), ``"random"``, or a callable."""
+    from spoilfive_jax.games.forty_five import tools
+
+    if policy == "heuristic":
+        policy = "greedy"
+    return tools.resolve(policy, 1, rules)[0][0]
+
+
+def playout(
+    keys: jax.Array, states: State, player: jax.Array, policy: Any, rules: FortyFiveRules
+) -> dict[str, jax.Array]:
+    """Play a batch of states (leading axis B) to the end of the hand with ``policy`` at every
+    seat through ``game.step``.  float32[B] per ``FIELDS`` for seat ``player`` int32[B]: its
+    team's points for the hand (``rewards``) and, in Auction, whether the bidding team made its
+    bid (NaN in the turn-up games)."""
+    fn = resolve_policy(policy, rules)
+    step = jax.vmap(lambda s, a: game.step(s, a, rules))
+
+    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
+        return (~carry[0].terminated).any()
+
+    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
+        state, total, t = carry
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        action = jax.vmap(fn)(ks, state, jnp.maximum(state.current_player, 0))
+        state = step(state, jnp.asarray(action, jnp.int32))
+        return state, total + state.rewards, t + 1
+
+    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    points = jnp.take_along_axis(total, player[:, None], axis=1)[:, 0]
+    if rules.auction:
+        t = num_teams(state.tricks_won.shape[-1])
+        team = jnp.maximum(state.bidder, 0) % t
+        bid_points = jnp.take_along_axis(state.hand_points, team[:, None], axis=1)[:, 0]
+        made = jnp.where(state.bidder >= 0, (bid_points > 0).astype(jnp.float32), jnp.nan)
+    else:
+        made = jnp.full(points.shape, jnp.nan, jnp.float32)
+    return {"expected_points": points.astype(jnp.float32), "make_prob": made}
