@@ -181,6 +181,7 @@ def collect(
     if isinstance(key, (int, np.integer)):
         key = jax.random.PRNGKey(int(key))
     fn = policy_of(env, policy)
+    batch = min(batch, 1 << max(num_hands - 1, 0).bit_length())  # small runs: a small chunk
     caps, finals = [], []
     for first in range(0, num_hands, batch):
         keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(jnp.arange(first, first + batch))
@@ -201,6 +202,24 @@ def policy_actions(policy: Any, states: Any, seed: int = 0) -> np.ndarray:
     count = int(np.asarray(states.current_player).shape[0])
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
     return np.asarray(jax.jit(jax.vmap(policy))(keys, dev, dev.current_player))
+
+
+def analyze_split(
+    key: int, env: Any, positions: Any, num_samples: int, policy: Any
+) -> tuple[Any, Any]:
+    """Two independent ``sf.analyze`` runs of the same positions: choose the best action of a
+    group with the first and read its value from the second, so that the maximum over noisy
+    estimates does not flatter the chosen action (the winner's curse)."""
+    pol = policy_of(env, policy)
+    select = sf.analyze(key, env, positions, num_samples=num_samples, policy=pol)
+    value = sf.analyze(key + 7919, env, positions, num_samples=num_samples, policy=pol)
+    return select, value
+
+
+def best_of(select: np.ndarray, value: np.ndarray, mask: np.ndarray) -> tuple[Any, Any]:
+    """(the action of ``mask`` [M, A] with the highest ``select`` value, its ``value``)."""
+    idx = np.where(mask, select, -np.inf).argmax(1)
+    return idx, value[np.arange(idx.size), idx]
 
 
 def take(tree: Any, idx: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
@@ -13,7 +14,18 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.cards import TRUMP_STRENGTH
 from spoilfive_jax.games.forty_five import game as fg
 from spoilfive_jax.games.spoil_five import game as family_core
-from study.common import Progress, collect, grouped, hand_cards, mean_ci, policy_of, prop_ci
+from study.common import (
+    Progress,
+    analyze_split,
+    best_of,
+    collect,
+    grouped,
+    hand_cards,
+    mean_ci,
+    policy_actions,
+    policy_of,
+    prop_ci,
+)
 
 _TS = jnp.asarray(TRUMP_STRENGTH)
 FIVE = 13  # trump strength of the 5 of trumps
@@ -53,11 +65,11 @@ def five_of_trumps(
     pos, _, _, hands = collect(
         key, env, "greedy", num_hands, _is_five_follow, progress=Progress("five")
     )
-    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=policy_of(env, policy))
+    sel, ev = analyze_split(key, env, pos, num_samples, policy)
     five, others = jax.vmap(_five_options)(jax.tree.map(jnp.asarray, pos))
-    pts = res.expected_points[:, :52]
-    play5 = np.where(np.asarray(five), pts, -np.inf).max(1)
-    keep = np.where(np.asarray(others), pts, -np.inf).max(1)
+    pick, val = sel.expected_points[:, :52], ev.expected_points[:, :52]
+    _, play5 = best_of(pick, val, np.asarray(five))
+    _, keep = best_of(pick, val, np.asarray(others))
     gain = keep - play5
     cur = np.asarray(pos.current_player)
     partner = (cur + 2) % 4
@@ -125,8 +137,7 @@ def partner_suit(
     suit_cards = np.asarray(jax.vmap(_partner_suit_cards)(dev, jnp.asarray(led)))
     strength = np.asarray(family_core.plain_strength(jnp.arange(52)))
     tip = np.where(suit_cards, strength[None, :], -1).argmax(1)
-    keys = jax.random.split(jax.random.PRNGKey(key), tip.size)
-    base = np.asarray(jax.vmap(pol)(keys, dev, dev.current_player))
+    base = policy_actions(pol, pos)
     true_tip, true_base = (_true_value(env, pol, dev, a) for a in (tip, base))
     res = sf.analyze(key, env, pos, num_samples=num_samples, policy=pol)
     m = np.arange(tip.size)
@@ -151,11 +162,16 @@ def _collect_with_led(key: int, env: Any, num_hands: int) -> tuple[Any, Any, int
 
 def _true_value(env: Any, pol: Any, states: Any, actions: np.ndarray) -> np.ndarray:
     """Points for the player to act of ``actions`` on the true deal (greedy playouts)."""
-    after = jax.vmap(env.step)(states, jnp.asarray(actions, jnp.int32))
-    keys = jax.random.split(jax.random.PRNGKey(7), actions.size)
+    out = _true_playout(env, pol, states, jnp.asarray(actions, jnp.int32))
+    return np.asarray(out, np.float64)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _true_playout(env: Any, pol: Any, states: Any, actions: jax.Array) -> jax.Array:
+    after = jax.vmap(env.step)(states, actions)
+    keys = jax.random.split(jax.random.PRNGKey(7), actions.shape[0])
     player = jnp.maximum(states.current_player, 0)
-    vals = env.analysis_playout(keys, after, player, pol)
-    return np.asarray(vals["expected_points"], np.float64)
+    return env.analysis_playout(keys, after, player, pol)["expected_points"]
 
 
 # ------------------------------------------------------------------------ Q10 Auction bids

@@ -12,7 +12,17 @@ import spoilfive_jax as sf
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.games.spoil_five import game as g
-from study.common import Progress, collect, grouped, mean_ci, policy_actions, prop_ci, quiet
+from study.common import (
+    Progress,
+    analyze_split,
+    best_of,
+    collect,
+    grouped,
+    mean_ci,
+    policy_actions,
+    prop_ci,
+    quiet,
+)
 
 TOP = 11  # trump strength of the A♥; the 5 and J of trumps are 13 and 12
 _TS = jnp.asarray(TRUMP_STRENGTH)  # int32[4, 52]: -1 for a plain card
@@ -93,13 +103,12 @@ def rob_value(
     ``policy`` playouts)."""
     env = sf.SpoilFive(num_players)
     pos, _, _, hands = collect(key, env, "heuristic", num_hands, _is_rob, progress=Progress("rob"))
-    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=policy)
-    chips = res.expected_chips
-    se = res.expected_chips_se
-    discard = np.where(res.legal[:, :52], chips[:, :52], -np.inf)
-    best_card = discard.argmax(1)
+    sel, ev = analyze_split(key, env, pos, num_samples, policy)
+    legal = sel.legal[:, :52]
+    best_card, rob_v = best_of(sel.expected_chips[:, :52], ev.expected_chips[:, :52], legal)
+    chips, se = ev.expected_chips, ev.expected_chips_se
     m = np.arange(best_card.shape[0])
-    rob_v, pass_v = discard[m, best_card], chips[:, sf.PASS]
+    pass_v = chips[:, sf.PASS]
     gain = rob_v - pass_v
     heur = policy_actions(sf.HEURISTIC, pos)
     heur_gain = chips[m, heur] - pass_v
@@ -179,12 +188,12 @@ def renege_value(
     pos, _, _, hands = collect(
         key, env, "heuristic", num_hands, _is_renege, progress=Progress("renege")
     )
-    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=policy)
+    sel, ev = analyze_split(key, env, pos, num_samples, policy)
     tops, others = jax.vmap(_renege_cards)(jax.tree.map(jnp.asarray, pos))
     tops, others = np.asarray(tops), np.asarray(others)
-    chips = res.expected_chips[:, :52]
-    play = np.where(tops, chips, -np.inf).max(1)
-    withhold = np.where(others, chips, -np.inf).max(1)
+    pick, val = sel.expected_chips[:, :52], ev.expected_chips[:, :52]
+    _, play = best_of(pick, val, tops)
+    _, withhold = best_of(pick, val, others)
     gain = withhold - play
     strength = TRUMP_STRENGTH[pos.trump]
     top_card = np.where(tops, strength, -1).max(1)
@@ -227,20 +236,27 @@ def spoiler(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
 
 
 def spoil_vs_win(
-    key: int, num_players: int, num_hands: int, carried: tuple[int, ...] = (0, 10, 20)
+    key: int,
+    num_players: int,
+    num_hands: int,
+    carried: tuple[int, ...] = (0, 10, 20),
+    seats: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     """Q4/Q6: one seat plays ``spoiler`` (the others the heuristic) against the heuristic in
     that seat, on the same deals; the difference by the seat's holding.  ``value`` adds to the
     hand's chips the seat's equal share (1/N) of a pot carried by a spoil or failed jink.
     ``weak_value_by_carried``: that difference for weak hands (no top trump, at most one trump)
     had ``c`` chips been carried in (both policies ignore the pot, so only the stakes change:
-    a win gains ``c`` more, a spoil carries ``c`` more)."""
+    a win gains ``c`` more, a spoil carries ``c`` more).  ``seats``: the seats the queries
+    sit in (default: every seat)."""
     q = max(num_hands // 4, 8)  # two rollouts per query, two policies
     deals = random_deals(key + 1, q, num_players)
+    seats = tuple(range(num_players)) if seats is None else seats
+    deals["seat"] = np.asarray(seats, np.int32)[deals["seat"] % len(seats)]
     env = sf.SpoilFive(num_players)
     out = {name: np.zeros((3, q)) for name in ("heuristic", "spoiler")}
     show = Progress("spoil")
-    for s in range(num_players):
+    for i, s in enumerate(seats):
         at = deals["seat"] == s
         for name in out:
             pols = ["heuristic"] * num_players
@@ -256,7 +272,7 @@ def spoil_vs_win(
                 num_rollouts=2,
             )
             out[name][:, at] = [sc.expected_chips, sc.win_prob, sc.spoil_prob]
-        show(s + 1, num_players)
+        show(i + 1, len(seats))
     pot = float(num_players)  # antes only, nothing carried in
     diff = out["spoiler"] - out["heuristic"]
     value = diff[0] + diff[2] * pot / num_players
@@ -335,7 +351,7 @@ def jink_decisions(
     env = sf.SpoilFive(num_players)
     found = collect(key, env, "heuristic", num_hands, _is_jink, progress=Progress("jink"))
     pos, hands = found.positions, found.hands
-    res = sf.analyze(key, env, pos, num_samples=num_samples, policy="heuristic")
+    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=sf.HEURISTIC)
     p = res.win_prob[:, sf.JINK]
     heur = policy_actions(sf.HEURISTIC, pos)
     jinks = heur == sf.JINK
@@ -391,4 +407,7 @@ def seat_advantage(
         "dealer_win_when_dealer_may_rob": prop_ci(win[dealer_robs, 0]),
         "dealer_win_otherwise": prop_ci(win[~dealer_robs, 0]),
         "dealer_may_rob_rate": prop_ci(dealer_robs),
+        "jink_rate": prop_ci(out.jinked),
+        "jink_success": prop_ci(out.jink_won[out.jinked]),
+        "rob_rate": prop_ci(out.robbed),
     }
