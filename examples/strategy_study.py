@@ -41,12 +41,12 @@ SIZES: dict[str, dict[str, int]] = {
         "partner_samples": 32, "auction_hands": 20_000, "auction_pimc_hands": 32,
     },
     "full": {
-        "q1_hands": 1_000_000, "q1_pimc_hands": 400, "rob_hands": 6_000, "rob_samples": 64,
+        "q1_hands": 1_000_000, "q1_pimc_hands": 4_000, "rob_hands": 6_000, "rob_samples": 64,
         "renege_hands": 300_000, "renege_samples": 48, "spoil_hands": 200_000,
         "jink_hands": 100_000, "jink_samples": 96, "rate_hands": 1_000_000,
-        "seat_hands": 1_000_000, "seat_pimc_hands": 600, "pimc_samples": 8,
+        "seat_hands": 1_000_000, "seat_pimc_hands": 6_000, "pimc_samples": 8,
         "five_hands": 20_000, "five_samples": 64, "partner_hands": 40_000,
-        "partner_samples": 48, "auction_hands": 1_000_000, "auction_pimc_hands": 96,
+        "partner_samples": 48, "auction_hands": 1_000_000, "auction_pimc_hands": 600,
     },
 }  # fmt: skip
 

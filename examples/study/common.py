@@ -201,7 +201,13 @@ def policy_actions(policy: Any, states: Any, seed: int = 0) -> np.ndarray:
     dev = jax.tree.map(jnp.asarray, states)
     count = int(np.asarray(states.current_player).shape[0])
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
-    return np.asarray(jax.jit(jax.vmap(policy))(keys, dev, dev.current_player))
+    return np.asarray(_batched(policy)(keys, dev, dev.current_player))
+
+
+@functools.cache
+def _batched(policy: Any) -> Callable[..., Any]:
+    """``jit(vmap(policy))``, compiled once per policy."""
+    return jax.jit(jax.vmap(policy))
 
 
 def analyze_split(

@@ -31,6 +31,7 @@ def q1(res: dict[str, Any]) -> Figure:
             ax.errorbar(x, [100 * v for v in y], [100 * v for v in e], marker="o",
                         capsize=3, label=f"{block['players']} players")  # fmt: skip
     axes[0].set_xlabel("top trumps held (5, J, A♥)")
+    axes[0].set_xticks([0, 1, 2, 3])
     axes[1].set_xlabel("trumps held (A♥ included)")
     for ax in axes:
         ax.set_ylabel("chance to take the pot (%)")
@@ -145,13 +146,16 @@ def q10(res: dict[str, Any]) -> Figure:
     axes[0].set_ylabel("made (%)")
     axes[0].legend(fontsize=8)
     axes[0].grid(alpha=0.3)
+    colours = {"5+J": "C0", "5": "C1", "J": "C2", "no 5/J": "C3"}
     for row in res["greedy"]["by_holding"]:
-        if row["n"] >= 200:
-            axes[1].plot(bids, [100 * row["reach"][str(b)] for b in bids], marker="o",
+        if row["n"] >= 200 and row["trumps"] in (3, 4):
+            style = "-" if row["trumps"] == 3 else "--"
+            axes[1].plot(bids, [100 * row["reach"][str(b)] for b in bids], style, marker="o",
+                         color=colours[row["holding"]],
                          label=f"{row['holding']}, {row['trumps']} trumps")  # fmt: skip
     axes[1].set_xlabel("bid")
     axes[1].set_ylabel("would be made (%)")
-    axes[1].set_title("by the bidder's holding after the draw")
+    axes[1].set_title("bidder's holding after the draw")
     axes[1].legend(fontsize=7)
     axes[1].grid(alpha=0.3)
     fig.suptitle("Q10: Auction Forty-Fives make rates")
