@@ -127,7 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", choices=sorted(SIZES), default="quick")
     ap.add_argument("--out", type=Path, default=Path("docs"))
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--only", nargs="*", help="questions to run (q1 .. q10; q6 is in q4/q5)")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        help="questions to run (q1 .. q10; q6 is in q4/q5); any other word (e.g. 'plots'):"
+        " run nothing and redraw the plots from the JSON in --out",
+    )
     args = ap.parse_args(argv)
     z = SIZES[args.size]
     args.out.mkdir(parents=True, exist_ok=True)
@@ -135,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     todo = questions(z, args.seed)
     start = time.perf_counter()
+    ran = []
     for name, thunk in todo.items():
         if args.only and name not in args.only:
             continue
@@ -142,15 +148,18 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         results[name] = to_json(thunk())
         results[name]["seconds"] = round(time.perf_counter() - t0, 1)
+        ran.append(name)
         print(f"{name} done in {results[name]['seconds']} s", file=sys.stderr, flush=True)
         meta = {"size": args.size, "seed": args.seed, "sizes": z}
         results["meta"] = {**results.get("meta", {}), **meta}
         path.write_text(json.dumps(results, indent=1))
-    results["meta"]["seconds_this_run"] = round(time.perf_counter() - start, 1)
-    path.write_text(json.dumps(results, indent=1))
+    if ran:
+        seconds = round(time.perf_counter() - start, 1)
+        results["meta"].setdefault("runs", []).append({"questions": ran, "seconds": seconds})
+        path.write_text(json.dumps(results, indent=1))
+        print(f"wrote {path} ({seconds} s)", file=sys.stderr)
     for png in plots.make_all(results, args.out):
         print(f"wrote {png}", file=sys.stderr)
-    print(f"wrote {path} ({results['meta']['seconds_this_run']} s)", file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,8 @@
 """The strategy study's building blocks (examples/study) on tiny runs: shapes and sane ranges.
 
 The numbers themselves come from ``examples/strategy_study.py``; these runs are far too small
-to say anything about the game."""
+to say anything about the game.  The two Forty-Five analysis tests are marked slow (each adds
+about 20 s of compiling): ``pytest -m slow tests/test_study.py`` runs them."""
 
 from __future__ import annotations
 
@@ -102,13 +103,15 @@ def test_seat_advantage_adds_up() -> None:
     assert len(res["chips_by_seat"]) == 4
 
 
+@pytest.mark.slow  # two more compiles (collect and analyze on Forty-Five): run with -m slow
 def test_five_of_trumps_shapes() -> None:
-    res = family.five_of_trumps(1, 256, 4)
+    res = family.five_of_trumps(1, 128, 4)
     assert res["positions"] > 0 and len(res["by_situation"]) == 3
     assert sum(r["n"] for r in res["by_situation"]) == res["positions"]
     assert abs(res["gain_keep_five"]["mean"]) <= 60
 
 
+@pytest.mark.slow
 def test_partner_suit_shapes() -> None:
     res = family.partner_suit(1, 512, 4)
     assert res["positions"] > 0 and _in_unit(res["same_card_share"])

@@ -99,8 +99,9 @@ def q5(res: dict[str, Any]) -> Figure:
     axes[0].grid(alpha=0.3)
     for block in res["decisions"]:
         hist = block["p_hist"]
-        axes[1].step([i / len(hist) for i in range(len(hist))], hist, where="post",
-                     label=f"{block['players']} players")  # fmt: skip
+        edges = [i / len(hist) for i in range(len(hist) + 1)]
+        axes[1].stairs(hist, edges, label=f"{block['players']} players")
+    axes[1].axvline(5 / 9, color="k", ls=":", lw=1, label="break-even, 5 players")
     axes[1].set_xlabel("analysed P(jink wins tricks 4 and 5)")
     axes[1].set_ylabel("jink decisions")
     axes[1].set_title("jink decisions reached in play")
