@@ -3,7 +3,7 @@
 Runs every measurement of ``docs/strategy.md`` (questions 1-10 of issue 11) and writes the
 numbers as JSON and the plots as PNG files:
 
-    python examples/strategy_study.py --size quick --out docs/   # a few minutes on a CPU
+    python examples/strategy_study.py --size quick --out docs/   # ~8 min on a busy 2-core CPU
     python examples/strategy_study.py --size full --out docs/    # >= 10^6 hands where needed
 
 Progress lines go to stderr.  Same seed and size -> same numbers.
