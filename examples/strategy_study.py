@@ -70,6 +70,9 @@ def questions(z: dict[str, int], seed: int) -> dict[str, Callable[[], Any]]:
             "heuristic": [
                 s5.renege_value(seed, n, z["renege_hands"], z["renege_samples"]) for n in PLAYERS
             ],
+            "random_playouts_5p": s5.renege_value(
+                seed, 5, z["renege_hands"] // 2, z["renege_samples"], policy="random"
+            ),
         },
         "q4": lambda: {
             "heuristic": [s5.spoil_vs_win(seed, n, z["spoil_hands"], CARRIED) for n in PLAYERS],
