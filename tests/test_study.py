@@ -1,0 +1,127 @@
+"""The strategy study's building blocks (examples/study) on tiny runs: shapes and sane ranges.
+
+The numbers themselves come from ``examples/strategy_study.py``; these runs are far too small
+to say anything about the game.  The two Forty-Five analysis tests are marked slow (each adds
+about 20 s of compiling): ``pytest -m slow tests/test_study.py`` runs them."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+from study import common, family
+from study import spoil_five as s5
+
+import spoilfive_jax as sf
+
+
+def _in_unit(x: float) -> bool:
+    return 0.0 <= x <= 1.0
+
+
+def test_mean_and_proportion_intervals() -> None:
+    m = common.mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert m["mean"] == pytest.approx(2.5)
+    assert m["ci95"] == pytest.approx(1.96 * np.std([1, 2, 3, 4], ddof=1) / 2)
+    p = common.prop_ci([True] * 30 + [False] * 70)
+    assert p["mean"] == pytest.approx(0.3)
+    assert p["lo"] < 0.3 < p["hi"] and p["n"] == 100
+    assert common.prop_ci([])["n"] == 0 and math.isnan(common.mean_ci([])["mean"])
+
+
+def test_jink_break_even_formula() -> None:
+    assert s5.jink_break_even(5, 1, 5) == pytest.approx(5 / 9)
+    assert s5.jink_break_even(5, 1, 5, carried_share=0.2) == pytest.approx(0.5)
+    assert s5.jink_break_even(25, 1, 5) == pytest.approx(25 / 29)
+    table = s5.break_even_table([4, 5], [0, 10])
+    assert len(table) == 4 and all(_in_unit(r["p_lost"]) for r in table)
+    assert all(r["p_shared"] < r["p_lost"] for r in table)
+
+
+def test_win_by_holding_shapes() -> None:
+    res = s5.win_by_holding(1, 4, 512)
+    assert [r["group"] for r in res["by_top"]] == [0, 1, 2, 3]
+    assert len(res["by_trumps"]) == 6 and len(res["by_seat"]) == 4
+    assert len(res["by_top_and_trumps"]) == 4 and len(res["by_top_and_trumps"][0]) == 6
+    assert _in_unit(res["overall"]["mean"])
+    assert sum(r["n"] for r in res["by_top"]) == res["hands"] // 2
+
+
+def test_rob_value_shapes() -> None:
+    res = s5.rob_value(1, 4, 64, 4)
+    assert 0 < res["positions"] <= 64
+    assert math.isfinite(res["gain_best"]["mean"])
+    assert res["gain_best"]["mean"] >= res["gain_heuristic_discard"]["mean"]
+    assert _in_unit(res["decline_better"]["mean"])
+    assert sum(res["best_discard"].values()) == pytest.approx(1.0)
+
+
+def test_renege_value_shapes() -> None:
+    res = s5.renege_value(1, 4, 2048, 4)
+    assert res["positions"] > 0
+    assert len(res["by_trick"]) == 5 and len(res["by_card"]) == 3
+    assert _in_unit(res["withhold_better"]["mean"])
+    assert abs(res["gain_withhold"]["mean"]) < 10
+
+
+def test_spoiler_plays_legal_cards() -> None:
+    got = common.collect(3, sf.SpoilFive(4), "heuristic", 2048, s5._is_renege)
+    actions = common.policy_actions(s5.spoiler, got.positions)
+    legal = np.asarray(jax.vmap(lambda s: s.legal_action_mask)(got.positions))
+    assert got.led.shape == (actions.size, 4)
+    assert legal[np.arange(actions.size), actions].all()
+
+
+def test_spoil_vs_win_shapes() -> None:
+    res = s5.spoil_vs_win(1, 4, 256, carried=(0, 8), seats=(1,))
+    assert len(res["d_value"]) == 9 and len(res["d_win"]) == 9
+    assert [r["carried"] for r in res["weak_value_by_carried"]] == [0, 8]
+    assert all(abs(r["mean"]) <= 1 for r in res["d_win"] if r["n"])
+    assert _in_unit(res["weak_share"])
+
+
+def test_jink_decisions_and_rates() -> None:
+    res = s5.jink_decisions(1, 4, 1024, 4, [0, 10])
+    assert res["positions"] > 0 and sum(res["p_hist"]) == res["positions"]
+    assert _in_unit(res["p_jink_wins"]["mean"])
+    assert [r["carried"] for r in res["jink_right_by_carried"]] == [0, 10]
+    rates = s5.jink_rates(1, 4, 512, "heuristic")
+    assert _in_unit(rates["jink_rate"]["mean"])
+
+
+def test_seat_advantage_adds_up() -> None:
+    res = s5.seat_advantage(1, 4, 2048)
+    total = sum(r["mean"] for r in res["win_by_seat"]) + res["spoil_rate"]["mean"]
+    assert total == pytest.approx(1.0)
+    assert len(res["chips_by_seat"]) == 4
+
+
+@pytest.mark.slow  # two more compiles (collect and analyze on Forty-Five): run with -m slow
+def test_five_of_trumps_shapes() -> None:
+    res = family.five_of_trumps(1, 128, 4)
+    assert res["positions"] > 0 and len(res["by_situation"]) == 3
+    assert sum(r["n"] for r in res["by_situation"]) == res["positions"]
+    assert abs(res["gain_keep_five"]["mean"]) <= 60
+
+
+@pytest.mark.slow
+def test_partner_suit_shapes() -> None:
+    res = family.partner_suit(1, 512, 4)
+    assert res["positions"] > 0 and _in_unit(res["same_card_share"])
+    assert abs(res["true_gain"]["mean"]) <= 60 and abs(res["analysis_gain"]["mean"]) <= 60
+
+
+def test_auction_make_rates_shapes() -> None:
+    res = family.auction_make_rates(1, 512)
+    assert res["bids"] == 512
+    assert [r["group"] for r in res["by_bid"]] == [15, 20, 25, 30]
+    reach = [res["reach_any_bidder"][str(b)]["mean"] for b in (15, 20, 25, 30)]
+    assert reach == sorted(reach, reverse=True) and all(_in_unit(x) for x in reach)
+    assert all(_in_unit(r["mean"]) for r in res["by_holding"])
