@@ -78,6 +78,7 @@ def play_and_compare(env: sf.SpoilFive, seed: int) -> dict[str, int]:
     decks = np.stack([rng.permutation(52) for _ in range(BATCH)]).astype(np.int32)
     dealers = rng.integers(0, n, BATCH).astype(np.int32)
     carried = rng.choice(_carried_choices(rules), BATCH).astype(np.int32)
+    traced = TRACES["init", env], TRACES["step", env]  # other tests may share the cache
     state = batched_init(env)(decks, dealers, carried)
     refs = [
         ref.RefHand.from_deck(n, to_ref_rules(rules), decks[b].tolist(), dealers[b], carried[b])
@@ -163,8 +164,9 @@ def play_and_compare(env: sf.SpoilFive, seed: int) -> dict[str, int]:
     # A hand ends within 5N+2 decisions (a rob, 5 tricks of N plays, a jink decision).
     assert ended_at.max() <= 5 * n + 2
     assert all(r.decisions == ended_at[b] for b, r in enumerate(refs))
-    # One compile per (N, rules), whatever the states and actions.
-    assert TRACES["init", env] == 1 and TRACES["step", env] == 1
+    # One compile per (N, rules, batch), whatever the states and actions: at most one trace
+    # here (none when another test already compiled this batch shape).
+    assert TRACES["init", env] - traced[0] <= 1 and TRACES["step", env] - traced[1] <= 1
     return stats
 
 

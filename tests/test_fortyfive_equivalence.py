@@ -154,6 +154,7 @@ def play_and_compare(env: ff.FortyFive, seed: int, num_hands: int) -> dict[str, 
         0,
     )
     ref_rules = to_ref_rules(rules)
+    traced = TRACES["init", env], TRACES["step", env]  # other tests may share the cache
     for h in range(num_hands):
         decks = np.stack([rng.permutation(rules.deck_size) for _ in range(BATCH)]).astype(np.int32)
         state = batched_init(env)(decks, dealers, scores)
@@ -167,7 +168,9 @@ def play_and_compare(env: ff.FortyFive, seed: int, num_hands: int) -> dict[str, 
         s = jax.device_get(state)
         dealers = ((dealers + 1) % n).astype(np.int32)
         scores = np.where(s.game_over[:, None], 0, s.scores).astype(np.int32)
-    assert TRACES["init", env] == 1 and TRACES["step", env] == 1  # one compile per table
+    # One compile per table and batch, whatever the states and actions: at most one trace here
+    # (none when another test already compiled this batch shape).
+    assert TRACES["init", env] - traced[0] <= 1 and TRACES["step", env] - traced[1] <= 1
     return stats
 
 
