@@ -107,11 +107,11 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
     return spec, known
 
 
-def resample_hidden(
-    key: jax.Array, state: State, player: jax.Array, rules: FortyFiveRules
-) -> State:
-    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand):
-    the other hands, the other seats' discards and the stock are re-dealt."""
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand at
+    ``env``'s table: ``env.resample_hidden``): the other hands, the other seats' discards and the
+    stock are re-dealt."""
+    rules = env.rules
     n = state.tricks_won.shape[0]
     seats = jnp.arange(n)
     p = jnp.asarray(player, jnp.int32)
@@ -193,19 +193,19 @@ def resolve_policy(policy: Any, rules: FortyFiveRules) -> Callable[..., Any]:
 
 
 def playout(
+    env: Any,
     keys: jax.Array,
     states: State,
     actions: jax.Array,
     player: jax.Array,
     policy: Any,
-    rules: FortyFiveRules,
-    step: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand to its end with
-    ``policy`` at every seat through ``step`` (the env's step of one hand).  float32[B, L] per
+    ``policy`` at every seat through ``env._step`` (``env.analysis_playout``).  float32[B, L] per
     ``FIELDS`` for seat ``player`` int32[B]: its team's points for the hand (``rewards``) and,
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
     per state, shared by its L playouts (common random numbers)."""
+    rules, step = env.rules, env._step
     b, width = actions.shape
 
     def tile(x: jax.Array) -> jax.Array:

@@ -109,12 +109,14 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
     return spec, known
 
 
-def resample_hidden(key: jax.Array, state: State, player: jax.Array, rules: Rules) -> State:
-    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand).
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand
+    at ``env``'s table: ``env.resample_hidden``).
 
     ``player``'s hand and the public record are kept; the other hands, the rob discard (of
     another seat) and so the stock are re-dealt.  Jittable and vmappable.
     """
+    rules = env.rules
     spec, known = hidden_spec(state, player, rules)
     deal = deal_hidden(key, spec)
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
@@ -200,17 +202,16 @@ def _values(rewards: jax.Array, winner: jax.Array, player: jax.Array) -> dict[st
 
 
 def playout(
+    env: Any,
     keys: jax.Array,
     states: State,
     actions: jax.Array,
     player: jax.Array,
     policy: Any,
-    num_players: int,
-    rules: Rules,
-    step: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] (legal) to the live ``states`` [B] and play every
-    result to the end with ``policy`` at every seat (``step``: the env's step of one hand).
+    result to the end with ``policy`` at every seat of ``env``'s table (``env.analysis_playout``;
+    ``env._step``: the step of one hand).
 
     Returns float32[B, L] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips
     for the hand (``rewards``), whether it takes the pot, whether nobody does (a spoil or a
@@ -218,7 +219,7 @@ def playout(
     numbers).  Built-in policies run on the fast kernel (the state converted once, the actions
     applied there), any other jittable policy through ``step``.
     """
-    n = num_players
+    n, rules, step = env.num_players, env.rules, env._step
     spec = BUILTIN.get(policy, policy) if isinstance(policy, str) else policy
     if isinstance(policy, str) and policy not in BUILTIN:
         raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
