@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import JOKER, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
@@ -37,10 +37,6 @@ from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 MAX_LEGAL = 6  # five cards and PASS/DONE; PASS, four bids and HOLD
 FIELDS = ("expected_points", "make_prob")
-
-
-def _zero() -> Bits:
-    return Bits(jnp.uint32(0), jnp.uint32(0))
 
 
 def _deck(rules: FortyFiveRules) -> Bits:
@@ -84,22 +80,7 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
             bound = state.robbed & (state.robber != p) & ~turned_ace
     unseen = Bits(jnp.uint32(deck.lo), jnp.uint32(deck.hi)).without(seen)
     sizes = jnp.where(seats == p, 0, sizes)
-    ace_bit = bits.bit(ace)
-    extra = bits.where(nobody, ace_bit, _zero())
-    not_robber = seats != robbed_by
-    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
-    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
-    allowed = Bits(
-        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
-    )
-    spec = HiddenSpec(
-        unseen=unseen,
-        sizes=sizes.astype(jnp.int32),
-        allowed=allowed,
-        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
-        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
-        has_discard=bound,
-    )
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, bound)
     known = Bits(
         jnp.where(seats == p, mine.lo, known_extra_lo),
         jnp.where(seats == p, mine.hi, known_extra_hi),
@@ -165,13 +146,7 @@ def _entitled(state: State, hands: Bits, rules: FortyFiveRules) -> jax.Array:
     if not rules.robbing:
         return state.robber
     ace = jnp.maximum(state.trump, 0) * 13
-    holds = bits.has(hands, ace)
-    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
-    unrobbed = jnp.where(
-        state.turnup % 13 == 0,
-        state.dealer,
-        jnp.where(bits.has(state.played, ace), state.robber, holder),
-    )
+    unrobbed = unrobbed_robber(state, hands, ace)
     early = state.phase == game.PHASE_JOKER
     out = jnp.where(state.robbed | early, state.robber, unrobbed)
     return out.astype(jnp.int32)

@@ -31,7 +31,7 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.policies import (
@@ -75,7 +75,6 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
     sizes = jnp.where(seats == p, 0, sizes)
 
     ace = state.trump * 13  # the ace of trumps (A♥ when hearts)
-    ace_bit = bits.bit(ace)
     turned_ace = state.turnup % 13 == 0
     if rules.rob == "off":
         nobody = jnp.bool_(False)
@@ -84,21 +83,8 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
         past_rob = state.phase != game.PHASE_ROB
         nobody = (rules.rob == "forced") & ~state.robbed & past_rob & ~turned_ace
         bound = state.robbed & (state.robber != p) & ~turned_ace
-    extra = bits.where(nobody, ace_bit, _zero())
-    not_robber = seats != robbed_by
-    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
-    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
-    allowed = Bits(
-        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
-    )
-    spec = HiddenSpec(
-        unseen=unseen,
-        sizes=sizes.astype(jnp.int32),
-        allowed=allowed,
-        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
-        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
-        has_discard=state.robbed & (state.robber != p),
-    )
+    has_discard = state.robbed & (state.robber != p)
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, has_discard)
     known_lo = jnp.where(seats == p, mine.lo, jnp.uint32(0))
     known_hi = jnp.where(seats == p, mine.hi, jnp.uint32(0))
     held = (seats == robbed_by) & turn_held
@@ -132,13 +118,7 @@ def _entitled(state: State, hands: Bits, rules: Rules) -> jax.Array:
     if rules.rob == "off":
         return state.robber
     ace = state.trump * 13
-    holds = bits.has(hands, ace)
-    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
-    unrobbed = jnp.where(
-        state.turnup % 13 == 0,
-        state.dealer,
-        jnp.where(bits.has(state.played, ace), state.robber, holder),
-    )
+    unrobbed = unrobbed_robber(state, hands, ace)
     return jnp.where(state.robbed, state.robber, unrobbed).astype(jnp.int32)
 
 
