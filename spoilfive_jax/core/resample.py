@@ -19,6 +19,7 @@ round measured fastest).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -255,3 +256,25 @@ def unrobbed_robber(state: Any, hands: Bits, ace: jax.Array) -> jax.Array:
         state.dealer,
         jnp.where(bits.has(state.played, ace), state.robber, holder),
     )
+
+
+def play_out(
+    keys: jax.Array, states: Any, policy: Callable[..., Any], step_one: Callable[[Any, Any], Any]
+) -> tuple[Any, jax.Array]:
+    """Plays a batch of hands ``states`` [B] to their ends with the jittable ``policy`` at every
+    seat through ``step_one`` (the env's step of one hand), the key of decision t of hand b
+    ``fold_in(keys[b], t)``: (the final states, the rewards summed over the steps [B, N])."""
+    step = jax.vmap(step_one)
+
+    def live(carry: tuple[Any, jax.Array, jax.Array]) -> jax.Array:
+        return (~carry[0].terminated).any()
+
+    def body(carry: tuple[Any, jax.Array, jax.Array]) -> tuple[Any, jax.Array, jax.Array]:
+        state, total, t = carry
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
+        state = step(state, jnp.asarray(action, jnp.int32))
+        return state, total + state.rewards, t + 1
+
+    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    return state, total

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, rob_spec, unrobbed_robber
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import JOKER, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
@@ -200,19 +200,7 @@ def _playout(
     step_one: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     fn = resolve_policy(policy, rules)
-    step = jax.vmap(step_one)
-
-    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
-        return (~carry[0].terminated).any()
-
-    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
-        state, total, t = carry
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        action = jax.vmap(fn)(ks, state, jnp.maximum(state.current_player, 0))
-        state = step(state, jnp.asarray(action, jnp.int32))
-        return state, total + state.rewards, t + 1
-
-    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    state, total = play_out(keys, states, fn, step_one)
     points = jnp.take_along_axis(total, player[:, None], axis=1)[:, 0]
     if rules.auction:
         t = num_teams(state.tricks_won.shape[-1])

@@ -31,7 +31,7 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, rob_spec, unrobbed_robber
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.policies import (
@@ -267,17 +267,5 @@ def _playout_public(
     policy: Callable[..., Any],
     step_one: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
-    step = jax.vmap(step_one)
-
-    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
-        return (~carry[0].terminated).any()
-
-    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
-        state, total, t = carry
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
-        state = step(state, jnp.asarray(action, jnp.int32))
-        return state, total + state.rewards, t + 1
-
-    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    state, total = play_out(keys, states, policy, step_one)
     return _values(total, state.winner, player)
