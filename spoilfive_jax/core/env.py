@@ -500,12 +500,28 @@ class Env(abc.ABC, Generic[S, R]):
     # ---------------- analysis hooks (analysis, issue 10)
     # What the game-generic position analysis (``tools.analysis``: ``sf.analyze``) and the PIMC
     # bot (``tools.pimc``: ``sf.pimc``) ask of a game, and how the command line reads a position
-    # (``spoilfive analyze``).  A game without them cannot be analysed (NotImplementedError).
+    # (``spoilfive analyze``).  As with the report hooks, a game names two modules and each hook
+    # calls the function of the same name there with the env first: ``infer_module`` (the
+    # hidden-card reading: ``resample_hidden``, ``playout``, ``FIELDS``, ``MAX_LEGAL``) and
+    # ``history_module`` (``position_from_history``, ``position_env``).  A game without them
+    # cannot be analysed (NotImplementedError).
+
+    infer_module: ClassVar[str] = ""
+    """Dotted name of the game's inference module (worlds and playouts for the analysis)."""
+    history_module: ClassVar[str] = ""
+    """Dotted name of the game's position-text module (``position_from_history``)."""
+
+    @classmethod
+    def _analysis(cls, module: str, name: str) -> Any:
+        if not module:
+            raise NotImplementedError(f"{cls.__name__} has no position analysis ({name})")
+        return getattr(importlib.import_module(module), name)
 
     def resample_hidden(self, key: jax.Array, state: S, player: Any) -> S:
         """One hand, jittable: a state drawn uniformly from the deals consistent with what
         ``player`` knows (its cards, its discards, the public record ``state.cannot_hold``)."""
-        raise NotImplementedError(f"{self.id} has no position analysis (resample_hidden)")
+        fn = self._analysis(self.infer_module, "resample_hidden")
+        return fn(self, key, state, player)  # type: ignore[no-any-return]
 
     def analysis_playout(
         self, keys: jax.Array, states: S, actions: jax.Array, player: jax.Array, policy: Any
@@ -513,28 +529,35 @@ class Env(abc.ABC, Generic[S, R]):
         """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand out
         with ``policy`` at every seat (one key per state, shared by its L playouts); float32[B, L]
         per ``analysis_fields`` for ``player`` int32[B]."""
-        raise NotImplementedError(f"{self.id} has no position analysis (analysis_playout)")
+        fn = self._analysis(self.infer_module, "playout")
+        return fn(self, keys, states, actions, player, policy)  # type: ignore[no-any-return]
 
     def analysis_fields(self) -> tuple[str, ...]:
         """The per-rollout values of ``analysis_playout``; the first is what the analysis's
         ``best`` maximises (e.g. ``expected_chips``, ``expected_points``)."""
-        raise NotImplementedError(f"{self.id} has no position analysis (analysis_fields)")
+        return tuple(self._analysis(self.infer_module, "FIELDS"))
 
     def max_legal_actions(self) -> int:
-        """The most legal actions any decision of this game can have."""
-        raise NotImplementedError(f"{self.id} has no position analysis (max_legal_actions)")
+        """The most legal actions any decision of this game can have (e.g. a rob: five cards
+        and PASS)."""
+        return int(self._analysis(self.infer_module, "MAX_LEGAL"))
 
     def position_from_history(self, text: str | None = None, **fields: Any) -> S:
         """Host: the state of a position given as text (``players=5; dealer=0; turnup=7D;
         player=1; hand=...; history=...``) or as the same fields; a one-line ``ValueError``
         naming the problem for an impossible or inconsistent history."""
-        raise NotImplementedError(f"{self.id} cannot read a position from a history")
+        if not self.history_module:
+            raise NotImplementedError(f"{self.id} cannot read a position from a history")
+        fn = self._analysis(self.history_module, "position_from_history")
+        return fn(self, text, **fields)  # type: ignore[no-any-return]
 
     def position_env(self, text: str | None = None, **fields: Any) -> Env[S, R]:
         """Host: the table a position names (its ``players=`` and ``rules=`` fields, this env's
         where not given), whose ``position_from_history`` reads it; by default this env."""
-        del text, fields
-        return self
+        if not self.history_module:
+            return self
+        fn = self._analysis(self.history_module, "position_env")
+        return fn(self, text, **fields)  # type: ignore[no-any-return]
 
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a

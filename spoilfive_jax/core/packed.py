@@ -4,6 +4,8 @@ randomness (no key splitting: a hand's draws depend only on (seed, hand id, coun
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 
@@ -52,4 +54,49 @@ def random_choice(lo: jax.Array, hi: jax.Array, u: jax.Array) -> jax.Array:
     return bits.nth(Bits(lo, hi), k)
 
 
-__all__ = ["get", "mix", "put", "random_choice", "seat_select"]
+class TrickPlay(NamedTuple):
+    """A card played to the current trick (``trick_play``); int32[B] each."""
+
+    led: jax.Array  # the slot led
+    best: jax.Array  # the trick's best power so far
+    seat: jax.Array  # the seat winning the trick so far
+    level: jax.Array  # the renege level: the highest trump strength that counts (-1: none)
+    is_trump: jax.Array  # bool[B]: the card is a trump
+    strength: jax.Array  # its strength in its slot
+
+
+def trick_play(
+    pos: jax.Array,
+    cur: jax.Array,
+    led_old: jax.Array,
+    best_old: jax.Array,
+    seat_old: jax.Array,
+    level_old: jax.Array,
+    renege: str,
+    trump_slot: int,
+    trump_power: int,
+) -> TrickPlay:
+    """Seat ``cur`` plays the card at packed position ``pos`` (slot << 4 | strength) to a trick
+    whose led slot, best power, winning seat and renege level were ``led_old``, ``best_old``,
+    ``seat_old``, ``level_old`` (-1: a new trick).  A trump (slot ``trump_slot``) has power
+    ``trump_power`` + strength, a card of the suit led its strength, any other -1; ``renege``
+    (``"deal"``, ``"trick"``, ``"led"``) says how long a played trump's strength counts."""
+    slot, strength = pos >> 4, pos & 15
+    leading = led_old < 0
+    led = jnp.where(leading, slot, led_old)
+    is_trump = slot == trump_slot
+    power = jnp.where(is_trump, trump_power + strength, jnp.where(slot == led, strength, -1))
+    take = leading | (power > best_old)
+    best = jnp.where(take, power, best_old)
+    seat = jnp.where(take, cur, seat_old)
+    trump_played = jnp.where(is_trump, strength, -1)
+    if renege == "deal":
+        level = jnp.maximum(level_old, trump_played)
+    elif renege == "trick":
+        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
+    else:  # "led"
+        level = jnp.where(leading, trump_played, level_old)
+    return TrickPlay(led, best, seat, level, is_trump, strength)
+
+
+__all__ = ["TrickPlay", "get", "mix", "put", "random_choice", "seat_select", "trick_play"]

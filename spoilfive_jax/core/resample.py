@@ -19,7 +19,8 @@ round measured fastest).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -205,3 +206,75 @@ def deal_hidden(
     )
     _, deal, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), none, jnp.bool_(False)))
     return deal
+
+
+# The robbing games (Spoil Five, the Forty-Five family) share what robbing the turn-up with the
+# ace of trumps tells the other seats; each game's ``infer.hidden_spec`` works out the cases
+# (``nobody``, ``bound``) from its own phases and rules and builds its spec here.
+
+
+def rob_spec(
+    unseen: Bits,
+    sizes: jax.Array,
+    cannot_hold: Bits,
+    ace: jax.Array,
+    robbed_by: jax.Array,
+    nobody: jax.Array,
+    bound: jax.Array,
+    has_discard: jax.Array,
+) -> HiddenSpec:
+    """The ``HiddenSpec`` of a robbing game: the ``unseen`` cards dealt in ``sizes`` int32[N]
+    away from the public record ``cannot_hold`` uint32[N] x 2; the ace of trumps ``ace`` held
+    by nobody when ``nobody`` (robbing was forced and nobody robbed) and, when ``bound`` (another
+    seat robbed), by the robber ``robbed_by`` (-1: nobody robbed) or its unseen discard."""
+    seats = jnp.arange(sizes.shape[0])
+    ace_bit = bits.bit(ace)
+    extra = bits.where(nobody, ace_bit, Bits(jnp.uint32(0), jnp.uint32(0)))
+    not_robber = seats != robbed_by
+    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
+    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
+    allowed = Bits(unseen.lo & ~cannot_hold.lo & ~ex_lo, unseen.hi & ~cannot_hold.hi & ~ex_hi)
+    return HiddenSpec(
+        unseen=unseen,
+        sizes=sizes.astype(jnp.int32),
+        allowed=allowed,
+        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
+        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
+        has_discard=has_discard,
+    )
+
+
+def unrobbed_robber(state: Any, hands: Bits, ace: jax.Array) -> jax.Array:
+    """The ``robber`` field of a resampled world in which nobody robbed (it is hidden then):
+    the dealer for a turned-up ace, the world's holder of the ace of trumps ``ace`` in
+    ``hands``, or, once the ace was played, the seat that played it (kept: that play is
+    public).  ``state``: the hand's state (``turnup``, ``dealer``, ``played``, ``robber``)."""
+    holds = bits.has(hands, ace)
+    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
+    return jnp.where(
+        state.turnup % 13 == 0,
+        state.dealer,
+        jnp.where(bits.has(state.played, ace), state.robber, holder),
+    )
+
+
+def play_out(
+    keys: jax.Array, states: Any, policy: Callable[..., Any], step_one: Callable[[Any, Any], Any]
+) -> tuple[Any, jax.Array]:
+    """Plays a batch of hands ``states`` [B] to their ends with the jittable ``policy`` at every
+    seat through ``step_one`` (the env's step of one hand), the key of decision t of hand b
+    ``fold_in(keys[b], t)``: (the final states, the rewards summed over the steps [B, N])."""
+    step = jax.vmap(step_one)
+
+    def live(carry: tuple[Any, jax.Array, jax.Array]) -> jax.Array:
+        return (~carry[0].terminated).any()
+
+    def body(carry: tuple[Any, jax.Array, jax.Array]) -> tuple[Any, jax.Array, jax.Array]:
+        state, total, t = carry
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
+        state = step(state, jnp.asarray(action, jnp.int32))
+        return state, total + state.rewards, t + 1
+
+    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    return state, total

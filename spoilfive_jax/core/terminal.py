@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 import jax
 
+from spoilfive_jax.core.cards import card_symbol
+
 Policy = Callable[..., jax.Array]
 
 
@@ -111,3 +113,16 @@ class TerminalTable:
         from spoilfive_jax.core.present import seat_name
 
         return seat_name(seat, self.human)
+
+    def announce_rob(self, who: str, you: bool, passed: bool, action: int, turnup: int) -> None:
+        """Says a rob decision of ``who`` (``you``: the human): declined (``passed``), or the
+        turn-up ``turnup`` taken for the discard ``action`` (shown only to the human)."""
+        if passed:
+            self.say(f"{who} {'decline' if you else 'declines'} to rob.")
+        else:
+            hidden = card_symbol(action) if you else "a card"
+            self.say(
+                f"{who} {'rob' if you else 'robs'}: {'take' if you else 'takes'} the "
+                f"turn-up {card_symbol(turnup)} and {'discard' if you else 'discards'} "
+                f"{hidden} face down."
+            )

@@ -14,8 +14,6 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
-import spoilfive_jax.games.forty_five.history as _history
-import spoilfive_jax.games.forty_five.infer as _infer
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
 import spoilfive_jax.games.forty_five.provider as _provider
@@ -288,6 +286,9 @@ class FortyFive(Env[State, FortyFiveRules]):
     # in ``report.py`` (``report_module``)
 
     report_module = "spoilfive_jax.games.forty_five.report"
+    # The analysis hooks (core.env.Env) call these modules' functions with the env first.
+    infer_module = "spoilfive_jax.games.forty_five.infer"
+    history_module = "spoilfive_jax.games.forty_five.history"
 
     @property
     def title(self) -> str:
@@ -403,39 +404,6 @@ class FortyFive(Env[State, FortyFiveRules]):
             f"tricks {np.asarray(state.tricks_won).tolist()}"
         )
         return "\n".join([head, *self._text_tail(state)])
-
-    # ---------------- analysis hooks (analysis, issue 10): documented on core.env.Env; what
-    # the game-generic ``tools.analysis`` / ``tools.pimc`` call; each delegates to
-    # ``games.forty_five.infer`` (or ``history``).
-
-    def resample_hidden(self, key: jax.Array, state: State, player: Any) -> State:
-        """One hand: a state drawn uniformly from the deals consistent with what ``player``
-        knows (its hand, its discards, the public record); jittable."""
-        return _infer.resample_hidden(key, state, player, self.rules)
-
-    def analysis_playout(
-        self, keys: jax.Array, states: State, actions: jax.Array, player: jax.Array, policy: Any
-    ) -> dict[str, jax.Array]:
-        """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B], play the hand out with
-        ``policy`` everywhere; float32[B, L] per ``analysis_fields`` for ``player`` int32[B]."""
-        return _infer.playout(keys, states, actions, player, policy, self.rules, self._step)
-
-    def analysis_fields(self) -> tuple[str, ...]:
-        """Per-rollout values of ``analysis_playout``; the first is what ``best`` maximises."""
-        return _infer.FIELDS
-
-    def max_legal_actions(self) -> int:
-        """The most legal actions any decision has (five cards and PASS; PASS, bids, HOLD)."""
-        return _infer.MAX_LEGAL
-
-    def position_from_history(self, text: str | None = None, **fields: Any) -> State:
-        """A state from a position given as text or fields (``history.position_from_history``);
-        ``ValueError`` naming the problem for an impossible or inconsistent history."""
-        return _history.position_from_history(self, text, **fields)
-
-    def position_env(self, text: str | None = None, **fields: Any) -> Any:
-        """The table (players, rules) a position names (``history.position_env``)."""
-        return _history.position_env(self, text, **fields)
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

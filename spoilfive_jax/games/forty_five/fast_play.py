@@ -22,7 +22,7 @@ import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.packed import get, mix, put, random_choice, seat_select
+from spoilfive_jax.core.packed import get, mix, put, random_choice, seat_select, trick_play
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -270,24 +270,17 @@ def play_step(
     st = p.status
     live = get(st, _F_DONE) == 0
     cur = get(st, _F_CUR)
-    slot, strength = pos >> 4, pos & 15
-    led_old = get(st, _F_LED) - 1
-    leading = led_old < 0
-    led = jnp.where(leading, slot, led_old)
-    is_trump = slot == sx.TRUMP_SLOT
-    power = jnp.where(is_trump, sx.TRUMP_POWER + strength, jnp.where(slot == led, strength, -1))
-    best_old = get(st, _F_BEST) - 1
-    take = leading | (power > best_old)
-    best = jnp.where(take, power, best_old)
-    seat = jnp.where(take, cur, get(st, _F_SEAT))
-    level_old = get(st, _F_LEVEL) - 1
-    trump_played = jnp.where(is_trump, strength, -1)
-    if rules.renege == "deal":
-        level = jnp.maximum(level_old, trump_played)
-    elif rules.renege == "trick":
-        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
-    else:  # "led"
-        level = jnp.where(leading, trump_played, level_old)
+    led, best, seat, level, is_trump, strength = trick_play(
+        pos,
+        cur,
+        get(st, _F_LED) - 1,
+        get(st, _F_BEST) - 1,
+        get(st, _F_SEAT),
+        get(st, _F_LEVEL) - 1,
+        rules.renege,
+        sx.TRUMP_SLOT,
+        sx.TRUMP_POWER,
+    )
     leader = get(st, _F_LEADER)
     nxt = next_seat(cur, n)
     trick_over = nxt == leader

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import JOKER, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
@@ -37,10 +37,6 @@ from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 MAX_LEGAL = 6  # five cards and PASS/DONE; PASS, four bids and HOLD
 FIELDS = ("expected_points", "make_prob")
-
-
-def _zero() -> Bits:
-    return Bits(jnp.uint32(0), jnp.uint32(0))
 
 
 def _deck(rules: FortyFiveRules) -> Bits:
@@ -84,22 +80,7 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
             bound = state.robbed & (state.robber != p) & ~turned_ace
     unseen = Bits(jnp.uint32(deck.lo), jnp.uint32(deck.hi)).without(seen)
     sizes = jnp.where(seats == p, 0, sizes)
-    ace_bit = bits.bit(ace)
-    extra = bits.where(nobody, ace_bit, _zero())
-    not_robber = seats != robbed_by
-    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
-    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
-    allowed = Bits(
-        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
-    )
-    spec = HiddenSpec(
-        unseen=unseen,
-        sizes=sizes.astype(jnp.int32),
-        allowed=allowed,
-        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
-        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
-        has_discard=bound,
-    )
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, bound)
     known = Bits(
         jnp.where(seats == p, mine.lo, known_extra_lo),
         jnp.where(seats == p, mine.hi, known_extra_hi),
@@ -107,11 +88,11 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
     return spec, known
 
 
-def resample_hidden(
-    key: jax.Array, state: State, player: jax.Array, rules: FortyFiveRules
-) -> State:
-    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand):
-    the other hands, the other seats' discards and the stock are re-dealt."""
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand at
+    ``env``'s table: ``env.resample_hidden``): the other hands, the other seats' discards and the
+    stock are re-dealt."""
+    rules = env.rules
     n = state.tricks_won.shape[0]
     seats = jnp.arange(n)
     p = jnp.asarray(player, jnp.int32)
@@ -165,13 +146,7 @@ def _entitled(state: State, hands: Bits, rules: FortyFiveRules) -> jax.Array:
     if not rules.robbing:
         return state.robber
     ace = jnp.maximum(state.trump, 0) * 13
-    holds = bits.has(hands, ace)
-    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
-    unrobbed = jnp.where(
-        state.turnup % 13 == 0,
-        state.dealer,
-        jnp.where(bits.has(state.played, ace), state.robber, holder),
-    )
+    unrobbed = unrobbed_robber(state, hands, ace)
     early = state.phase == game.PHASE_JOKER
     out = jnp.where(state.robbed | early, state.robber, unrobbed)
     return out.astype(jnp.int32)
@@ -193,19 +168,19 @@ def resolve_policy(policy: Any, rules: FortyFiveRules) -> Callable[..., Any]:
 
 
 def playout(
+    env: Any,
     keys: jax.Array,
     states: State,
     actions: jax.Array,
     player: jax.Array,
     policy: Any,
-    rules: FortyFiveRules,
-    step: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand to its end with
-    ``policy`` at every seat through ``step`` (the env's step of one hand).  float32[B, L] per
+    ``policy`` at every seat through ``env._step`` (``env.analysis_playout``).  float32[B, L] per
     ``FIELDS`` for seat ``player`` int32[B]: its team's points for the hand (``rewards``) and,
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
     per state, shared by its L playouts (common random numbers)."""
+    rules, step = env.rules, env._step
     b, width = actions.shape
 
     def tile(x: jax.Array) -> jax.Array:
@@ -225,19 +200,7 @@ def _playout(
     step_one: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     fn = resolve_policy(policy, rules)
-    step = jax.vmap(step_one)
-
-    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
-        return (~carry[0].terminated).any()
-
-    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
-        state, total, t = carry
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        action = jax.vmap(fn)(ks, state, jnp.maximum(state.current_player, 0))
-        state = step(state, jnp.asarray(action, jnp.int32))
-        return state, total + state.rewards, t + 1
-
-    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    state, total = play_out(keys, states, fn, step_one)
     points = jnp.take_along_axis(total, player[:, None], axis=1)[:, 0]
     if rules.auction:
         t = num_teams(state.tricks_won.shape[-1])

@@ -223,14 +223,7 @@ class FamilyGame(TerminalTable):
             hidden = ctext(action) if you else "a card"
             self.say(f"{who} {verb('take')} the turned-up joker and {verb('discard')} {hidden}.")
         elif v.phase == PHASE_ROB:
-            if action == PASS:
-                self.say(f"{who} {verb('decline')} to rob.")
-            else:
-                hidden = ctext(action) if you else "a card"
-                self.say(
-                    f"{who} {verb('rob')}: {verb('take')} the turn-up {ctext(v.turnup)} and "
-                    f"{verb('discard')} {hidden} face down."
-                )
+            self.announce_rob(who, you, action == PASS, action, v.turnup)
         elif v.phase == PHASE_BID:
             if action == PASS:
                 self.say(f"{who} {verb('pass')}.")

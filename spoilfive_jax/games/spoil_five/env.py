@@ -16,8 +16,6 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
-import spoilfive_jax.games.spoil_five.history as _history
-import spoilfive_jax.games.spoil_five.infer as _infer
 import spoilfive_jax.games.spoil_five.observe as _observe
 import spoilfive_jax.games.spoil_five.provider as _provider
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
@@ -154,6 +152,9 @@ class SpoilFive(Env[State, Rules]):
     # in ``report.py`` (``report_module``)
 
     report_module = "spoilfive_jax.games.spoil_five.report"
+    # The analysis hooks (core.env.Env) call these modules' functions with the env first.
+    infer_module = "spoilfive_jax.games.spoil_five.infer"
+    history_module = "spoilfive_jax.games.spoil_five.history"
 
     @property
     def title(self) -> str:
@@ -241,41 +242,6 @@ class SpoilFive(Env[State, Rules]):
             f"tricks {np.asarray(state.tricks_won).tolist()}"
         )
         return "\n".join([head, *self._text_tail(state)])
-
-    # ---------------- analysis hooks (analysis, issue 10): documented on core.env.Env; what
-    # the game-generic ``tools.analysis`` / ``tools.pimc`` call; each delegates to
-    # ``games.spoil_five.infer`` (or ``history``).
-
-    def resample_hidden(self, key: jax.Array, state: State, player: Any) -> State:
-        """One hand: a state drawn uniformly from the deals consistent with what ``player``
-        knows (its hand, its rob discard, the public record); jittable."""
-        return _infer.resample_hidden(key, state, player, self.rules)
-
-    def analysis_playout(
-        self, keys: jax.Array, states: State, actions: jax.Array, player: jax.Array, policy: Any
-    ) -> dict[str, jax.Array]:
-        """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B], play out with
-        ``policy`` everywhere; float32[B, L] per ``analysis_fields`` for ``player`` int32[B]."""
-        return _infer.playout(
-            keys, states, actions, player, policy, self.num_players, self.rules, self._step
-        )
-
-    def analysis_fields(self) -> tuple[str, ...]:
-        """Per-rollout values of ``analysis_playout``; the first is what ``best`` maximises."""
-        return _infer.FIELDS
-
-    def max_legal_actions(self) -> int:
-        """The most legal actions any decision has (a rob: five cards and PASS)."""
-        return _infer.MAX_LEGAL
-
-    def position_from_history(self, text: str | None = None, **fields: Any) -> State:
-        """A state from a position given as text or fields (``history.position_from_history``);
-        ``ValueError`` naming the problem for an impossible or inconsistent history."""
-        return _history.position_from_history(self, text, **fields)
-
-    def position_env(self, text: str | None = None, **fields: Any) -> Any:
-        """The table (players, rules) a position names (``history.position_env``)."""
-        return _history.position_env(self, text, **fields)
 
 
 def action_str(action: Any) -> str:

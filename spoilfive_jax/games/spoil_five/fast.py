@@ -31,7 +31,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.packed import get, mix, put, seat_select
+from spoilfive_jax.core.packed import get, mix, put, seat_select, trick_play
 from spoilfive_jax.core.packed import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -187,25 +187,17 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     is_card = (pos != P_PASS) & (pos != P_JINK) & (pos != P_CLAIM)
     card = bits.bit(pos)
     # --- play
-    slot = pos >> 4
-    strength = pos & 15
-    led_old = get(st, _F_LED) - 1
-    leading = led_old < 0
-    led = jnp.where(leading, slot, led_old)
-    is_trump = slot == TRUMP_SLOT
-    power = jnp.where(is_trump, 16 + strength, jnp.where(slot == led, strength, -1))
-    best_old = get(st, _F_BEST) - 1
-    take = leading | (power > best_old)
-    best = jnp.where(take, power, best_old)
-    seat = jnp.where(take, cur, get(st, _F_SEAT))
-    level_old = get(st, _F_LEVEL) - 1
-    trump_played = jnp.where(is_trump, strength, -1)
-    if rules.renege == "deal":
-        level = jnp.maximum(level_old, trump_played)
-    elif rules.renege == "trick":
-        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
-    else:
-        level = jnp.where(leading, trump_played, level_old)
+    led, best, seat, level, is_trump, strength = trick_play(
+        pos,
+        cur,
+        get(st, _F_LED) - 1,
+        get(st, _F_BEST) - 1,
+        get(st, _F_SEAT),
+        get(st, _F_LEVEL) - 1,
+        rules.renege,
+        TRUMP_SLOT,
+        16,
+    )
     leader = get(st, _F_LEADER)
     nxt = jnp.where(cur + 1 == n, 0, cur + 1)
     trick_over = in_play & (nxt == leader)

@@ -31,7 +31,7 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden
+from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.policies import (
@@ -75,7 +75,6 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
     sizes = jnp.where(seats == p, 0, sizes)
 
     ace = state.trump * 13  # the ace of trumps (A♥ when hearts)
-    ace_bit = bits.bit(ace)
     turned_ace = state.turnup % 13 == 0
     if rules.rob == "off":
         nobody = jnp.bool_(False)
@@ -84,21 +83,8 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
         past_rob = state.phase != game.PHASE_ROB
         nobody = (rules.rob == "forced") & ~state.robbed & past_rob & ~turned_ace
         bound = state.robbed & (state.robber != p) & ~turned_ace
-    extra = bits.where(nobody, ace_bit, _zero())
-    not_robber = seats != robbed_by
-    ex_lo = extra.lo | jnp.where(bound & not_robber, ace_bit.lo, jnp.uint32(0))
-    ex_hi = extra.hi | jnp.where(bound & not_robber, ace_bit.hi, jnp.uint32(0))
-    allowed = Bits(
-        unseen.lo & ~state.cannot_hold.lo & ~ex_lo, unseen.hi & ~state.cannot_hold.hi & ~ex_hi
-    )
-    spec = HiddenSpec(
-        unseen=unseen,
-        sizes=sizes.astype(jnp.int32),
-        allowed=allowed,
-        bound_card=jnp.where(bound, ace, -1).astype(jnp.int32),
-        bound_seat=jnp.maximum(robbed_by, 0).astype(jnp.int32),
-        has_discard=state.robbed & (state.robber != p),
-    )
+    has_discard = state.robbed & (state.robber != p)
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, has_discard)
     known_lo = jnp.where(seats == p, mine.lo, jnp.uint32(0))
     known_hi = jnp.where(seats == p, mine.hi, jnp.uint32(0))
     held = (seats == robbed_by) & turn_held
@@ -109,12 +95,14 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
     return spec, known
 
 
-def resample_hidden(key: jax.Array, state: State, player: jax.Array, rules: Rules) -> State:
-    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand).
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+    """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand
+    at ``env``'s table: ``env.resample_hidden``).
 
     ``player``'s hand and the public record are kept; the other hands, the rob discard (of
     another seat) and so the stock are re-dealt.  Jittable and vmappable.
     """
+    rules = env.rules
     spec, known = hidden_spec(state, player, rules)
     deal = deal_hidden(key, spec)
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
@@ -130,13 +118,7 @@ def _entitled(state: State, hands: Bits, rules: Rules) -> jax.Array:
     if rules.rob == "off":
         return state.robber
     ace = state.trump * 13
-    holds = bits.has(hands, ace)
-    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
-    unrobbed = jnp.where(
-        state.turnup % 13 == 0,
-        state.dealer,
-        jnp.where(bits.has(state.played, ace), state.robber, holder),
-    )
+    unrobbed = unrobbed_robber(state, hands, ace)
     return jnp.where(state.robbed, state.robber, unrobbed).astype(jnp.int32)
 
 
@@ -200,17 +182,16 @@ def _values(rewards: jax.Array, winner: jax.Array, player: jax.Array) -> dict[st
 
 
 def playout(
+    env: Any,
     keys: jax.Array,
     states: State,
     actions: jax.Array,
     player: jax.Array,
     policy: Any,
-    num_players: int,
-    rules: Rules,
-    step: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] (legal) to the live ``states`` [B] and play every
-    result to the end with ``policy`` at every seat (``step``: the env's step of one hand).
+    result to the end with ``policy`` at every seat of ``env``'s table (``env.analysis_playout``;
+    ``env._step``: the step of one hand).
 
     Returns float32[B, L] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips
     for the hand (``rewards``), whether it takes the pot, whether nobody does (a spoil or a
@@ -218,7 +199,7 @@ def playout(
     numbers).  Built-in policies run on the fast kernel (the state converted once, the actions
     applied there), any other jittable policy through ``step``.
     """
-    n = num_players
+    n, rules, step = env.num_players, env.rules, env._step
     spec = BUILTIN.get(policy, policy) if isinstance(policy, str) else policy
     if isinstance(policy, str) and policy not in BUILTIN:
         raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
@@ -286,17 +267,5 @@ def _playout_public(
     policy: Callable[..., Any],
     step_one: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
-    step = jax.vmap(step_one)
-
-    def live(carry: tuple[State, jax.Array, jax.Array]) -> jax.Array:
-        return (~carry[0].terminated).any()
-
-    def body(carry: tuple[State, jax.Array, jax.Array]) -> tuple[State, jax.Array, jax.Array]:
-        state, total, t = carry
-        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
-        state = step(state, jnp.asarray(action, jnp.int32))
-        return state, total + state.rewards, t + 1
-
-    state, total, _ = jax.lax.while_loop(live, body, (states, states.rewards, jnp.int32(0)))
+    state, total = play_out(keys, states, policy, step_one)
     return _values(total, state.winner, player)

@@ -250,15 +250,7 @@ class TerminalGame(TerminalTable):
         who = self.name(v.current).capitalize()
         you = v.current == self.human
         if v.phase == PHASE_ROB:
-            if action == PASS:
-                self.say(f"{who} {'decline' if you else 'declines'} to rob.")
-            else:
-                hidden = card_symbol(action) if you else "a card"
-                self.say(
-                    f"{who} {'rob' if you else 'robs'}: {'take' if you else 'takes'} the "
-                    f"turn-up {card_symbol(v.turnup)} and {'discard' if you else 'discards'} "
-                    f"{hidden} face down."
-                )
+            self.announce_rob(who, you, action == PASS, action, v.turnup)
         elif v.phase == PHASE_JINK:
             if action == JINK:
                 self.say(f"{who} {'jink' if you else 'jinks'}: playing on for all five tricks.")
