@@ -38,6 +38,7 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.hooks import PresentationHooks
 from spoilfive_jax.core.validate import check_int, check_num_players, concrete
 
 PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
@@ -74,7 +75,7 @@ def is_legal(legal_set: Bits, action: jax.Array, num_actions: int) -> jax.Array:
     return inside & bits.has(legal_set, jnp.clip(a, 0, num_actions - 1))
 
 
-class Env(abc.ABC, Generic[S, R]):
+class Env(PresentationHooks, abc.ABC, Generic[S, R]):
     """One hand of a game for ``num_players`` seats under hashable ``rules``.
 
     ``init``/``step``/``observe`` are pure and jit/vmap-able; an ``Env`` is hashable and can be
@@ -226,126 +227,6 @@ class Env(abc.ABC, Generic[S, R]):
             )
         return self.step(state, jnp.int32(int(a)))
 
-    # ---------------- presentation hooks (cli)
-    # What the command line (``spoilfive_jax.cli``) shows of a game comes from these hooks, so
-    # the CLI never names a game.  A game's words live in one module (``report_module``, e.g.
-    # ``games/spoil_five/report.py``): each report hook calls the function of the same name
-    # there with the env first, so a game writes its words once and no delegation code.  Texts
-    # for people write cards with ``core.cards.card_symbol`` (``10♦``); JSON/CSV records use
-    # ``card_str`` (``TD``).  Tables and reports are ``core.present`` values.
-
-    report_module: ClassVar[str] = ""
-    """Dotted name of the game's words module (``RULE_OPTIONS`` and the report functions)."""
-
-    @classmethod
-    def _words(cls, name: str) -> Any:
-        if not cls.report_module:
-            raise NotImplementedError(f"{cls.__name__} has no report module (no {name})")
-        return getattr(importlib.import_module(cls.report_module), name)
-
-    @property
-    def title(self) -> str:
-        """The game's name for people, e.g. ``"Spoil Five"``."""
-        return self.id
-
-    @property
-    def table_text(self) -> str:
-        """The table in words, e.g. ``"5 players"`` or ``"4 players (0&2 v 1&3)"``."""
-        return f"{self.num_players} players"
-
-    @classmethod
-    def rule_options(cls) -> tuple[Any, ...]:
-        """The ``core.present.RuleOption`` flags this game's rules take on the command line."""
-        return tuple(cls._words("RULE_OPTIONS"))
-
-    @classmethod
-    def rules_from_options(cls, game_id: str, options: dict[str, Any]) -> Any:
-        """The rules of ``game_id`` from the values of ``rule_options`` given (ValueError for a
-        bad mix)."""
-        return cls._words("rules_from_options")(game_id, options)
-
-    def rules_line(self) -> str:
-        """The rules in force on one line, ``name=value ...`` (table titles)."""
-        return self._words("rules_line")(self)  # type: ignore[no-any-return]
-
-    def rules_in_force(self) -> dict[str, Any]:
-        """Every rule field with the value in force (JSON ``"rules"``; no None for a default
-        that depends on another field)."""
-        return self._words("rules_in_force")(self)  # type: ignore[no-any-return]
-
-    def rules_text(self, suit: int | None = None) -> str:
-        """``spoilfive rules``: the options in words and the ranking (one trump suit, or all)."""
-        return self._words("rules_text")(self, suit)  # type: ignore[no-any-return]
-
-    @property
-    def has_turnup(self) -> bool:
-        """Whether a hand has a turn-up card (a score query then names one)."""
-        return True
-
-    @property
-    def default_policy(self) -> str:
-        """The built-in policy ``rollout`` and ``score`` use when none is given."""
-        return self.policy_names[-1]
-
-    def read_cards(self, text: str | list[str]) -> list[int]:
-        """Card ids from people's text (``5H``, ``10♦``), refusing cards not in this game."""
-        from spoilfive_jax.core.cards import parse_cards
-
-        return parse_cards(text)
-
-    def rollout_report(self, summary: dict[str, Any], names: Any, seconds: float) -> Any:
-        """The ``Report`` of a rollout: ``summary`` is ``RolloutResult.summary()``, ``names``
-        the policy of each seat."""
-        return self._words("rollout_report")(self, summary, names, seconds)
-
-    def summary_rows(self, summary: dict[str, Any], names: Any) -> tuple[list[str], list[Any]]:
-        """CSV of a rollout's summary, long format: (header, rows)."""
-        return self._words("summary_rows")(self, summary, names)  # type: ignore[no-any-return]
-
-    def per_hand_columns(self, result: Any) -> tuple[tuple[str, ...], Any, str, str]:
-        """Per-hand records of a ``RolloutResult``: (its scalar fields, the per-seat or
-        per-team block int[H, K], the block's JSON name, its CSV column prefix)."""
-        return self._words("per_hand_columns")(self, result)  # type: ignore[no-any-return]
-
-    def plot_rollout(self, result: Any, names: Any, path: str) -> None:
-        """Draw the rollout's figure to ``path`` (needs matplotlib)."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        self._words("plot_rollout")(plt, self, result, names, path)
-
-    @property
-    def score_threshold(self) -> int | None:
-        """The default points threshold of ``score_hands`` (None: the game takes none)."""
-        return None
-
-    def score_records(self, queries: Any, scores: Any) -> list[dict[str, Any]]:
-        """JSON/CSV records of ``score_hands`` results; ``queries`` have ``hand`` (ids),
-        ``turnup`` (-1: none) and ``seat``."""
-        return self._words("score_records")(self, queries, scores)  # type: ignore[no-any-return]
-
-    def score_report(self, queries: Any, scores: Any, heading: str, threshold: Any) -> Any:
-        """The ``Report`` of ``score_hands`` results under the title ``heading``."""
-        return self._words("score_report")(self, queries, scores, heading, threshold)
-
-    @property
-    def tournament_note(self) -> str:
-        """A line under a tournament's title saying what its unit means ("" for none)."""
-        return ""
-
-    def play_terminal(
-        self, input: Any, output: Any, *, human: int, bots: Any, bots_name: str,
-        hands: int | None, dealer: int, seed: int,
-    ) -> Any:  # fmt: skip
-        """Play against ``bots`` (a policy) in the terminal (any text streams), starting with
-        a line that says what is played; ``hands`` None: the game's own default."""
-        return self._words("play_terminal")(
-            self, input, output, human=human, bots=bots, bots_name=bots_name, hands=hands,
-            dealer=dealer, seed=seed,
-        )  # fmt: skip
-
     # ---------------- tools hooks (tools): what the generic tools ask of a game
     #
     # ``spoilfive_jax.tools`` (rollout, scorer, tournaments, sessions) never names a game; it
@@ -353,12 +234,27 @@ class Env(abc.ABC, Generic[S, R]):
     # hands' indices in the run, and a hand's deal and decisions must depend only on the run's
     # key material and its index (so results do not depend on batch size or devices).
 
+    # A game that implements them names its module in ``provider_module``; each hook below then
+    # calls the function of the same name there, with the env first (as ``report_module`` does
+    # for the presentation hooks).  A function the module lacks keeps the default here.
+
     score_unit: ClassVar[str] = "points"
     """What ``rewards`` count, for people: ``"chips"`` (Spoil Five) or ``"points"``."""
+
+    provider_module: ClassVar[str] = ""
+    """Dotted name of the game's tools module (``games/<name>/provider.py``), or ""."""
+
+    @classmethod
+    def _provided(cls, name: str) -> Callable[..., Any] | None:
+        if not cls.provider_module:
+            return None
+        return getattr(importlib.import_module(cls.provider_module), name, None)
 
     def rollout_keys(self, key: jax.Array) -> Any:
         """The key material of a run with PRNG ``key`` (a pytree of arrays, passed to the
         other hooks as ``keys``).  Default: the key itself."""
+        if (provided := self._provided("rollout_keys")) is not None:
+            return provided(self, key)  # type: ignore[no-any-return]
         return key
 
     def deal_options(self, dealer: Any = 0, **options: Any) -> dict[str, int]:
@@ -376,23 +272,31 @@ class Env(abc.ABC, Generic[S, R]):
         """Jittable: the deals of hands ``ids`` (a game-specific pytree with batch axis B, read
         by ``deal_states`` and by the game's kernel).  Default: ``init(fold_in(fold_in(key,
         id), 0), dealer)``, the states themselves."""
+        if (provided := self._provided("rollout_deal")) is not None:
+            return provided(self, keys, ids, options)  # type: ignore[no-any-return]
         deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
         return jax.vmap(lambda k: self.init(k, options["dealer"]))(deal_keys)
 
     def deal_states(self, deal: Any) -> S:
         """Jittable: the batch of first states of ``deal`` (default: the deal is the states)."""
+        if (provided := self._provided("deal_states")) is not None:
+            return provided(self, deal)  # type: ignore[no-any-return]
         return deal  # type: ignore[no-any-return]
 
     def hand_keys(self, keys: Any, ids: jax.Array) -> jax.Array:
         """Jittable: one PRNG key per hand for its decisions (decision t of the hand uses
         ``fold_in(hand_key, t)``, see ``tools.policies.play_out``).  Default:
         ``fold_in(fold_in(key, id), 1)``."""
+        if (provided := self._provided("hand_keys")) is not None:
+            return provided(self, keys, ids)  # type: ignore[no-any-return]
         return jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 1))(ids)
 
     def outcome(self, state: S, rewards: jax.Array) -> dict[str, jax.Array]:
         """Jittable, ONE finished hand: the record a rollout keeps of it (``RolloutResult``'s
         fields).  ``rewards`` float32[N]: the rewards summed over the hand's steps.  It must hold
         ``rewards`` float32[N] and ``decisions`` int32[]; default: those and ``tricks_won``."""
+        if (provided := self._provided("outcome")) is not None:
+            return provided(self, state, rewards)  # type: ignore[no-any-return]
         return {
             "rewards": rewards,
             "tricks_won": state.tricks_won,
@@ -408,12 +312,16 @@ class Env(abc.ABC, Generic[S, R]):
         ``names`` of each seat's policy; returns the batched ``outcome`` record).  It must play
         the same deals; its decisions may draw their own randomness.  Default: None (hands are
         played through ``step``)."""
+        if (provided := self._provided("rollout_kernel")) is not None:
+            return provided(self, names)  # type: ignore[no-any-return]
         del names
         return None
 
     def summarize(self, result: Any) -> dict[str, Any]:
         """The summary of a ``RolloutResult`` (``result.summary()``).  Default: hands,
         decisions and mean rewards per seat with standard errors."""
+        if (provided := self._provided("summarize")) is not None:
+            return provided(self, result)  # type: ignore[no-any-return]
         from spoilfive_jax.core.stats import se
 
         r = result.rewards.astype(np.float64)
@@ -429,6 +337,8 @@ class Env(abc.ABC, Generic[S, R]):
     def hands_won(self, result: Any) -> np.ndarray:
         """bool[H, N]: the hands of a ``RolloutResult`` each seat won (tournaments' win rate).
         Default: the seat's reward is the hand's best."""
+        if (provided := self._provided("hands_won")) is not None:
+            return provided(self, result)  # type: ignore[no-any-return]
         r = result.rewards
         return r == r.max(axis=1, keepdims=True)  # type: ignore[no-any-return]
 
@@ -438,6 +348,8 @@ class Env(abc.ABC, Generic[S, R]):
         """Host, for the scorer: check the card ids of query ``hands`` int[Q, 5] and the
         ``turnup`` the query seat sees (one or one per query; the game says whether there is
         one) and return the turn-ups as int32[Q].  ``ValueError`` naming the problem."""
+        if (provided := self._provided("check_turnup")) is not None:
+            return provided(self, hands, turnup)  # type: ignore[no-any-return]
         raise ValueError(f"{self.id} has no hand scorer")
 
     def known_deal(
@@ -445,16 +357,22 @@ class Env(abc.ABC, Generic[S, R]):
     ) -> Any:
         """Jittable: deals (as ``rollout_deal``) in which seat ``seat`` int32[B] holds ``hands``
         int32[B, 5] and sees ``turnup`` int32[B]; every unseen card dealt uniformly."""
+        if (provided := self._provided("known_deal")) is not None:
+            return provided(self, keys, ids, hands, turnup, seat)  # type: ignore[no-any-return]
         raise ValueError(f"{self.id} has no hand scorer")
 
     def query_samples(
         self, outcome: dict[str, jax.Array], seat: jax.Array
     ) -> tuple[jax.Array, ...]:
         """Jittable: the per-rollout samples of the query seat from a batched ``outcome``."""
+        if (provided := self._provided("query_samples")) is not None:
+            return provided(self, outcome, seat)  # type: ignore[no-any-return]
         raise ValueError(f"{self.id} has no hand scorer")
 
     def hand_scores(self, samples: list[np.ndarray], num_rollouts: int, **options: Any) -> Any:
         """Host: the score record of the queries from ``samples`` (each [Q, R])."""
+        if (provided := self._provided("hand_scores")) is not None:
+            return provided(self, samples, num_rollouts, **options)  # type: ignore[no-any-return]
         raise ValueError(f"{self.id} has no hand scorer")
 
     def play_sessions(

@@ -16,7 +16,6 @@ import numpy as np
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
-import spoilfive_jax.games.forty_five.provider as _provider
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.cards import card_id as _card_id
 from spoilfive_jax.core.cards import card_str as _card_str
@@ -327,57 +326,14 @@ class FortyFive(Env[State, FortyFiveRules]):
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
     # (deals from a counter hash of (seed, hand id); built-in policies on the ``fast`` kernel)
 
+    provider_module = "spoilfive_jax.games.forty_five.provider"
     score_unit = "points"
-
-    def rollout_keys(self, key: jax.Array) -> Any:
-        return _provider.rollout_keys(key)
-
-    def rollout_deal(self, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Any:
-        return _provider.rollout_deal(keys, ids, options, self.num_players, self.rules)
-
-    def deal_states(self, deal: Any) -> State:
-        return _provider.deal_states(deal, self.num_players, self.rules)
-
-    def hand_keys(self, keys: Any, ids: jax.Array) -> jax.Array:
-        return _provider.hand_keys(keys, ids)
-
-    def rollout_kernel(self, names: tuple[str, ...]) -> Any:
-        return _provider.rollout_kernel(names, self.num_players, self.rules)
 
     def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
         """``dealer`` deals every hand (each at a new game).  ``carried`` is Spoil Five's."""
         if not isinstance(carried, (int, np.integer)) or isinstance(carried, bool) or carried:
             raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
         return super().deal_options(dealer, **options)
-
-    def outcome(self, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
-        del rewards  # (the hand's points: ``state.hand_points``)
-        return _provider.outcome(state, self.num_players)
-
-    def summarize(self, result: Any) -> dict[str, Any]:
-        return _provider.summarize(result, self.id)
-
-    def hands_won(self, result: Any) -> np.ndarray:
-        return _provider.hands_won(result)
-
-    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
-        return _provider.check_turnup(hands, turnup, self.rules)
-
-    def known_deal(
-        self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array
-    ) -> Any:
-        return _provider.known_deal(keys, ids, hands, turnup, seat, self.num_players, self.rules)
-
-    def query_samples(
-        self, outcome: dict[str, jax.Array], seat: jax.Array
-    ) -> tuple[jax.Array, ...]:
-        return _provider.query_samples(outcome, seat, self.num_players)
-
-    def hand_scores(
-        self, samples: list[np.ndarray], num_rollouts: int, threshold: int = 15, **options: Any
-    ) -> Any:
-        del options
-        return _provider.hand_scores(samples, num_rollouts, threshold, self.id)
 
     def play_sessions(
         self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any

@@ -43,34 +43,35 @@ class Deal(NamedTuple):
     dealer: jax.Array  # int32[B]
 
 
-def rollout_keys(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
     k1, k2 = jax.random.split(key)
     return jax.random.bits(k1, (), fast.U32), k2
 
 
-def rollout_deal(
-    keys: Any, ids: jax.Array, options: dict[str, jax.Array], n: int, rules: FortyFiveRules
-) -> Deal:
+def rollout_deal(env: Any, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Deal:
     """Hand ``i`` dealt from ``fast.random_deck(seed, i)``: the decks the kernel deals."""
+    n, rules = env.num_players, env.rules
     deck = fast.random_deck(keys[0], ids, game.deck_prefix(n, rules), rules.deck_size)
     return Deal(deck, jnp.broadcast_to(options["dealer"], ids.shape).astype(jnp.int32))
 
 
-def deal_states(deal: Deal, n: int, rules: FortyFiveRules) -> State:
+def deal_states(env: Any, deal: Deal) -> State:
+    n, rules = env.num_players, env.rules
     scores = jnp.zeros(num_teams(n), jnp.int32)
     return jax.vmap(lambda d, dl: game.deal_from_deck(d, dl, scores, n, rules))(  # type: ignore[no-any-return]
         deal.deck.T, deal.dealer
     )
 
 
-def hand_keys(keys: Any, ids: jax.Array) -> jax.Array:
+def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
     return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
 
 
-def rollout_kernel(names: tuple[str, ...], n: int, rules: FortyFiveRules) -> Any:
+def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
     """The family's rollout kernel for the built-in policies ``names`` (see
     ``Env.rollout_kernel``): every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
+    n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
         return None
     kind_of = np.array([fast.KINDS.index(name) for name in names], np.int32)
@@ -109,11 +110,13 @@ def rollout_kernel(names: tuple[str, ...], n: int, rules: FortyFiveRules) -> Any
 # ------------------------------------------------------------------------ rollouts
 
 
-def outcome(state: State, num_players: int) -> dict[str, jax.Array]:
+def outcome(env: Any, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
     """What a rollout keeps of one finished hand (``RolloutResult``): ``rewards`` the hand's
     points of each seat's team, ``team_points`` per team, an announced jink (``jink="announced"``)
     and whether its team took all five tricks, the turn-up's robbing, the Auction bid and bidder
     (0 and -1 elsewhere); ``winner`` -1 and ``carried_out`` 0 (a family hand has no pot)."""
+    del rewards  # (the hand's points: ``state.hand_points``)
+    num_players = env.num_players
     team = game.team_of(num_players)
     t = num_teams(num_players)
     team_tricks = game.team_totals(state.tricks_won, num_players)
@@ -134,11 +137,12 @@ def outcome(state: State, num_players: int) -> dict[str, jax.Array]:
     }
 
 
-def summarize(result: Any, game_id: str) -> dict[str, Any]:
+def summarize(env: Any, result: Any) -> dict[str, Any]:
     """Mean points per seat and per team (with standard errors), the share of hands each team
     won (more points than every other team), the trick distribution (``team_tricks[t, k]``:
     share of hands in which team t took k of the five tricks), jink, rob and (Auction) bid
     rates."""
+    game_id = env.id
     pts = result.team_points.astype(np.float64)
     n, t = result.rewards.shape[1], pts.shape[1]
     team = np.arange(n) % t
@@ -174,7 +178,7 @@ def summarize(result: Any, game_id: str) -> dict[str, Any]:
     }
 
 
-def hands_won(result: Any) -> np.ndarray:
+def hands_won(env: Any, result: Any) -> np.ndarray:
     """bool[H, N]: the seat's team scored more points in the hand than every other team."""
     pts = result.team_points
     t = pts.shape[1]
@@ -239,18 +243,17 @@ def _deck_layout(num_players: int, rules: FortyFiveRules) -> np.ndarray:
 
 
 def known_deal(
+    env: Any,
     keys: Any,
     ids: jax.Array,
     hands: jax.Array,
     turnup: jax.Array,
     seat: jax.Array,
-    num_players: int,
-    rules: FortyFiveRules,
 ) -> Deal:
     """Deals (dealer seat 0, a new game) in which ``seat`` holds ``hands`` and sees ``turnup``;
     the unseen cards in the order of a counter-hash shuffle of (seed, id) (``fast.random_deck``
     of the whole deck, the seen cards taken out)."""
-    n = num_players
+    n, rules = env.num_players, env.rules
     deck_size = rules.deck_size
     layout = jnp.asarray(_deck_layout(n, rules))
     perms = fast.random_deck(keys[0], ids, deck_size, deck_size).T  # int32[B, deck_size]
@@ -271,9 +274,10 @@ def known_deal(
     return Deal(deck.T, jnp.zeros_like(seat))
 
 
-def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.ndarray:
+def check_turnup(env: Any, hands: np.ndarray, turnup: Any) -> np.ndarray:
     """Card ids of the deck (the joker 52 when in play); a turn-up 0..51 in no query hand, or
     none in Auction (zeros come back)."""
+    rules = env.rules
     bad = hands[(hands < 0) | (hands >= rules.deck_size)]
     if bad.size:
         what = "0..52 (52 = the joker)" if rules.joker else "0..51 (no joker in these rules)"
@@ -299,10 +303,9 @@ def check_turnup(hands: np.ndarray, turnup: Any, rules: FortyFiveRules) -> np.nd
     return t
 
 
-def query_samples(
-    out: dict[str, jax.Array], seat: jax.Array, num_players: int
-) -> tuple[jax.Array, ...]:
+def query_samples(env: Any, out: dict[str, jax.Array], seat: jax.Array) -> tuple[jax.Array, ...]:
     """Per rollout, the points and the tricks of the query seat's team."""
+    num_players = env.num_players
     t = num_teams(num_players)
     team = seat % t
     points = jnp.take_along_axis(out["team_points"], team[:, None], axis=1)[:, 0]
@@ -311,8 +314,9 @@ def query_samples(
 
 
 def hand_scores(
-    samples: list[np.ndarray], num_rollouts: int, threshold: int, game_id: str
+    env: Any, samples: list[np.ndarray], num_rollouts: int, threshold: int = 15, **options: Any
 ) -> FamilyScores:
+    game_id = env.id
     pts, trk = samples
     means, ses = query_stats([pts, pts >= threshold, trk])
     return FamilyScores(

@@ -17,7 +17,6 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.observe as _observe
-import spoilfive_jax.games.spoil_five.provider as _provider
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
@@ -166,10 +165,8 @@ class SpoilFive(Env[State, Rules]):
 
     # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
 
+    provider_module = "spoilfive_jax.games.spoil_five.provider"
     score_unit = "chips"
-
-    def rollout_keys(self, key: jax.Array) -> Any:
-        return _provider.rollout_keys(key)
 
     def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
         """``dealer`` deals every hand and ``carried`` chips from spoiled hands are in its pot."""
@@ -178,44 +175,6 @@ class SpoilFive(Env[State, Rules]):
             raise ValueError(f"carried must be an integer, got {carried!r}")
         check_int("carried", carried, 0, None)
         return {**out, "carried": int(carried)}
-
-    def rollout_deal(self, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Any:
-        return _provider.rollout_deal(keys, ids, options, self.num_players)
-
-    def deal_states(self, deal: Any) -> State:
-        return _provider.deal_states(deal, self.num_players, self.rules)
-
-    def hand_keys(self, keys: Any, ids: jax.Array) -> jax.Array:
-        return _provider.hand_keys(keys, ids)
-
-    def outcome(self, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
-        return _provider.outcome(state, rewards)
-
-    def rollout_kernel(self, names: tuple[str, ...]) -> Any:
-        return _provider.rollout_kernel(names, self.num_players, self.rules)
-
-    def summarize(self, result: Any) -> dict[str, Any]:
-        return _provider.summarize(result)
-
-    def hands_won(self, result: Any) -> np.ndarray:
-        return _provider.hands_won(result)
-
-    def check_turnup(self, hands: np.ndarray, turnup: Any) -> np.ndarray:
-        return _provider.check_turnup(hands, turnup)
-
-    def known_deal(
-        self, keys: Any, ids: jax.Array, hands: jax.Array, turnup: jax.Array, seat: jax.Array
-    ) -> Any:
-        return _provider.known_deal(keys, ids, hands, turnup, seat, self.num_players, self.rules)
-
-    def query_samples(
-        self, outcome: dict[str, jax.Array], seat: jax.Array
-    ) -> tuple[jax.Array, ...]:
-        return _provider.query_samples(outcome, seat)
-
-    def hand_scores(self, samples: list[np.ndarray], num_rollouts: int, **options: Any) -> Any:
-        del options  # (the family's ``threshold``)
-        return _provider.hand_scores(samples, num_rollouts)
 
     def play_sessions(
         self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any

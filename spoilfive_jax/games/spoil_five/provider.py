@@ -41,13 +41,14 @@ def max_decisions(num_players: int) -> int:
     return 5 * num_players + 2
 
 
-def rollout_keys(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
     k1, k2 = jax.random.split(key)
     return jax.random.bits(k1, (), U32), k2
 
 
-def rollout_deal(keys: Any, ids: jax.Array, options: dict[str, jax.Array], n: int) -> Deal:
+def rollout_deal(env: Any, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Deal:
+    n = env.num_players
     cards, positions = fast.random_cards(keys[0], ids, 5 * n + 1)
     b = ids.shape
     return Deal(
@@ -59,31 +60,32 @@ def rollout_deal(keys: Any, ids: jax.Array, options: dict[str, jax.Array], n: in
 
 
 def known_deal(
+    env: Any,
     keys: Any,
     ids: jax.Array,
     hands: jax.Array,
     turnup: jax.Array,
     seat: jax.Array,
-    n: int,
-    rules: Rules,
 ) -> Deal:
+    n, rules = env.num_players, env.rules
     dealer = jnp.zeros_like(seat)
     cards = fast.cards_with_known(keys[0], ids, hands, seat, turnup, dealer, n, rules)
     return Deal(cards, None, dealer, jnp.zeros_like(seat))
 
 
-def deal_states(deal: Deal, n: int, rules: Rules) -> game.State:
+def deal_states(env: Any, deal: Deal) -> game.State:
+    n, rules = env.num_players, env.rules
     deck = jnp.stack(deal.cards, axis=-1)
     return jax.vmap(lambda d, dl, c: game.deal_from_deck(d, dl, c, n, rules))(
         deck, deal.dealer, deal.carried
     )
 
 
-def hand_keys(keys: Any, ids: jax.Array) -> jax.Array:
+def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
     return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
 
 
-def outcome(state: game.State, rewards: jax.Array) -> dict[str, jax.Array]:
+def outcome(env: Any, state: game.State, rewards: jax.Array) -> dict[str, jax.Array]:
     """What a rollout keeps of one finished hand (``RolloutResult``)."""
     jinked = state.jinker >= 0
     return {
@@ -159,8 +161,9 @@ def play_fast(
     return fast.outcome(h, table, num_players, rules)
 
 
-def rollout_kernel(names: tuple[str, ...], n: int, rules: Rules) -> Any:
+def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
     """The fast kernel for the built-in policies ``names`` (see ``Env.rollout_kernel``)."""
+    n, rules = env.num_players, env.rules
     if not set(names) <= {"random", "heuristic"}:
         return None
     is_heuristic = np.array([name == "heuristic" for name in names])
@@ -191,7 +194,7 @@ def rollout_kernel(names: tuple[str, ...], n: int, rules: Rules) -> Any:
 # ------------------------------------------------------------------------ results
 
 
-def summarize(result: Any) -> dict[str, Any]:
+def summarize(env: Any, result: Any) -> dict[str, Any]:
     """Win rate per seat, spoil and jink rates, mean chips per seat, with standard errors."""
     n = result.rewards.shape[1]
     win = np.stack([(result.winner == s) for s in range(n)], axis=1).astype(np.float64)
@@ -214,7 +217,7 @@ def summarize(result: Any) -> dict[str, Any]:
     }
 
 
-def hands_won(result: Any) -> np.ndarray:
+def hands_won(env: Any, result: Any) -> np.ndarray:
     """bool[H, N]: the seat took the pot."""
     return result.winner[:, None] == np.arange(result.rewards.shape[1])  # type: ignore[no-any-return]
 
@@ -247,7 +250,7 @@ class HandScores:
         return "\n".join(lines)
 
 
-def check_turnup(hands: np.ndarray, turnup: Any) -> np.ndarray:
+def check_turnup(env: Any, hands: np.ndarray, turnup: Any) -> np.ndarray:
     """Card ids 0..51; a turn-up (one or one per query) that is in no query hand."""
     if turnup is None:
         raise ValueError("turnup is required (the card whose suit is trump)")
@@ -264,12 +267,14 @@ def check_turnup(hands: np.ndarray, turnup: Any) -> np.ndarray:
     return t
 
 
-def query_samples(out: dict[str, jax.Array], seat: jax.Array) -> tuple[jax.Array, ...]:
+def query_samples(env: Any, out: dict[str, jax.Array], seat: jax.Array) -> tuple[jax.Array, ...]:
     """Per rollout, the query seat's (won, spoiled, chips)."""
     chips = jnp.take_along_axis(out["rewards"], seat[:, None], axis=1)[:, 0]
     return out["winner"] == seat, out["winner"] < 0, chips
 
 
-def hand_scores(samples: list[np.ndarray], num_rollouts: int) -> HandScores:
+def hand_scores(
+    env: Any, samples: list[np.ndarray], num_rollouts: int, **options: Any
+) -> HandScores:
     means, ses = query_stats(samples)
     return HandScores(means[0], means[1], means[2], ses[0], ses[1], ses[2], num_rollouts)
