@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import jax
@@ -25,12 +24,10 @@ from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.forty_five.game import State
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.tools.policies import Lineup, lineup, play_out
+from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 
 if TYPE_CHECKING:  # (env.py imports this module for ``FortyFive.play_sessions``)
     from spoilfive_jax.games.forty_five.env import FortyFive
-
-PolicySpec = str | PolicyFn | Sequence[str | PolicyFn]
 
 
 def _lineup(env: FortyFive, policy: PolicySpec) -> tuple[tuple[PolicyFn, ...], np.ndarray]:

@@ -24,8 +24,7 @@ The heuristic player, rules in order (docs/rules.md vocabulary):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, Union
+from typing import Protocol
 
 import jax
 import jax.numpy as jnp
@@ -212,26 +211,3 @@ class BuiltinPolicy:
 RANDOM = BuiltinPolicy("random")
 HEURISTIC = BuiltinPolicy("heuristic")
 BUILTIN = {"random": RANDOM, "heuristic": HEURISTIC}
-
-PolicySpec = Union[str, Callable[..., Any], Sequence[Union[str, Callable[..., Any]]]]  # noqa: UP007
-
-
-def resolve(policy: PolicySpec, num_players: int) -> tuple[Callable[..., Any], ...]:
-    """One policy per seat from a name, a callable, or a list with one per seat."""
-    if isinstance(policy, (list, tuple)):
-        if len(policy) != num_players:
-            raise ValueError(
-                f"a list of policies needs one per seat ({num_players}), got {len(policy)}"
-            )
-        return tuple(_one(p) for p in policy)
-    return (_one(policy),) * num_players
-
-
-def _one(policy: Any) -> Callable[..., Any]:
-    if isinstance(policy, str):
-        if policy not in BUILTIN:
-            raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
-        return BUILTIN[policy]
-    if not callable(policy):
-        raise ValueError(f"a policy must be 'random', 'heuristic' or a callable, got {policy!r}")
-    return policy
