@@ -163,7 +163,10 @@ def assert_one_line_error(rc: int, out: str, err: str, fragment: str) -> None:
         (["play", "--seat", "5"], "--seat must be a seat 0..4"),
         (["play", "--bots", "clever"], "unknown policy 'clever'"),
         (["rollout", "--jink", "--no-jink"], "--jink and --no-jink contradict each other"),
-        (["rollout", "--follow", "seed", "--follow", "traditional"], "contradict each other"),
+        (
+            ["rollout", "--follow", "seed", "--follow", "traditional"],
+            "--follow seed and --follow traditional contradict each other",
+        ),
         (["score", "5H JH AH KD 2C 9H", "--turnup", "8H"], "sixth card 9♥ is a turn-up"),
         (["rollout", "--game", "spoilfive"], "invalid choice: 'spoilfive'"),
         (["rollout", "--threshold", "3"], "unrecognized arguments: --threshold"),

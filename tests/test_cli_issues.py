@@ -127,7 +127,10 @@ def test_garbage_agent_file_is_named_not_an_agent(
         (["rollout", "--jink", "--no-jink"], "--jink and --no-jink contradict each other"),
         (["rollout", "--no-jink", "--jink"], "--no-jink and --jink contradict each other"),
         (["rules", "--game", "forty_five", "--joker", "--no-joker"], "contradict each other"),
-        (["rules", "--renege", "led", "--renege", "deal"], "--renege and --renege contradict"),
+        (
+            ["rules", "--renege", "led", "--renege", "deal"],
+            "--renege led and --renege deal contradict",
+        ),
         (["score", "5H JH AH KD 2C 9H", "--turnup", "8H"], "the sixth card 9♥ is a turn-up"),
         (["rules", "--players", "4"], "unrecognized arguments: --players"),
         (["rules", "--game", "auction"], "invalid choice: 'auction'"),

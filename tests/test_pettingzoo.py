@@ -76,6 +76,8 @@ def test_one_wrapper_for_every_game_through_the_interface():
         space = e.observation_space("player_0")["observation"]
         assert space.shape == e.table.observation_shape
         assert float(space.low.min()) == e.table.observation_low
+        mask = e.observe(e.agent_selection)["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (e.table.num_actions,)  # 55, or 64
     assert raw_env(num_players=3).metadata["name"] == "spoil_five_v0"
     with pytest.raises(ValueError, match="game environment"):
         raw_env(table="spoil_five")

@@ -45,9 +45,17 @@ class _RuleAction(argparse.Action):
         name = self.dest.removeprefix("rule_")
         flag = option_string or self.option_strings[0]
         if name in given and given[name][1] != raw:
-            parser.error(f"{given[name][0]} and {flag} contradict each other; give one")
+            first = _as_given(*given[name])
+            parser.error(f"{first} and {_as_given(flag, raw)} contradict each other; give one")
         given[name] = (flag, raw)
         namespace.rule_given = given
+
+
+def _as_given(flag: str, raw: Any) -> str:
+    """How the user wrote an option: ``--jink``, or ``--follow seed`` when it took a value."""
+    if isinstance(raw, str) and not raw.startswith("\0"):
+        return f"{flag} {raw}"
+    return flag
 
 
 def _games_by_class() -> dict[type[Env[Any, Any]], list[str]]:

@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment for one hand of any registered game (extra ``pettingzoo``).
 
 For users outside JAX: agents ``player_0`` .. ``player_{N-1}`` (the seats), one episode = one
-hand.  ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[55]}``:
+hand.  ``observe(agent)`` returns ``{"observation": float32[D], "action_mask": int8[A]}``
+(A = ``num_actions``: 55 for Spoil Five, 64 for the Forty-Five family):
 the seat's imperfect-information view (``spoilfive_jax.observe``; layout in
 ``games.spoil_five.observe``) and its legal actions (all zeros when it is not that agent's
 turn).  Actions are the engine's: 0..51 play (or, robbing, discard) that card, 52 PASS,
