@@ -38,6 +38,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.tools.policies import bind
+
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
 
@@ -196,6 +198,7 @@ def analyze(
     if isinstance(num_samples, bool) or int(num_samples) < 2:
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
     k_count = int(num_samples)
+    policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
     host = jax.device_get(state)
     batch_shape = tuple(np.shape(host.current_player))
     axes, count = len(batch_shape), math.prod(batch_shape)
