@@ -441,6 +441,17 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
         fn = self._analysis(self.infer_module, "resample_hidden")
         return fn(self, key, state, player)  # type: ignore[no-any-return]
 
+    def resample_hidden_many(self, key: jax.Array, state: S, player: Any, count: int) -> S:
+        """One hand, jittable: ``count`` independent worlds as ``resample_hidden`` draws them
+        (leading axis [count]); a game may pool its rejection loop (``resample_hidden_many`` in
+        its inference module), else ``resample_hidden`` runs on ``count`` split keys."""
+        module = importlib.import_module(self.infer_module) if self.infer_module else None
+        fn = getattr(module, "resample_hidden_many", None)
+        if fn is not None:
+            return fn(self, key, state, player, count)  # type: ignore[no-any-return]
+        keys = jax.random.split(key, count)
+        return jax.vmap(lambda k: self.resample_hidden(k, state, player))(keys)  # type: ignore[no-any-return]
+
     def analysis_playout(
         self, keys: jax.Array, states: S, actions: jax.Array, player: jax.Array, policy: Any
     ) -> dict[str, jax.Array]:

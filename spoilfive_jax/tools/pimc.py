@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.tools.analysis import rollout_values
+from spoilfive_jax.tools.analysis import block_values
 from spoilfive_jax.tools.policies import bind
 
 DEFAULT_SAMPLES = 32
@@ -63,12 +63,12 @@ class PimcPolicy:
                 "tool (sf.rollout, sf.evaluate, sf.score_hands, sf.play_sessions), which binds it"
             )
         del player  # the analysis is for ``state.current_player``
-        k = self.num_samples
         width = int(self.env.max_legal_actions())
-        keys = jax.random.split(key, k)
-        states = jax.tree.map(lambda x: jnp.broadcast_to(x, (k, *jnp.shape(x))), state)
-        values, actions, used = rollout_values(self.env, self.rollout_policy, keys, states, width)
-        primary = values[self.env.analysis_fields()[0]].mean(0)  # [width]
+        states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        values, actions, used = block_values(
+            self.env, self.rollout_policy, width, self.num_samples, key[None], states
+        )
+        primary = values[self.env.analysis_fields()[0]][0].mean(0)  # [width]
         best = jnp.argmax(jnp.where(used[0], primary, -jnp.inf))
         return actions[0, best]
 
