@@ -25,7 +25,7 @@ import numpy as np
 from spoilfive_jax.tools.analysis import block_values
 from spoilfive_jax.tools.policies import bind
 
-DEFAULT_SAMPLES = 32
+DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
 
 
 @dataclasses.dataclass(frozen=True)
