@@ -420,9 +420,9 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
     # bot (``tools.pimc``: ``sf.pimc``) ask of a game, and how the command line reads a position
     # (``spoilfive analyze``).  As with the report hooks, a game names two modules and each hook
     # calls the function of the same name there with the env first: ``infer_module`` (the
-    # hidden-card reading: ``resample_hidden``, ``playout``, ``FIELDS``, ``MAX_LEGAL``) and
-    # ``history_module`` (``position_from_history``, ``position_env``).  A game without them
-    # cannot be analysed (NotImplementedError).
+    # hidden-card reading: ``resample_hidden``, ``resample_hidden_many`` (optional), ``playout``,
+    # ``FIELDS``, ``MAX_LEGAL``) and ``history_module`` (``position_from_history``,
+    # ``position_env``).  A game without them cannot be analysed (NotImplementedError).
 
     infer_module: ClassVar[str] = ""
     """Dotted name of the game's inference module (worlds and playouts for the analysis)."""

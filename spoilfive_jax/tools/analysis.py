@@ -3,7 +3,7 @@
 ``analyze(key, env, state, num_samples, policy)`` answers "how good is each of my legal moves
 here?" for ``state.current_player`` (p) by perfect-information Monte Carlo over the worlds p
 cannot tell apart: each sample deals the cards p cannot see uniformly over the deals consistent
-with the public history (``env.resample_hidden``), then for each legal action applies it and
+with the public history (``env.resample_hidden_many``), then for each legal action applies it and
 plays the hand out with ``policy`` at every seat (``env.analysis_playout``).  Every action uses
 the same samples and the same policy randomness (common random numbers), so the differences
 between actions are estimated more precisely than the values.

@@ -2,7 +2,7 @@
 
 ``pimc(env, num_samples, rollout_policy)`` returns a jittable ``policy(key, state, player)``
 that, at each decision, samples ``num_samples`` worlds consistent with what the player knows
-(``env.resample_hidden``), tries every legal action in each (common random numbers), plays the
+(``env.resample_hidden_many``), tries every legal action in each (common random numbers), plays the
 hand out with ``rollout_policy`` at every seat, and plays the action with the highest mean of
 ``env.analysis_fields()[0]`` (expected chips, or points).  It is a policy like any other:
 ``sf.rollout``, ``sf.evaluate``, ``sf.score_hands``, ``sf.play_sessions`` and the play loops
