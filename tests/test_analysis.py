@@ -282,9 +282,11 @@ def enumerate_worlds(env: sf.SpoilFive, state, history) -> list[tuple]:
     return out
 
 
-def test_resampling_is_uniform_over_consistent_deals_with_a_rob():
+@pytest.mark.parametrize("pooled", [False, True])
+def test_resampling_is_uniform_over_consistent_deals_with_a_rob(pooled):
     """2 players, another seat robbed: the sampled opponent hands (and the discard) follow the
-    exact distribution of the enumerated consistent deals (each card's marginal within 4 SE)."""
+    exact distribution of the enumerated consistent deals (each card's marginal within 4 SE),
+    one world a call (``resample_hidden``) or pooled (``resample_hidden_many``, in blocks)."""
     env, state, hist = _rob_position(2, sf.Rules(), want_bound=True)
     worlds = enumerate_worlds(env, state, hist)
     p = int(state.current_player)
@@ -296,7 +298,14 @@ def test_resampling_is_uniform_over_consistent_deals_with_a_rob():
         exact[52] += d == int(state.trump) * 13  # the ace discarded
     exact /= len(worlds)
     k = 12000
-    ws = jax.device_get(resampler(env)(jax.random.split(jax.random.PRNGKey(5), k), state, p))
+    if pooled:
+        many = jax.jit(
+            jax.vmap(lambda key: env.resample_hidden_many(key, state, p, 64)), static_argnums=()
+        )
+        ws = many(jax.random.split(jax.random.PRNGKey(5), -(-k // 64)))
+        ws = jax.device_get(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:]))[:k], ws))
+    else:
+        ws = jax.device_get(resampler(env)(jax.random.split(jax.random.PRNGKey(5), k), state, p))
     got = np.zeros(53)
     lo, hi = np.asarray(ws.hands.lo)[:, opp], np.asarray(ws.hands.hi)[:, opp]
     for c in range(52):

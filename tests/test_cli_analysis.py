@@ -21,6 +21,8 @@ from spoilfive_jax.tools.pimc import DEFAULT_SAMPLES, PimcPolicy
 POSITION = "players=5; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
 # A small late position: 3 players, trick 2 (cheap to analyse).
 SMALL = "players=3; dealer=0; turnup=7D; player=2; hand=8H QS JS 2H; history=1:QC 2:5C 0:2S 1:3C"
+# A Forty-Five position (4 players, seat 3 to follow a club lead).
+FAMILY = "players=4; dealer=0; turnup=7D; player=3; hand=8H QS JS 2H 3C; history=1:QC 2:5C"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -172,6 +174,15 @@ def test_analyze_a_position(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert [float(r.split(",")[6]) for r in first] == pytest.approx(chips)
 
 
+def test_analyze_a_family_position(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("analyze", "--game", "forty_five", FAMILY, "--samples", "8", "--json", "-", "--quiet")
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    moves = json.loads(out)["moves"]
+    assert {m["text"] for m in moves} == {"3♣"}  # it holds a club and no trump: follow
+    assert all(m["player"] == 3 and "expected_points" in m for m in moves)
+
+
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
@@ -186,7 +197,8 @@ def test_analyze_a_position(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
         (["analyze", SMALL, "--samples", "1"], "expected an integer >= 2"),
         (["analyze", SMALL, "--policy", "pimc"], "pimc cannot play out"),
         (["analyze", SMALL, "--policy", "greedy"], "unknown policy 'greedy'"),
-        (["analyze", "--game", "forty_five", "player=0"], "not implemented for forty_five"),
+        (["analyze", "--game", "forty_five", "player=0"], "needs player= and hand="),
+        (["analyze", "--game", "forty_five", FAMILY.replace("1:QC", "2:QC")], "out of turn"),
     ],
 )
 def test_analyze_errors_are_one_line(

@@ -420,9 +420,9 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
     # bot (``tools.pimc``: ``sf.pimc``) ask of a game, and how the command line reads a position
     # (``spoilfive analyze``).  As with the report hooks, a game names two modules and each hook
     # calls the function of the same name there with the env first: ``infer_module`` (the
-    # hidden-card reading: ``resample_hidden``, ``playout``, ``FIELDS``, ``MAX_LEGAL``) and
-    # ``history_module`` (``position_from_history``, ``position_env``).  A game without them
-    # cannot be analysed (NotImplementedError).
+    # hidden-card reading: ``resample_hidden``, ``resample_hidden_many`` (optional), ``playout``,
+    # ``FIELDS``, ``MAX_LEGAL``) and ``history_module`` (``position_from_history``,
+    # ``position_env``).  A game without them cannot be analysed (NotImplementedError).
 
     infer_module: ClassVar[str] = ""
     """Dotted name of the game's inference module (worlds and playouts for the analysis)."""
@@ -440,6 +440,17 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
         ``player`` knows (its cards, its discards, the public record ``state.cannot_hold``)."""
         fn = self._analysis(self.infer_module, "resample_hidden")
         return fn(self, key, state, player)  # type: ignore[no-any-return]
+
+    def resample_hidden_many(self, key: jax.Array, state: S, player: Any, count: int) -> S:
+        """One hand, jittable: ``count`` independent worlds as ``resample_hidden`` draws them
+        (leading axis [count]); a game may pool its rejection loop (``resample_hidden_many`` in
+        its inference module), else ``resample_hidden`` runs on ``count`` split keys."""
+        module = importlib.import_module(self.infer_module) if self.infer_module else None
+        fn = getattr(module, "resample_hidden_many", None)
+        if fn is not None:
+            return fn(self, key, state, player, count)  # type: ignore[no-any-return]
+        keys = jax.random.split(key, count)
+        return jax.vmap(lambda k: self.resample_hidden(k, state, player))(keys)  # type: ignore[no-any-return]
 
     def analysis_playout(
         self, keys: jax.Array, states: S, actions: jax.Array, player: jax.Array, policy: Any

@@ -208,6 +208,60 @@ def deal_hidden(
     return deal
 
 
+def deal_hidden_many(
+    key: jax.Array, spec: HiddenSpec, count: int, max_rounds: int = 1024
+) -> HiddenDeal:
+    """``count`` independent deals of the hidden cards, each uniform over the deals that
+    satisfy ``spec`` (leading axis [count]).
+
+    Pooled rejection: each round makes ``count`` proposals (lane l of round r from
+    ``fold_in(fold_in(key, r), l)``) and the accepted ones fill the free slots in (round, lane)
+    order.  Accepted proposals are independent exact draws and their order does not depend on
+    their values, so every slot is an exact independent draw; the loop runs until all slots
+    are filled, which takes about 1 / (acceptance rate) rounds, where ``count`` separate
+    ``deal_hidden`` calls under ``vmap`` wait for the unluckiest of ``count`` geometric waits.
+    After ``max_rounds`` rounds (only for a spec with no consistent deal, or a vanishing
+    acceptance rate) the unfilled slots take a valid try if one was met, with ``exact`` False.
+    """
+    n = spec.sizes.shape[0]
+    lanes = jnp.arange(count)
+
+    def propose(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
+        round_key = jax.random.fold_in(key, i)
+        keys = jax.vmap(lambda lane: jax.random.fold_in(round_key, lane))(lanes)
+        return jax.vmap(lambda k: _try(k, spec))(keys)
+
+    def cond(carry: tuple[Any, ...]) -> jax.Array:
+        i, filled = carry[0], carry[1]
+        return (filled < count) & (i < max_rounds)
+
+    def body(carry: tuple[Any, ...]) -> tuple[Any, ...]:
+        i, filled, out, spare, have_spare = carry
+        deals, valid = propose(i)
+        acc = deals.exact
+        slot = jnp.where(acc, filled + jnp.cumsum(acc) - 1, count)
+        out = jax.tree.map(lambda o, d: o.at[slot].set(d, mode="drop"), out, deals)
+        first = jnp.argmax(valid)
+        take = ~have_spare & valid.any()
+        spare = jax.tree.map(lambda a, d: jnp.where(take, d[first], a), spare, deals)
+        return i + 1, filled + acc.sum(), out, spare, have_spare | valid.any()
+
+    zero = jnp.uint32(0)
+    none = HiddenDeal(
+        Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
+        jnp.int32(-1),
+        Bits(zero, zero),
+        jnp.bool_(False),
+    )
+    empty = jax.tree.map(lambda x: jnp.broadcast_to(x, (count, *jnp.shape(x))), none)
+    start = (jnp.int32(0), jnp.int32(0), empty, none, jnp.bool_(False))
+    _, filled, out, spare, _ = jax.lax.while_loop(cond, body, start)
+    unfilled = lanes >= filled
+    return jax.tree.map(
+        lambda o, s: jnp.where(unfilled.reshape((-1,) + (1,) * (o.ndim - 1)), s, o), out, spare
+    )
+
+
 # The robbing games (Spoil Five, the Forty-Five family) share what robbing the turn-up with the
 # ace of trumps tells the other seats; each game's ``infer.hidden_spec`` works out the cases
 # (``nobody``, ``bound``) from its own phases and rules and builds its spec here.

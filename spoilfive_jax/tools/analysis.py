@@ -3,7 +3,7 @@
 ``analyze(key, env, state, num_samples, policy)`` answers "how good is each of my legal moves
 here?" for ``state.current_player`` (p) by perfect-information Monte Carlo over the worlds p
 cannot tell apart: each sample deals the cards p cannot see uniformly over the deals consistent
-with the public history (``env.resample_hidden``), then for each legal action applies it and
+with the public history (``env.resample_hidden_many``), then for each legal action applies it and
 plays the hand out with ``policy`` at every seat (``env.analysis_playout``).  Every action uses
 the same samples and the same policy randomness (common random numbers), so the differences
 between actions are estimated more precisely than the values.
@@ -12,8 +12,8 @@ This module is game-generic: it never imports a game package.  What it needs fro
 (the analysis hooks of ``core.env.Env``):
 
 - ``env.num_actions`` (int);
-- ``env.resample_hidden(key, state, player) -> State``: one world, uniform over the deals
-  consistent with what ``player`` knows (jittable, one hand);
+- ``env.resample_hidden_many(key, state, player, count) -> State[count]``: independent worlds,
+  each uniform over the deals consistent with what ``player`` knows (jittable, one hand);
 - ``env.analysis_playout(keys, states, actions, player, policy) -> dict[str, float32[B, L]]``:
   apply each of ``actions`` int32[B, L] to the states [B] and play to the end with ``policy``
   at every seat (one key per state, shared by its L playouts); per-rollout values for
@@ -23,8 +23,10 @@ This module is game-generic: it never imports a game package.  What it needs fro
 - ``env.max_legal_actions() -> int``: the most legal actions a decision can have;
 - ``env.action_str(action) -> str``: an action's text, for ``table()``.
 
-Randomness: sample ``k`` of a position uses ``fold_in(key, k)`` only, so a position's result is
-the same whatever ``batch_size`` or whichever other positions are analysed with it.
+Randomness: a position's samples are drawn in blocks of ``block_size(num_samples)`` (64, or
+fewer samples): block ``j`` uses ``fold_in(key, j)`` only (one pooled resampling loop,
+``env.resample_hidden_many``), and a chunk holds whole blocks, so a position's result is the
+same whatever ``batch_size`` or whichever other positions are analysed with it.
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.tools.policies import bind
+
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
+BLOCK = 64  # samples of one position resampled together (``block_size``)
 
 
 def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
@@ -50,31 +55,62 @@ def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
     return jnp.where(used, ids, ids[0]), used
 
 
-def rollout_values(
-    env: Any, policy: Any, keys: jax.Array, states: Any, width: int
-) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
-    """One sampled world per entry of a batch, every legal action tried in it.
+def block_size(num_samples: int) -> int:
+    """Samples of one position drawn together (one pooled resampling loop)."""
+    return min(BLOCK, int(num_samples))
 
-    keys: [B] PRNG keys (one per sample); states: [B] the positions (p = current player).
-    Returns (values {field: float32[B, width]}, action ids int32[B, width], used bool[B, width]).
-    """
+
+def block_values(
+    env: Any, policy: Any, width: int, block: int, keys: jax.Array, states: Any
+) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
+    """``block`` sampled worlds of each of a batch of positions, every legal action tried in
+    each (jittable).
+
+    keys: [B] PRNG keys (one per block); states: [B] the positions (p = current player).  The
+    worlds come from ``env.resample_hidden_many(fold_in(key, 0), ...)``; world l's playouts use
+    the key ``fold_in(fold_in(key, 1), l)``.  Returns (values {field: float32[B, block,
+    width]}, action ids int32[B, width], used bool[B, width])."""
+    b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)
-    world_keys = jax.vmap(lambda k: jax.random.fold_in(k, 0))(keys)
-    play_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
-    worlds = jax.vmap(env.resample_hidden)(world_keys, states, player)
+
+    def worlds_of(key: jax.Array, state: Any, p: jax.Array) -> Any:
+        return env.resample_hidden_many(jax.random.fold_in(key, 0), state, p, block)
+
+    worlds = jax.vmap(worlds_of)(keys, states, player)  # [B, block]
+    lanes = jnp.arange(block)
+    play_keys = jax.vmap(
+        lambda k: jax.vmap(lambda lane: jax.random.fold_in(jax.random.fold_in(k, 1), lane))(lanes)
+    )(keys)
     actions, used = jax.vmap(lambda m: legal_slots(m, width))(states.legal_action_mask)
-    values = env.analysis_playout(play_keys, worlds, actions, player, policy)
-    return values, actions, used
+
+    def flat(x: jax.Array) -> jax.Array:
+        return x.reshape((b * block, *x.shape[2:]))
+
+    values = env.analysis_playout(
+        flat(play_keys),
+        jax.tree.map(flat, worlds),
+        jnp.repeat(actions, block, axis=0),
+        jnp.repeat(player, block),
+        policy,
+    )
+    return {f: v.reshape(b, block, width) for f, v in values.items()}, actions, used
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def _chunk(
-    env: Any, policy: Any, width: int, key: jax.Array, states: Any, pos: jax.Array, k: jax.Array
+    env: Any,
+    policy: Any,
+    width: int,
+    block: int,
+    key: jax.Array,
+    states: Any,
+    pos: jax.Array,
+    j: jax.Array,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
-    """Rollouts of (position pos[i], sample k[i]) pairs."""
+    """The blocks (position pos[i], block j[i]) of one chunk."""
     chosen = jax.tree.map(lambda x: x[pos], states)
-    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(k)
-    return rollout_values(env, policy, keys, chosen, width)
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(j)
+    return block_values(env, policy, width, block, keys, chosen)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,6 +232,7 @@ def analyze(
     if isinstance(num_samples, bool) or int(num_samples) < 2:
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
     k_count = int(num_samples)
+    policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
     host = jax.device_get(state)
     batch_shape = tuple(np.shape(host.current_player))
     axes, count = len(batch_shape), math.prod(batch_shape)
@@ -205,29 +242,40 @@ def analyze(
     num_pos = int(np.asarray(flat.current_player).shape[0])
     width = int(env.max_legal_actions())
     fields = tuple(env.analysis_fields())
-    pairs = num_pos * k_count
-    per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // width)
-    per_chunk = min(per_chunk, max(MIN_CHUNK, _pow2(pairs)))  # few distinct shapes: few compiles
+    block = block_size(k_count)
+    per_pos = -(-k_count // block)  # blocks of a position (the last one may be partly used)
     sums = {f: np.zeros((num_pos, width)) for f in fields}
     squares = {f: np.zeros((num_pos, width)) for f in fields}
     actions = np.zeros((num_pos, width), np.int64)
     used = np.zeros((num_pos, width), bool)
     dev_states = jax.tree.map(jnp.asarray, flat)
-    for first in range(0, pairs, per_chunk):
-        idx = np.arange(first, first + per_chunk)
-        real = idx < pairs
-        idx = np.where(real, idx, 0)
-        pos, k = idx // k_count, idx % k_count
-        vals, acts, use = _chunk(
-            env, policy, width, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(k)
-        )
-        vals = {f: np.asarray(v, np.float64)[real] for f, v in vals.items()}
-        p_real = pos[real]
-        for f in fields:
-            np.add.at(sums[f], p_real, vals[f])
-            np.add.at(squares[f], p_real, vals[f] ** 2)
-        actions[p_real] = np.asarray(acts)[real]
-        used[p_real] = np.asarray(use)[real]
+    lanes = np.arange(block)
+    # Positions grouped by their number of legal actions: each group's chunks try only that
+    # many actions (a rollout's value does not depend on how many slots its chunk has).
+    counts = np.maximum(np.asarray(flat.legal_action_mask).sum(-1), 1)
+    for w in np.unique(counts).tolist():
+        group = np.flatnonzero(counts == w)
+        blocks = group.size * per_pos
+        per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // (w * block))
+        # few distinct shapes, so few compiles
+        per_chunk = min(per_chunk, max(max(1, MIN_CHUNK // block), _pow2(blocks)))
+        for first in range(0, blocks, per_chunk):
+            idx = np.arange(first, first + per_chunk)
+            real = idx < blocks
+            idx = np.where(real, idx, 0)
+            pos, j = group[idx // per_pos], idx % per_pos
+            vals, acts, use = _chunk(
+                env, policy, w, block, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(j)
+            )
+            # the samples in use: real blocks, and in a position's last block the first ones
+            keep = (real[:, None] & (j[:, None] * block + lanes[None, :] < k_count))[..., None]
+            p_real = pos[real]
+            for f in fields:
+                v = np.where(keep, np.asarray(vals[f], np.float64), 0.0)
+                np.add.at(sums[f][:, :w], p_real, v.sum(1)[real])
+                np.add.at(squares[f][:, :w], p_real, (v**2).sum(1)[real])
+            actions[p_real, :w] = np.asarray(acts)[real]
+            used[p_real, :w] = np.asarray(use)[real]
     a_count = int(env.num_actions)
     legal = np.zeros((num_pos, a_count), bool)
     values, ses = {}, {}

@@ -2,10 +2,13 @@
 
 ``pimc(env, num_samples, rollout_policy)`` returns a jittable ``policy(key, state, player)``
 that, at each decision, samples ``num_samples`` worlds consistent with what the player knows
-(``env.resample_hidden``), tries every legal action in each (common random numbers), plays the
+(``env.resample_hidden_many``), tries every legal action in each (common random numbers), plays the
 hand out with ``rollout_policy`` at every seat, and plays the action with the highest mean of
 ``env.analysis_fields()[0]`` (expected chips, or points).  It is a policy like any other:
-``sf.rollout``, ``sf.evaluate``, ``sf.score_hands`` and the play loops accept it.
+``sf.rollout``, ``sf.evaluate``, ``sf.score_hands``, ``sf.play_sessions`` and the play loops
+accept it.  ``pimc(num_samples=..., rollout_policy=...)`` without an env returns an *unbound*
+bot: a policy spec that every tool binds to its own env (``tools.policies.resolve_one`` calls
+``bind(env)``); calling an unbound bot directly is a ``ValueError``.
 
 Game-generic: it calls only the env methods listed in ``tools.analysis``.
 """
@@ -17,10 +20,12 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from spoilfive_jax.tools.analysis import rollout_values
+from spoilfive_jax.tools.analysis import block_values
+from spoilfive_jax.tools.policies import bind
 
-DEFAULT_SAMPLES = 32
+DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +36,7 @@ class PimcPolicy:
     When a decision has one legal action it is still sampled (the cost is the same under vmap).
     """
 
-    env: Any
+    env: Any  # None: unbound, a spec that the tools bind to their env (``bind``)
     num_samples: int = DEFAULT_SAMPLES
     rollout_policy: Any = "heuristic"
 
@@ -39,24 +44,45 @@ class PimcPolicy:
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
         return f"pimc{self.num_samples}"
 
+    def bind(self, env: Any) -> PimcPolicy:
+        """This bot for ``env``: an unbound bot takes ``env``; a bound one must already be for an
+        equal env (``ValueError`` otherwise, rather than searching another game's rules)."""
+        if self.env is None:
+            return dataclasses.replace(self, env=env, rollout_policy=bind(env, self.rollout_policy))
+        if self.env != env:
+            raise ValueError(
+                f"this pimc bot was made for {self.env!r}, not {env!r}; use sf.pimc(env, ...) "
+                "with the tool's env, or sf.pimc(num_samples=...) without one"
+            )
+        return self
+
     def __call__(self, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+        if self.env is None:
+            raise ValueError(
+                "this pimc bot has no env: pass one (sf.pimc(env, ...)) or hand the bot to a "
+                "tool (sf.rollout, sf.evaluate, sf.score_hands, sf.play_sessions), which binds it"
+            )
         del player  # the analysis is for ``state.current_player``
-        k = self.num_samples
         width = int(self.env.max_legal_actions())
-        keys = jax.random.split(key, k)
-        states = jax.tree.map(lambda x: jnp.broadcast_to(x, (k, *jnp.shape(x))), state)
-        values, actions, used = rollout_values(self.env, self.rollout_policy, keys, states, width)
-        primary = values[self.env.analysis_fields()[0]].mean(0)  # [width]
+        states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+        values, actions, used = block_values(
+            self.env, self.rollout_policy, width, self.num_samples, key[None], states
+        )
+        primary = values[self.env.analysis_fields()[0]][0].mean(0)  # [width]
         best = jnp.argmax(jnp.where(used[0], primary, -jnp.inf))
         return actions[0, best]
 
 
 def pimc(
-    env: Any, num_samples: int = DEFAULT_SAMPLES, rollout_policy: Any = "heuristic"
+    env: Any = None, num_samples: int = DEFAULT_SAMPLES, rollout_policy: Any = "heuristic"
 ) -> PimcPolicy:
-    """The PIMC bot for ``env`` (module docstring): ``num_samples`` worlds per decision,
-    ``rollout_policy`` (``"heuristic"``, the family's ``"greedy"``, ``"random"`` or a jittable
-    policy) playing every seat in the rollouts."""
+    """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
+    (``"heuristic"``, the family's ``"greedy"``, ``"random"`` or a jittable policy) playing
+    every seat in the rollouts.  ``env=None``: an unbound bot, which the tools bind to theirs."""
+    if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
+        raise ValueError(
+            f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
+        )
     if isinstance(num_samples, bool) or int(num_samples) < 1:
         raise ValueError(f"num_samples must be an integer >= 1, got {num_samples!r}")
     return PimcPolicy(env, int(num_samples), rollout_policy)

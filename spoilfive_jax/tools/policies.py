@@ -7,7 +7,9 @@ game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *poli
   and ``"heuristic"`` everywhere (each game's own), ``"greedy"`` in the Forty-Five family);
 - a callable; one that carries a ``policy_name`` attribute (a game's built-in policy object,
   e.g. ``sf.HEURISTIC``) is resolved by that name, so a game can refuse another game's player;
-- a list or tuple with one of those per seat.
+- a list or tuple with one of those per seat;
+- an unbound spec: an object with ``bind(env) -> policy`` (``sf.pimc(num_samples=...)`` without
+  an env), bound here to the tool's env.
 
 ``play_out`` is THE loop that plays a hand to its end through ``env.step`` (a static scan of
 ``env.max_decisions`` decisions; a finished hand stands).  Every tool that plays hands with
@@ -45,6 +47,7 @@ def policy_name(policy: Any) -> str | None:
 def resolve_one(env: Env[Any, Any], policy: Any) -> tuple[str | None, PolicyFn]:
     """(built-in name or None, policy function) of one seat's spec; ``ValueError`` for a name the
     game does not know or for something that is not a policy."""
+    policy = bind(env, policy)
     name = policy_name(policy)
     if name is not None:
         return name, env.builtin_policy(name)
@@ -55,6 +58,13 @@ def resolve_one(env: Env[Any, Any], policy: Any) -> tuple[str | None, PolicyFn]:
             f"policy(key, state, player) -> action, got {policy!r}"
         )
     return None, policy
+
+
+def bind(env: Env[Any, Any], policy: Any) -> Any:
+    """``policy.bind(env)`` for a spec that binds to an env (an unbound ``sf.pimc``), else the
+    policy itself."""
+    binder = getattr(policy, "bind", None)
+    return binder(env) if callable(binder) and not isinstance(policy, str) else policy
 
 
 def resolve(env: Env[Any, Any], policy: PolicySpec) -> tuple[tuple[str | None, PolicyFn], ...]:
@@ -163,6 +173,7 @@ def play_deals(
 __all__ = [
     "Lineup",
     "PolicySpec",
+    "bind",
     "choose",
     "lineup",
     "play_deals",

@@ -29,7 +29,15 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
+from spoilfive_jax.core.resample import (
+    HiddenDeal,
+    HiddenSpec,
+    deal_hidden,
+    deal_hidden_many,
+    play_out,
+    rob_spec,
+    unrobbed_robber,
+)
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import JOKER, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
@@ -92,13 +100,36 @@ def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -
     """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand at
     ``env``'s table: ``env.resample_hidden``): the other hands, the other seats' discards and the
     stock are re-dealt."""
-    rules = env.rules
-    n = state.tricks_won.shape[0]
-    seats = jnp.arange(n)
     p = jnp.asarray(player, jnp.int32)
     k_deal, k_rest = jax.random.split(key)
-    spec, known = hidden_spec(state, p, rules)
-    deal = deal_hidden(k_deal, spec)
+    spec, known = hidden_spec(state, p, env.rules)
+    return _world(k_rest, state, p, spec, known, deal_hidden(k_deal, spec), env.rules)
+
+
+def resample_hidden_many(
+    env: Any, key: jax.Array, state: State, player: jax.Array, count: int
+) -> State:
+    """``count`` independent worlds as ``resample_hidden`` draws them (leading axis [count]),
+    from one pooled rejection loop (``core.resample.deal_hidden_many``)."""
+    p = jnp.asarray(player, jnp.int32)
+    k_deal, k_rest = jax.random.split(key)
+    spec, known = hidden_spec(state, p, env.rules)
+    deals = deal_hidden_many(k_deal, spec, count)
+    rest_keys = jax.random.split(k_rest, count)
+    return jax.vmap(lambda k, d: _world(k, state, p, spec, known, d, env.rules))(rest_keys, deals)
+
+
+def _world(
+    k_rest: jax.Array,
+    state: State,
+    p: jax.Array,
+    spec: HiddenSpec,
+    known: Bits,
+    deal: HiddenDeal,
+    rules: FortyFiveRules,
+) -> State:
+    n = state.tricks_won.shape[0]
+    seats = jnp.arange(n)
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     # The rest, in a uniformly random order: the other seats' discards, then the stock.
     size = 53

@@ -31,7 +31,15 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.resample import HiddenSpec, deal_hidden, play_out, rob_spec, unrobbed_robber
+from spoilfive_jax.core.resample import (
+    HiddenDeal,
+    HiddenSpec,
+    deal_hidden,
+    deal_hidden_many,
+    play_out,
+    rob_spec,
+    unrobbed_robber,
+)
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.policies import (
@@ -102,9 +110,21 @@ def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -
     ``player``'s hand and the public record are kept; the other hands, the rob discard (of
     another seat) and so the stock are re-dealt.  Jittable and vmappable.
     """
-    rules = env.rules
-    spec, known = hidden_spec(state, player, rules)
-    deal = deal_hidden(key, spec)
+    spec, known = hidden_spec(state, player, env.rules)
+    return _world(state, spec, known, deal_hidden(key, spec), env.rules)
+
+
+def resample_hidden_many(
+    env: Any, key: jax.Array, state: State, player: jax.Array, count: int
+) -> State:
+    """``count`` independent worlds as ``resample_hidden`` draws them (leading axis [count]),
+    from one pooled rejection loop (``core.resample.deal_hidden_many``)."""
+    spec, known = hidden_spec(state, player, env.rules)
+    deals = deal_hidden_many(key, spec, count)
+    return jax.vmap(lambda d: _world(state, spec, known, d, env.rules))(deals)
+
+
+def _world(state: State, spec: HiddenSpec, known: Bits, deal: HiddenDeal, rules: Rules) -> State:
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     discard = jnp.where(spec.has_discard, deal.discard, state.discard).astype(jnp.int32)
     discard = jnp.where(state.robbed, discard, game.NO_CARD)

@@ -1,0 +1,75 @@
+"""The ``pimc`` search bot wherever a policy works (issue 10 item 2): bound to an env
+(``sf.pimc(env, ...)``) or unbound (``sf.pimc(num_samples=...)``, bound by each tool to its
+env) in ``rollout``, ``evaluate``, ``score_hands`` and ``play_sessions``, at tiny sizes."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.tools.pimc import PimcPolicy
+
+SF3 = sf.SpoilFive(3)
+FF4 = sf.FortyFive(4, sf.FortyFiveRules(follow="seed"))
+
+
+def test_unbound_pimc_refuses_to_play_and_bad_arguments() -> None:
+    bot = sf.pimc(num_samples=4)
+    assert isinstance(bot, PimcPolicy) and bot.env is None and bot.__name__ == "pimc4"
+    state = SF3.init(jax.random.PRNGKey(0))
+    with pytest.raises(ValueError, match="no env"):
+        bot(jax.random.PRNGKey(0), state, state.current_player)
+    with pytest.raises(ValueError, match="num_samples"):
+        sf.pimc(8)  # type: ignore[arg-type]  # the samples given where the env goes
+    with pytest.raises(ValueError, match="num_samples"):
+        sf.pimc(num_samples=0)
+    with pytest.raises(ValueError, match="made for"):
+        sf.rollout(0, sf.SpoilFive(4), [sf.pimc(SF3, 2)] + ["heuristic"] * 3, num_hands=2)
+
+
+def test_binding_takes_the_tools_env() -> None:
+    bot = sf.pimc(num_samples=2, rollout_policy="random")
+    bound = bot.bind(SF3)
+    assert bound == sf.pimc(SF3, 2, "random") and bound.bind(SF3) is bound
+    assert bot.bind(FF4).env == FF4
+
+
+def test_unbound_pimc_in_rollout_matches_the_bound_bot() -> None:
+    lineup = ["heuristic", "random"]
+    unbound = sf.rollout(0, SF3, [sf.pimc(num_samples=2), *lineup], num_hands=4)
+    bound = sf.rollout(0, SF3, [sf.pimc(SF3, num_samples=2), *lineup], num_hands=4)
+    np.testing.assert_array_equal(unbound.rewards, bound.rewards)
+    assert unbound.rewards.shape == (4, 3)
+    np.testing.assert_allclose(unbound.rewards.sum(1), 0, atol=1e-5)  # chips are zero-sum
+
+
+def test_unbound_pimc_in_evaluate() -> None:
+    res = sf.evaluate(1, SF3, {"pimc": sf.pimc(num_samples=2), "random": "random"}, num_hands=2)
+    assert res.names == ("pimc", "random") and res.rotations == 6
+    assert np.all(np.isfinite(res.mean_chips))
+
+
+def test_unbound_pimc_in_a_family_rollout() -> None:
+    out = sf.rollout(
+        0, FF4, [sf.pimc(num_samples=2, rollout_policy="greedy"), "greedy"] * 2, num_hands=2
+    )
+    assert out.rewards.shape == (2, 4)
+
+
+def test_pimc_in_score_hands() -> None:
+    hands = np.array([[51, 50, 49, 48, 47]])  # the five top cards of one suit, seat 1
+    args = dict(hands=hands, turnup=0, seat=1, env=SF3, num_rollouts=2)
+    bound = sf.score_hands(0, policy=[sf.pimc(SF3, 2), "heuristic", "heuristic"], **args)
+    unbound = sf.score_hands(0, policy=[sf.pimc(num_samples=2), "heuristic", "heuristic"], **args)
+    np.testing.assert_array_equal(bound.expected_chips, unbound.expected_chips)
+    assert np.all((unbound.win_prob >= 0) & (unbound.win_prob <= 1))
+
+
+def test_pimc_in_sessions() -> None:
+    res = sf.play_sessions(
+        0, SF3, [sf.pimc(num_samples=2), "heuristic", "random"], num_sessions=2, max_hands=2
+    )
+    assert res.stacks.shape == (2, 3) and np.all(res.hands_played >= 1)
+    assert np.all(res.hands_played <= 2)
