@@ -71,3 +71,14 @@ def test_family_pimc_plays_a_legal_action():
     state = pick(batch, 0)
     action = jax.jit(bot)(jax.random.PRNGKey(0), state, state.current_player)
     assert bool(np.asarray(state.legal_action_mask)[int(action)])
+
+
+def test_family_analysis_heuristic_is_the_familys_own():
+    """``policy="heuristic"`` plays the family's own heuristic in the playouts (not greedy)."""
+    batch = positions(FF4, 9)
+    named = sf.analyze(0, FF4, batch, num_samples=16)
+    same = sf.analyze(0, FF4, batch, num_samples=16, policy=policies.heuristic_policy(FF4.rules))
+    greedy = sf.analyze(0, FF4, batch, num_samples=16, policy="greedy")
+    np.testing.assert_array_equal(named.expected_points, same.expected_points)
+    legal = named.legal
+    assert not np.array_equal(named.expected_points[legal], greedy.expected_points[legal])

@@ -223,7 +223,7 @@ def analyze(
     """Score every legal action of ``state.current_player`` (module docstring).
 
     state: one live hand or a batch with leading axes [...]; the result's arrays are
-    [..., env.num_actions].  policy: ``"heuristic"`` (the family: its ``"greedy"``),
+    [..., env.num_actions].  policy: ``"heuristic"`` (each game's own),
     ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
     compiled chunk (the result does not depend on it).
     """

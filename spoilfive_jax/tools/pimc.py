@@ -77,8 +77,9 @@ def pimc(
     env: Any = None, num_samples: int = DEFAULT_SAMPLES, rollout_policy: Any = "heuristic"
 ) -> PimcPolicy:
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
-    (``"heuristic"``, the family's ``"greedy"``, ``"random"`` or a jittable policy) playing
-    every seat in the rollouts.  ``env=None``: an unbound bot, which the tools bind to theirs."""
+    (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
+    policy) playing every seat in the rollouts.  ``env=None``: an unbound bot, which the tools
+    bind to theirs."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"

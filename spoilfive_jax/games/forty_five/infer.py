@@ -187,10 +187,8 @@ def _entitled(state: State, hands: Bits, rules: FortyFiveRules) -> jax.Array:
 
 
 def resolve_policy(policy: Any, rules: FortyFiveRules) -> Callable[..., Any]:
-    """A jittable policy on the family's State: ``"heuristic"``/``"greedy"`` (the family's
-    greedy player), ``"random"``, or a callable."""
-    if policy == "heuristic":  # the analysis's default: each game's own baseline
-        policy = "greedy"
+    """A jittable policy on the family's State: one of the family's built-in players
+    (``"heuristic"``, the analysis's default, ``"greedy"`` or ``"random"``), or a callable."""
     if isinstance(policy, str):
         return builtin_policy(policy, rules)
     if not callable(policy):
