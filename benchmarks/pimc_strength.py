@@ -1,15 +1,16 @@
 """Strength and cost of the PIMC bot (``sf.pimc``) in seat-rotated tournaments.
 
 Spoil Five (5 players, seed rules): one pimc seat against four copies of the opponent
-(``heuristic`` or the shipped PPO agent), the pimc seat rotated through all five seats over the
-same deals.  Forty-Five (4 players): a pimc partnership against a greedy one, partnerships
-swapped over the same deals.  Only the decisions of the bot's seats run the bot (a host loop
-gathers them), so the cost per decision is the bot's own.  Prints, per num_samples, the bot's
-mean chips (points) per hand, the opponents' mean per seat, the difference with its 95% CI
-(deals as the unit), the time and the cost per bot decision.
+(``heuristic``, ``random`` or the shipped PPO agent), the pimc seat rotated through all five
+seats over the same deals.  Forty-Five (4 players): a pimc partnership against a heuristic (or
+greedy, or random) one, partnerships swapped over the same deals.  Only the decisions of the
+bot's seats run the bot (a host loop gathers them), so the cost per decision is the bot's own.
+Prints, per num_samples, the bot's mean chips (points) per hand, the opponents' mean per seat,
+the difference with its 95% CI (deals as the unit), the time and the cost per bot decision.
 
     python benchmarks/pimc_strength.py --game spoil_five --samples 8 32 --deals 200
     python benchmarks/pimc_strength.py --game forty_five --samples 16 --deals 200
+    python benchmarks/pimc_strength.py --game forty_five --opponent greedy --samples 64
     python benchmarks/pimc_strength.py --opponent ppo --samples 32 --deals 200
 """
 
@@ -90,26 +91,26 @@ def tournament(env: Any, bot: Any, other: Any, deals: int, seed: int = 0) -> dic
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
-    ap.add_argument("--opponent", choices=["heuristic", "ppo", "greedy"], default=None)
+    ap.add_argument(
+        "--opponent",
+        choices=["heuristic", "ppo", "greedy", "random"],
+        default="heuristic",
+        help="the other seats' policy (ppo: Spoil Five only; greedy: the family only)",
+    )
     ap.add_argument("--samples", type=int, nargs="+", default=[8, 32])
     ap.add_argument("--deals", type=int, default=200)
-    ap.add_argument("--rollout", default=None, help="rollout policy (default: built-in)")
+    ap.add_argument("--rollout", default="heuristic", help="rollout policy (default: heuristic)")
     args = ap.parse_args()
-    if args.game == "spoil_five":
-        env = sf.SpoilFive(5)
-        opponent = args.opponent or "heuristic"
-        if opponent == "ppo":
-            from spoilfive_jax.rl.agent import load_policy
+    opponent, rollout = args.opponent, args.rollout
+    env = sf.SpoilFive(5) if args.game == "spoil_five" else sf.FortyFive(4)
+    if opponent not in ("ppo", *env.policy_names):
+        ap.error(f"--opponent {opponent} is not a policy of {args.game}")
+    if opponent == "ppo":
+        from spoilfive_jax.rl.agent import load_policy
 
-            other = load_policy("examples/agents/ppo_seat.npz")
-        else:
-            other = sf.HEURISTIC
-        rollout = args.rollout or "heuristic"
+        other = load_policy("examples/agents/ppo_seat.npz")
     else:
-        env = sf.FortyFive(4)
-        opponent = "greedy"
-        other = env.builtin_policy("greedy")
-        rollout = args.rollout or "greedy"
+        other = env.builtin_policy(opponent)
     unit = "points" if args.game == "forty_five" else "chips"
     print(f"{args.game}, {env.num_players} players: pimc vs {opponent} ({unit} per hand)")
     print(
