@@ -127,3 +127,27 @@ def test_rollout_result_reads_the_games_fields() -> None:
         sf.rollout(0, sf.FortyFive(4), "random", 8, carried=1)
     with pytest.raises(ValueError, match="takes no rollout option"):
         sf.rollout(0, sf.SpoilFive(3), "random", 8, pot=1)
+
+
+@pytest.mark.parametrize("game", ["spoil_five", "forty_five"])
+def test_play_batch_matches_play_out_hand_by_hand(game: str) -> None:
+    """The batched loop (which skips a policy no hand needs) plays exactly the hands of the
+    per-hand loop, for a lineup of two callables that are not built-ins."""
+    from spoilfive_jax.tools.policies import lineup, play_batch, play_out
+
+    env = sf.make(game, 4)
+    heuristic = env.builtin_policy("heuristic")
+
+    def cheap(key, state, player):  # the lowest legal action: deterministic, not a built-in
+        return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
+
+    who, seats = lineup(env, [heuristic, cheap, cheap, cheap])
+    keys = jax.random.split(jax.random.PRNGKey(3), 16)
+    states = jax.vmap(env.init)(keys)
+    final, total = jax.jit(lambda k, s: play_batch(env, who.policies, seats, k, s))(keys, states)
+    one = jax.vmap(lambda k, s: play_out(env, who.policies, seats, k, s))
+    want_final, want_total = jax.jit(one)(keys, states)
+    assert bool(final.terminated.all())
+    np.testing.assert_array_equal(np.asarray(total), np.asarray(want_total))
+    for got, want in zip(jax.tree.leaves(final), jax.tree.leaves(want_final), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -12,8 +12,9 @@ game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *poli
   an env), bound here to the tool's env.
 
 ``play_out`` is THE loop that plays a hand to its end through ``env.step`` (a static scan of
-``env.max_decisions`` decisions; a finished hand stands).  Every tool that plays hands with
-arbitrary policies uses it; a game may play its own built-in policies faster
+``env.max_decisions`` decisions; a finished hand stands); ``play_batch`` is the same loop for a
+batch, which skips a policy at the decisions where no hand needs it.  Every tool that plays hands
+with arbitrary policies uses them; a game may play its own built-in policies faster
 (``Env.rollout_kernel``).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
@@ -162,12 +163,55 @@ def play_deals(
         return kernel(deal, keys, ids, seat_policy)  # type: ignore[no-any-return]
     states = env.deal_states(deal)
     hand_keys = env.hand_keys(keys, ids)
+    final, rewards = play_batch(env, lineup.policies, seat_policy, hand_keys, states)
+    return jax.vmap(env.outcome)(final, rewards)  # type: ignore[no-any-return]
 
-    def one(key: jax.Array, state: Any) -> dict[str, jax.Array]:
-        final, rewards = play_out(env, lineup.policies, seat_policy, key, state)
-        return env.outcome(final, rewards)
 
-    return jax.vmap(one)(hand_keys, states)  # type: ignore[no-any-return]
+def choose_batch(
+    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, keys: jax.Array, states: Any
+) -> jax.Array:
+    """int32[B]: ``choose`` for a batch of hands, where a policy that no live hand needs at this
+    decision is not run at all (a ``lax.cond`` on the whole batch).  An expensive policy at one
+    seat (``sf.pimc``) thus runs only at the decisions where some hand waits for that seat,
+    not at every seat's.  A finished hand's action is 0 (stepping it changes nothing)."""
+    player = jnp.maximum(states.current_player, 0)
+    which = jnp.asarray(seat_policy)[player]  # [B]
+    wanted = ~states.terminated
+    none = jnp.zeros(player.shape, jnp.int32)
+    out = none
+    for i, policy in enumerate(policies):
+        mine = which == i
+
+        def run(policy: PolicyFn = policy) -> jax.Array:
+            return jax.vmap(policy)(keys, states, player).astype(jnp.int32)
+
+        acts = jax.lax.cond((mine & wanted).any(), run, lambda: none)
+        out = jnp.where(mine, acts, out)
+    return out
+
+
+def play_batch(
+    env: Env[Any, Any],
+    policies: tuple[PolicyFn, ...],
+    seat_policy: jax.Array,
+    keys: jax.Array,
+    states: Any,
+) -> tuple[Any, jax.Array]:
+    """``play_out`` for a batch of hands [B] (keys [B], one per hand), with the same actions and
+    results hand by hand; policies run only where needed (``choose_batch``)."""
+    step = jax.vmap(env.step)
+
+    def body(carry: tuple[Any, jax.Array], t: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
+        st, total = carry
+        step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        st = step(st, choose_batch(policies, seat_policy, step_keys, st))
+        return (st, total + st.rewards), None
+
+    zeros = jnp.zeros((*states.current_player.shape, env.num_players), jnp.float32)
+    (final, total), _ = jax.lax.scan(
+        body, (states, zeros), jnp.arange(env.max_decisions, dtype=jnp.int32)
+    )
+    return final, total
 
 
 __all__ = [
@@ -175,7 +219,9 @@ __all__ = [
     "PolicySpec",
     "bind",
     "choose",
+    "choose_batch",
     "lineup",
+    "play_batch",
     "play_deals",
     "play_out",
     "policy_name",
