@@ -131,3 +131,17 @@ def test_hands_follow_the_plays_and_replace_takes_hands() -> None:
         again = state.replace(hands=state.hands)
         assert _sets(again.hands) == _sets(state.hands)
     assert bool(state.robbed)
+
+
+def test_replace_keeps_hands_unless_a_held_card_is_played() -> None:
+    state = sf.SpoilFive(3).init(jax.random.PRNGKey(4))
+    seat = int(state.current_player)
+    card = min(_sets(state.hands)[seat])
+    assert _sets(state.replace(discard=jnp.int32(card)).hands) == _sets(state.hands)
+    assert _sets(state.replace(robbed=True, robber=seat).hands) == _sets(state.hands)
+    played = Bits(
+        state.played.lo | np.uint32(1 << card if card < 32 else 0),
+        state.played.hi | np.uint32(1 << (card - 32) if card >= 32 else 0),
+    )
+    # a card played is in nobody's hand
+    assert _sets(state.replace(played=played).hands)[seat] == _sets(state.hands)[seat] - {card}

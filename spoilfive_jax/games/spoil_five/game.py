@@ -272,10 +272,12 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     next_player = jnp.where(trick_over, best_seat, nxt)
     next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
 
-    # --- The mover's hand (``hands``, derived) loses the card played (``played``) or, robbing,
-    # the discard (``discard``) and gains the turn-up (``robbed``).
+    # --- The mover's hand (``hands`` = ``dealt`` less ``played``) loses the card played; the
+    # robber's dealt set trades the discard for the turn-up.
     robs = in_rob & is_card
     is_me = seats == cur
+    robbed_set = state.dealt.without(card) | bits.bit(state.turnup)
+    dealt = bits.where(is_me & robs, robbed_set, state.dealt)
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & is_me, a, trick_cards)
     may_withhold = top_trumps(state.trump, state.renege_level, five=13, jack=12, ace_hearts=11)
@@ -296,6 +298,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         rewards=jnp.where(over, hand_rewards(state, winner, in_play & jink_won, rules), 0.0),
         tricks=state.tricks + (trick_over.astype(jnp.int32) << best_shift),
         phase=phase,
+        dealt=dealt,
         robbed=state.robbed | robs,
         discard=jnp.where(robs, a, state.discard),
         leader=jnp.where(trick_over, best_seat, state.leader),

@@ -7,8 +7,8 @@ too).  The reason is speed on XLA:CPU: it has no multi-output loop fusion, so ev
 field that depends on the trick's resolution was a fusion recomputing that resolution; packed,
 one fusion computes them all with the shared values computed once.  ``replace`` accepts the
 old names and packs them.  Likewise ``tricks_won`` is packed 3 bits a seat into ``tricks``,
-and ``hands`` is derived from ``dealt`` (only the two ``played`` words change when a card is
-played, not every seat's set).
+and ``hands`` is ``dealt`` less ``played`` (a card played changes the two ``played`` words,
+not every seat's set; only the rob rewrites ``dealt``).
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ class State:
     truncated: jax.Array  # bool[]: always False (a hand ends by itself within 5N+2 decisions)
     rewards: jax.Array  # float32[N]: net chips of the hand, only on the step that ends it
     tricks: jax.Array  # int32[]: tricks won, seat s in bits 3s..3s+2 (``tricks_won``)
-    dealt: Bits  # uint32[N] x 2: each seat's cards as dealt (or as set by ``replace(hands=)``);
-    #   ``hands`` (what each seat holds now) is derived from it and ``played``/``discard``
+    dealt: Bits  # uint32[N] x 2: each seat's cards as dealt, after the rob (or as set by
+    #   ``replace(hands=)``); ``hands`` (held now) is ``dealt`` less ``played``
     legal_set: Bits  # uint32[] x 2: legal actions of current_player (all 55 once terminated)
     dealer: jax.Array  # int32[]
     turnup: jax.Array  # int32[]: card id turned up; its suit is trump
@@ -138,12 +138,9 @@ class State:
 
     @property
     def hands(self) -> Bits:
-        """uint32[..., N] x 2: the cards each seat holds now (``held``)."""
-        seats = jnp.arange(self.dealt.lo.shape[-1])
-        took = self.robbed[..., None] & (seats == self.robber[..., None])
-        gone = _gone(self)
-        gone = Bits(gone.lo[..., None], gone.hi[..., None])
-        return _holding(self.dealt, took, jnp.asarray(self.turnup)[..., None], gone)
+        """uint32[..., N] x 2: the cards each seat holds now: ``dealt`` less ``played``."""
+        played = Bits(self.played.lo[..., None], self.played.hi[..., None])
+        return self.dealt.without(played)
 
     @property
     def legal_action_mask(self) -> jax.Array:
@@ -173,8 +170,7 @@ class State:
     def replace(self, **changes: Any) -> State:
         """A copy with ``changes``.  Besides the fields it takes the packed attributes by name
         (``current_player=``, ``terminated=``, ...: ``PACKED``), ``tricks_won=`` (int[N]) and
-        ``hands=`` (uint32[N] x 2: what each seat holds now, none of it played or discarded;
-        stored as ``dealt``)."""
+        ``hands=`` (uint32[N] x 2: what each seat holds now; stored as ``dealt``)."""
         if "hands" in changes:
             changes["dealt"] = changes.pop("hands")
         if "tricks_won" in changes:
@@ -215,22 +211,5 @@ def unpack_tricks(tricks: jax.Array, num_players: int) -> jax.Array:
 
 
 def held(state: State, seat: jax.Array) -> Bits:
-    """The cards ``seat`` holds now in one hand: its ``dealt`` set, the turn-up added once it
-    robbed, less the cards played and the rob discard."""
-    took = state.robbed & (seat == state.robber)
-    return _holding(seat_bits(state.dealt, seat), took, state.turnup, _gone(state))
-
-
-def _gone(state: State) -> Bits:
-    """The cards out of every hand: those played and the rob discard."""
-    discard = bits.bit(jnp.maximum(state.discard, 0))
-    none = Bits(jnp.uint32(0), jnp.uint32(0))
-    return state.played | bits.where(state.discard >= 0, discard, none)
-
-
-def _holding(dealt: Bits, took: jax.Array, turnup: jax.Array, gone: Bits) -> Bits:
-    turn = bits.bit(turnup)
-    return Bits(
-        (dealt.lo | jnp.where(took, turn.lo, jnp.uint32(0))) & ~gone.lo,
-        (dealt.hi | jnp.where(took, turn.hi, jnp.uint32(0))) & ~gone.hi,
-    )
+    """The cards ``seat`` holds now in one hand (``State.hands`` of one seat)."""
+    return seat_bits(state.dealt, seat).without(state.played)
