@@ -12,6 +12,7 @@ import spoilfive_jax as sf
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.games.spoil_five import game as g
+from spoilfive_jax.games.spoil_five.state import held
 from study.common import (
     Progress,
     analyze_split,
@@ -165,7 +166,7 @@ def _renege_cards(state: Any) -> tuple[jax.Array, jax.Array]:
     """(top trumps the player may play that outrank the trump led, the other legal cards)."""
     strength = _TS[state.trump]
     cur = jnp.maximum(state.current_player, 0)
-    hand = bits.to_bool(g.seat_bits(state.hands, cur), 52)
+    hand = bits.to_bool(held(state, cur), 52)
     legal = state.legal_action_mask[:52]
     led_card = jnp.maximum(state.trick_cards[state.leader], 0)
     tops = hand & legal & (strength >= TOP) & (strength > strength[led_card])

@@ -16,12 +16,12 @@ Written once, here:
 
 What a game provides (the hooks, each documented below): ``id``, ``num_actions``,
 ``rules_type``, ``default_num_players``, ``init`` (a uniformly random deal), ``_apply``,
-``_end_illegal``, ``_finished``, ``observe``, ``observe_full``, ``observation_shape``,
-``full_observation_shape``, ``action_str``, ``phase_names``, ``max_decisions`` and
-``builtin_policy``.  The generic tools' hooks (``spoilfive_jax.tools``: the deals of a rollout,
-the outcome record kept per hand, summaries, hands won, the score unit, the scorer's deals from
-known cards, an optional fast kernel, sessions; the RL wrappers' info and text) are the block at
-the end of ``Env``, each with a default where one makes sense.
+``_end_illegal``, ``_finished``, ``_settle`` (optional), ``observe``, ``observe_full``,
+``observation_shape``, ``full_observation_shape``, ``action_str``, ``phase_names``,
+``max_decisions`` and ``builtin_policy``.  The generic tools' hooks (``spoilfive_jax.tools``:
+the deals of a rollout, the outcome record kept per hand, summaries, hands won, the score unit,
+the scorer's deals from known cards, an optional fast kernel, sessions; the RL wrappers' info
+and text) are the block at the end of ``Env``, each with a default where one makes sense.
 """
 
 from __future__ import annotations
@@ -196,7 +196,15 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
         def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
             return jnp.where(live, jnp.where(legal, p, f), d)
 
-        return jax.tree.map(choose, played, fouled, done)  # type: ignore[no-any-return]
+        return self._settle(jax.tree.map(choose, played, fouled, done))
+
+    def _settle(self, state: S) -> S:
+        """The state ``step`` returns, given the chosen outcome (legal, illegal or finished):
+        a game fills in here what it derives from the stored fields (Spoil Five: the legal
+        set).  Computed after the choice, from values the step stores, it reads them back
+        instead of recomputing the transition inside each output (XLA:CPU has no multi-output
+        loop fusion).  Default: the state unchanged."""
+        return state
 
     def legal_actions(self, state: S) -> list[int]:
         """Host helper: the legal action ids of one live hand's ``current_player``; ``[]`` once

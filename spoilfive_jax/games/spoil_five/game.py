@@ -14,9 +14,6 @@ observations never read it.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -31,15 +28,13 @@ from spoilfive_jax.core.tricks import (
     follow_plays,
     next_seat,
     revealed_void,
-    seat_bits,
-    seat_value,
     top_trumps,
 )
 from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, State, held, pack
 
 # Actions (docs/rules.md#robbing-the-pack, #jinks).  0..51: play that card, or in the rob decision
-# discard it.
-NUM_ACTIONS = 55
+# discard it; NUM_ACTIONS = 55 (``state``).
 PASS = 52
 JINK = 53
 CLAIM = 54
@@ -55,90 +50,6 @@ _TRUMP_POWER = 16  # trick power of a trump = 16 + its strength; plain cards of 
 _ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
 _PASS_SET = bits.const([PASS])
 _JINK_CLAIM_SET = bits.const([JINK, CLAIM])
-
-
-@dataclasses.dataclass(frozen=True)
-class State:
-    """One hand of Spoil Five; batch it with ``jax.vmap`` (every field gains a leading [B]).
-
-    Bitset fields are ``Bits(lo, hi)`` pairs of uint32 arrays (positions 0..63, see ``bits``).
-    """
-
-    current_player: jax.Array  # int32[]: seat to act; -1 once terminated
-    terminated: jax.Array  # bool[]
-    truncated: jax.Array  # bool[]: always False (a hand ends by itself within 5N+2 decisions)
-    rewards: jax.Array  # float32[N]: net chips of the hand, only on the step that ends it
-    tricks_won: jax.Array  # int32[N]
-    hands: Bits  # uint32[N] x 2: card set held by each seat
-    legal_set: Bits  # uint32[] x 2: legal actions of current_player (all 55 once terminated)
-    phase: jax.Array  # int32[]: PHASE_ROB / PHASE_PLAY / PHASE_JINK / PHASE_DONE
-    dealer: jax.Array  # int32[]
-    turnup: jax.Array  # int32[]: card id turned up; its suit is trump
-    trump: jax.Array  # int32[]: trump suit 0..3
-    robber: jax.Array  # int32[]: seat entitled to rob this hand, -1 if nobody
-    robbed: jax.Array  # bool[]: the robber took the turn-up (public)
-    discard: jax.Array  # int32[]: the robber's discard, -1 if none (HIDDEN information)
-    leader: jax.Array  # int32[]: seat that leads (or led) the current trick
-    trick_cards: jax.Array  # int32[N]: card each seat played to the current trick, -1 if none;
-    #   until the leader leads again it still shows the last completed trick
-    led_class: jax.Array  # int32[]: suit led 0..3, 4 for a trump lead, -1 before the first lead
-    best_power: jax.Array  # int32[]: trick power of the winning card so far (``trick_power``)
-    best_seat: jax.Array  # int32[]: seat winning the current (or last) trick
-    renege_level: jax.Array  # int32[]: a top trump may be withheld only if stronger than this
-    played: Bits  # uint32[] x 2: cards played to tricks so far
-    cannot_hold: Bits  # uint32[N] x 2: PUBLIC information-state record: cards each seat has
-    #   shown it does not hold (a play that would have been illegal had it held any of them:
-    #   a void in the suit led, no trump, no trump it could not renege);
-    #   ``core.tricks.revealed_void``
-    trick_num: jax.Array  # int32[]: tricks completed, 0..5
-    jinker: jax.Array  # int32[]: seat that declared a jink, -1 if none
-    pot: jax.Array  # int32[]: chips in the pot (carried + antes + penalties)
-    carried: jax.Array  # int32[]: chips carried in from spoiled hands
-    winner: jax.Array  # int32[]: seat that took the pot, -1 (not yet, spoiled, jink failed)
-    illegal: jax.Array  # bool[]: the hand ended on an illegal action
-    _step_count: jax.Array  # int32[]: decisions taken
-
-    @property
-    def legal_action_mask(self) -> jax.Array:
-        """bool[55]: legal actions of ``current_player`` (all True once terminated, as pgx)."""
-        return bits.to_bool(self.legal_set, NUM_ACTIONS)
-
-    @property
-    def observation(self) -> jax.Array:
-        """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
-
-        Computed on access, not stored (the rollout kernels never pay for it); works on a
-        batched state too.  Layout: ``spoilfive_jax.games.spoil_five.observe``.
-        """
-        from spoilfive_jax.games.spoil_five.observe import current_observation
-
-        return current_observation(self)
-
-    @property
-    def num_players(self) -> int:
-        return int(self.tricks_won.shape[-1])
-
-    @property
-    def carried_out(self) -> jax.Array:
-        """int32[]: chips carried to the next hand (the pot of a spoiled or failed hand)."""
-        return jnp.where(self.terminated & (self.winner < 0), self.pot, 0)
-
-    def replace(self, **changes: Any) -> State:
-        return dataclasses.replace(self, **changes)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows one hand as ``render_svg(self)`` (the table view, every hand face up);
-        a batched state has no picture (None: Jupyter falls back to the text repr)."""
-        from spoilfive_jax.games.spoil_five.render import render_svg
-
-        if np.ndim(self.current_player) != 0:
-            return None
-        return render_svg(self)
-
-
-jax.tree_util.register_dataclass(
-    State, data_fields=[f.name for f in dataclasses.fields(State)], meta_fields=[]
-)
 
 
 def state_bytes(num_players: int, rules: Rules | None = None) -> int:
@@ -179,6 +90,9 @@ def trick_power(card: jax.Array, trump: jax.Array, led_class: jax.Array) -> jax.
     return jnp.where(ts >= 0, _TRUMP_POWER + ts, plain)
 
 
+# --------------------------------------------------------------------------- holdings
+
+
 # --------------------------------------------------------------------------- legality
 
 
@@ -198,7 +112,7 @@ def legal_plays(
 
 def legal_set(state: State, rules: Rules) -> Bits:
     """The legal action set of ``state.current_player``."""
-    hand = seat_bits(state.hands, state.current_player)
+    hand = held(state, state.current_player)
     rob = hand | Bits(*_PASS_SET) if rules.rob == "optional" else hand
     leading = state.current_player == state.leader
     play = legal_plays(hand, state.trump, state.led_class, state.renege_level, leading, rules)
@@ -228,36 +142,45 @@ def new_hand(
     robber = i32(-1) if rules.rob == "off" else rob_seat(hands, turnup, dealer)
     eldest = next_seat(dealer, n)
     state = State(
-        current_player=jnp.where(robber >= 0, robber, eldest).astype(i32),
-        terminated=jnp.bool_(False),
+        status=pack(
+            0,
+            phase=jnp.where(robber >= 0, PHASE_ROB, PHASE_PLAY),
+            terminated=False,
+            current_player=jnp.where(robber >= 0, robber, eldest),
+            leader=eldest,
+            led_class=-1,
+            best_power=-1,
+            best_seat=-1,
+            renege_level=-1,
+            winner=-1,
+        ),
+        record=pack(0, trick_num=0, jinker=-1, robbed=False, illegal=False, _step_count=0),
         truncated=jnp.bool_(False),
         rewards=jnp.zeros(n, jnp.float32),
-        tricks_won=jnp.zeros(n, i32),
-        hands=Bits(hands.lo.astype(jnp.uint32), hands.hi.astype(jnp.uint32)),
+        tricks=i32(0),
+        dealt=Bits(hands.lo.astype(jnp.uint32), hands.hi.astype(jnp.uint32)),
         legal_set=Bits(jnp.uint32(0), jnp.uint32(0)),
-        phase=jnp.where(robber >= 0, PHASE_ROB, PHASE_PLAY).astype(i32),
         dealer=dealer,
         turnup=turnup,
         trump=trump,
-        robber=robber.astype(i32),
-        robbed=jnp.bool_(False),
+        robber=jnp.asarray(robber, i32),
         discard=i32(NO_CARD),
-        leader=eldest,
         trick_cards=jnp.full(n, NO_CARD, i32),
-        led_class=i32(-1),
-        best_power=i32(-1),
-        best_seat=i32(-1),
-        renege_level=i32(-1),
         played=Bits(jnp.uint32(0), jnp.uint32(0)),
         cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
-        trick_num=i32(0),
-        jinker=i32(-1),
         pot=carried + antes(dealer, carried, n, rules).sum(),
         carried=carried,
-        winner=i32(-1),
-        illegal=jnp.bool_(False),
-        _step_count=i32(0),
     )
+    return with_legal(state, rules)
+
+
+def with_legal(state: State, rules: Rules) -> State:
+    """``state`` with ``legal_set`` computed from its other fields.
+
+    ``step`` calls it once on the state it returns (after choosing between the legal, illegal
+    and finished outcomes), not inside ``apply_action``: computed from the fields the step
+    stores, the legal set reads them back instead of recomputing the whole transition (XLA:CPU
+    fuses a shared intermediate into every output that uses it)."""
     return state.replace(legal_set=legal_set(state, rules))
 
 
@@ -284,7 +207,7 @@ def deal_random(
 
 def hand_rewards(state: State, winner: jax.Array, jink_won: jax.Array, rules: Rules) -> jax.Array:
     """float32[N]: net chips of the hand once it is over (docs/rules.md#winning-a-hand)."""
-    n = state.tricks_won.shape[0]
+    n = state.num_players
     bonus = jnp.where(jink_won, rules.bonus, 0)
     received = jnp.where(jnp.arange(n) == winner, state.pot + bonus * (n - 1), -bonus)
     return (received - antes(state.dealer, state.carried, n, rules)).astype(jnp.float32)
@@ -294,13 +217,13 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     """The state after a LEGAL ``action`` by ``current_player`` in a live hand.
 
     No legality or terminal check (``step`` adds them).  Every phase's outcome is computed and
-    the right one selected, so it vmaps over hands in mixed phases.  ``legal_set`` is refreshed.
+    the right one selected, so it vmaps over hands in mixed phases.  ``legal_set`` is NOT
+    refreshed: ``with_legal`` does that (``step`` calls it on the state it returns).
     """
-    n = state.tricks_won.shape[0]
+    n = state.num_players
     seats = jnp.arange(n)
     cur = state.current_player
     a = jnp.asarray(action, jnp.int32)
-    hand = seat_bits(state.hands, cur)
     card = bits.bit(jnp.clip(a, 0, NUM_CARDS - 1))
     is_card = a < NUM_CARDS
     in_rob = state.phase == PHASE_ROB
@@ -326,7 +249,8 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     nxt = next_seat(cur, n)
     trick_over = in_play & (nxt == state.leader)
     trick_num = state.trick_num + trick_over.astype(jnp.int32)
-    winner_tricks = seat_value(state.tricks_won, best_seat) + 1
+    best_shift = 3 * jnp.maximum(best_seat, 0)  # the trick winner's field in ``tricks``
+    winner_tricks = ((state.tricks >> best_shift) & 7) + 1
     jinking = state.jinker >= 0
     jink_failed = trick_over & jinking & (best_seat != state.jinker)
     jink_won = trick_over & jinking & (best_seat == state.jinker) & (trick_num == 5)
@@ -348,15 +272,12 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     next_player = jnp.where(trick_over, best_seat, nxt)
     next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
 
-    # --- The mover's new hand: discard and take the turn-up when robbing; lose the card played.
+    # --- The mover's hand (``hands`` = ``dealt`` less ``played``) loses the card played; the
+    # robber's dealt set trades the discard for the turn-up.
     robs = in_rob & is_card
-    new_hand_ = bits.where(robs, hand.without(card) | bits.bit(state.turnup), hand)
-    new_hand_ = bits.where(in_play, hand.without(card), new_hand_)
     is_me = seats == cur
-    hands = Bits(
-        jnp.where(is_me, new_hand_.lo, state.hands.lo),
-        jnp.where(is_me, new_hand_.hi, state.hands.hi),
-    )
+    robbed_set = state.dealt.without(card) | bits.bit(state.turnup)
+    dealt = bits.where(is_me & robs, robbed_set, state.dealt)
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
     trick_cards = jnp.where(in_play & is_me, a, trick_cards)
     may_withhold = top_trumps(state.trump, state.renege_level, five=13, jack=12, ace_hearts=11)
@@ -375,9 +296,9 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         current_player=jnp.where(over, -1, next_player).astype(jnp.int32),
         terminated=over,
         rewards=jnp.where(over, hand_rewards(state, winner, in_play & jink_won, rules), 0.0),
-        tricks_won=state.tricks_won + (trick_over & (seats == best_seat)).astype(jnp.int32),
-        hands=hands,
+        tricks=state.tricks + (trick_over.astype(jnp.int32) << best_shift),
         phase=phase,
+        dealt=dealt,
         robbed=state.robbed | robs,
         discard=jnp.where(robs, a, state.discard),
         leader=jnp.where(trick_over, best_seat, state.leader),
@@ -393,13 +314,13 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         winner=winner.astype(jnp.int32),
         _step_count=state._step_count + 1,
     )
-    return new.replace(legal_set=legal_set(new, rules))
+    return new
 
 
 def end_illegal(state: State, rules: Rules) -> State:
     """The hand ends at once: ``current_player`` pays ``illegal_penalty`` into the pot, which
     is carried like a spoiled pot; every other seat loses only its ante."""
-    n = state.tricks_won.shape[0]
+    n = state.num_players
     offender = jnp.arange(n) == state.current_player
     paid = antes(state.dealer, state.carried, n, rules)
     fine = jnp.where(offender, rules.illegal_penalty, 0)

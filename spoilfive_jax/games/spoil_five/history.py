@@ -114,7 +114,7 @@ def parse_moves(text: str, num_players: int) -> list[Move]:
 
 @functools.cache
 def _jitted(rules: Rules) -> tuple[Any, Any]:
-    apply = jax.jit(lambda s, a: game.apply_action(s, a, rules))
+    apply = jax.jit(lambda s, a: game.with_legal(game.apply_action(s, a, rules), rules))
     legal = jax.jit(lambda s, a: is_legal(s.legal_set, a, game.NUM_ACTIONS))
     return apply, legal
 

@@ -68,7 +68,8 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.games.spoil_five.game import NO_CARD, TRUMP_CLASS, State, seat_bits
+from spoilfive_jax.games.spoil_five.game import NO_CARD, TRUMP_CLASS, State
+from spoilfive_jax.games.spoil_five.state import held
 
 F32 = jnp.float32
 
@@ -209,7 +210,7 @@ def _public(state: State, origin: jax.Array) -> jax.Array:
 
 
 def _hand(state: State, seat: jax.Array) -> jax.Array:
-    return bits.to_bool(seat_bits(state.hands, seat), NUM_CARDS).astype(F32)
+    return bits.to_bool(held(state, seat), NUM_CARDS).astype(F32)
 
 
 # --------------------------------------------------------------------------- public

@@ -33,7 +33,8 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
 from spoilfive_jax.games.spoil_five.fast import I32, P_CLAIM, P_JINK, U32
-from spoilfive_jax.games.spoil_five.game import State, seat_bits
+from spoilfive_jax.games.spoil_five.game import State
+from spoilfive_jax.games.spoil_five.state import held as held_by
 
 _SLOT13 = np.uint32(0x1FFF)
 
@@ -155,7 +156,7 @@ def strength_view(state: State) -> dict[str, jax.Array]:
     from spoilfive_jax.games.spoil_five.fast import POSITION
 
     pos = jnp.asarray(POSITION)[state.trump]  # int32[52]
-    hand = seat_bits(state.hands, state.current_player)
+    hand = held_by(state, state.current_player)
     held = bits.to_bool(hand, 52)
     lo = jnp.where(held & (pos < 32), jnp.left_shift(U32(1), (pos & 31).astype(U32)), U32(0))
     hi = jnp.where(held & (pos >= 32), jnp.left_shift(U32(1), (pos & 31).astype(U32)), U32(0))

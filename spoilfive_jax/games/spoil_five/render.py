@@ -35,6 +35,7 @@ from spoilfive_jax.games.spoil_five.game import (
     TRUMP_CLASS,
     State,
 )
+from spoilfive_jax.games.spoil_five.state import PACKED
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,8 +112,9 @@ def view(state: State) -> TableView:
             f"this State holds a batch of hands (shape {shape}); render one hand, e.g. "
             "jax.tree.map(lambda x: x[0], state)"
         )
-    g = {f.name: np.asarray(getattr(state, f.name)) for f in dataclasses.fields(State)}
-    n = int(g["tricks_won"].shape[-1])
+    names = [*(f.name for f in dataclasses.fields(State)), *PACKED]
+    g = {name: np.asarray(getattr(state, name)) for name in names}
+    n = state.num_players
     trump = int(g["trump"])
     lo, hi = np.asarray(state.hands.lo), np.asarray(state.hands.hi)
     hands = tuple(sort_cards(members(lo[s], hi[s]), trump) for s in range(n))
@@ -135,7 +137,7 @@ def view(state: State) -> TableView:
         led_class=int(g["led_class"]),
         best_seat=int(g["best_seat"]),
         trick_num=int(g["trick_num"]),
-        tricks_won=tuple(int(t) for t in g["tricks_won"]),
+        tricks_won=tuple(int(t) for t in np.asarray(state.tricks_won)),
         jinker=int(g["jinker"]),
         pot=int(g["pot"]),
         carried=int(g["carried"]),

@@ -1,0 +1,147 @@
+"""The packed layout of Spoil Five's ``State`` (``games/spoil_five/state.py``): every packed
+attribute round-trips at the ends of its range without touching its neighbours, reads work on
+batched states, ``replace`` takes the old names (packed attributes, ``tricks_won``, ``hands``),
+and the derived ``hands`` follow the cards played, the rob and the discard."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.core.bits import Bits, members
+from spoilfive_jax.games.spoil_five import game
+from spoilfive_jax.games.spoil_five.state import PACKED, pack, unpack
+
+# The range of every packed attribute for tables of up to 10 seats (docs: ``state.PACKED``).
+RANGES = {
+    "phase": (0, 3),
+    "terminated": (False, True),
+    "current_player": (-1, 9),
+    "leader": (0, 9),
+    "led_class": (-1, 4),
+    "best_power": (-1, 29),
+    "best_seat": (-1, 9),
+    "renege_level": (-1, 13),
+    "winner": (-1, 9),
+    "trick_num": (0, 5),
+    "jinker": (-1, 9),
+    "robbed": (False, True),
+    "illegal": (False, True),
+    "_step_count": (0, 5 * 10 + 2),
+}
+
+
+def test_every_packed_attribute_has_a_range_and_the_fields_do_not_overlap() -> None:
+    assert set(RANGES) == set(PACKED)
+    for word in ("status", "record"):
+        used = 0
+        for w, first, width, _ in PACKED.values():
+            if w == word:
+                mask = ((1 << width) - 1) << first
+                assert used & mask == 0, f"{word}: overlapping fields"
+                used |= mask
+        assert used < 1 << 31, f"{word} must stay a non-negative int32"
+
+
+@pytest.mark.parametrize("n", [2, 10])
+def test_round_trip_at_the_extremes_leaves_the_neighbours(n: int) -> None:
+    state = sf.SpoilFive(n).init(jax.random.PRNGKey(n))
+    before = {name: np.asarray(getattr(state, name)) for name in PACKED}
+    for name, (lo, hi) in RANGES.items():
+        for value in (lo, hi):
+            out = state.replace(**{name: value})
+            got = np.asarray(getattr(out, name))
+            assert got.dtype == (np.bool_ if isinstance(lo, bool) else np.int32), name
+            assert got == value, (name, value, got)
+            for other in PACKED:
+                if other != name:
+                    assert np.asarray(getattr(out, other)) == before[other], (name, other)
+
+
+def test_all_extremes_together() -> None:
+    state = sf.SpoilFive(10).init(jax.random.PRNGKey(0))
+    for pick in itertools.product((0, 1), repeat=3):  # a few mixes of low and high ends
+        values = {name: RANGES[name][pick[i % 3]] for i, name in enumerate(sorted(RANGES))}
+        out = state.replace(**values)
+        for name, value in values.items():
+            assert np.asarray(getattr(out, name)) == value, name
+
+
+def test_pack_cuts_a_value_to_its_field() -> None:
+    word = pack(0, leader=3, led_class=4)
+    cut = pack(word, leader=16 + 5)  # 4 bits: 21 is cut to 5; led_class is untouched
+    assert int(unpack(cut, "leader")) == 5 and int(unpack(cut, "led_class")) == 4
+
+
+def test_batched_reads_and_replace() -> None:
+    env = sf.SpoilFive(5)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(1), 6))
+    seats = jnp.arange(6, dtype=jnp.int32) % 5
+    out = states.replace(current_player=seats, terminated=seats > 2, tricks_won=jnp.ones((6, 5)))
+    assert out.current_player.shape == (6,) and out.current_player.dtype == jnp.int32
+    np.testing.assert_array_equal(out.current_player, seats)
+    np.testing.assert_array_equal(out.terminated, np.asarray(seats) > 2)
+    np.testing.assert_array_equal(out.tricks_won, np.ones((6, 5), np.int32))
+    np.testing.assert_array_equal(out.phase, states.phase)  # untouched neighbours
+    assert out.hands.lo.shape == (6, 5) and out.legal_action_mask.shape == (6, 55)
+    # the same reads under jit and vmap
+    cur = jax.jit(jax.vmap(lambda s: s.current_player))(out)
+    np.testing.assert_array_equal(cur, seats)
+
+
+def test_tricks_won_round_trip_for_ten_seats() -> None:
+    state = sf.SpoilFive(10).init(jax.random.PRNGKey(2))
+    counts = np.array([5, 0, 3, 1, 4, 2, 5, 5, 0, 3], np.int32)
+    np.testing.assert_array_equal(state.replace(tricks_won=counts).tricks_won, counts)
+
+
+def _sets(b: Bits) -> list[set[int]]:
+    lo, hi = np.asarray(b.lo), np.asarray(b.hi)
+    return [set(members(lo[s], hi[s])) for s in range(lo.shape[0])]
+
+
+def test_hands_follow_the_plays_and_replace_takes_hands() -> None:
+    env = sf.SpoilFive(4, sf.Rules(rob="forced"))
+    key = jax.random.PRNGKey(3)
+    for _ in range(40):  # a deal with a robber, played to the end
+        key, k = jax.random.split(key)
+        state = env.init(k)
+        if int(state.robber) >= 0:
+            break
+    assert int(state.robber) >= 0
+    dealt = _sets(state.hands)
+    turnup = int(state.turnup)
+    gone: set[int] = set()
+    while not bool(state.terminated):
+        a = env.legal_actions(state)[0]
+        robbing = int(state.phase) == game.PHASE_ROB
+        seat = int(state.current_player)
+        state = env.step(state, a)
+        if robbing and a < 52:
+            dealt[seat] = (dealt[seat] - {a}) | {turnup}
+        elif a < 52:
+            gone.add(a)
+        assert _sets(state.hands) == [h - gone for h in dealt]
+        # replace(hands=) with the current hands keeps them
+        again = state.replace(hands=state.hands)
+        assert _sets(again.hands) == _sets(state.hands)
+    assert bool(state.robbed)
+
+
+def test_replace_keeps_hands_unless_a_held_card_is_played() -> None:
+    state = sf.SpoilFive(3).init(jax.random.PRNGKey(4))
+    seat = int(state.current_player)
+    card = min(_sets(state.hands)[seat])
+    assert _sets(state.replace(discard=jnp.int32(card)).hands) == _sets(state.hands)
+    assert _sets(state.replace(robbed=True, robber=seat).hands) == _sets(state.hands)
+    played = Bits(
+        state.played.lo | np.uint32(1 << card if card < 32 else 0),
+        state.played.hi | np.uint32(1 << (card - 32) if card >= 32 else 0),
+    )
+    # a card played is in nobody's hand
+    assert _sets(state.replace(played=played).hands)[seat] == _sets(state.hands)[seat] - {card}
