@@ -7,6 +7,7 @@ registry is the only module above ``core`` that names them.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Any
 
@@ -49,7 +50,7 @@ def make_rules(game_id: str, **rule_options: Any) -> Any:
     try:
         return getattr(cls, preset)(**rule_options) if preset else cls(**rule_options)
     except TypeError as e:  # an unknown keyword
-        known = ", ".join(f.name for f in cls.__dataclass_fields__.values())
+        known = ", ".join(f.name for f in dataclasses.fields(cls))
         raise ValueError(f"{game_id}: {e}; rule options are: {known}") from None
 
 

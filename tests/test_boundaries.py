@@ -93,6 +93,20 @@ def test_import_contract(contract):
     assert run.returncode == 0, f"import contract {contract!r} is broken:\n{run.stdout}{run.stderr}"
 
 
+def test_package_type_checks(tmp_path):
+    """``mypy spoilfive_jax`` (the ``dev`` extra; ``[tool.mypy]`` in pyproject) finds no error.
+    Skipped where mypy is not installed."""
+    pytest.importorskip("mypy")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "spoilfive_jax"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, f"mypy found errors:\n{run.stdout}{run.stderr}"
+
+
 def test_every_contract_has_an_id():
     assert len(set(_contract_ids())) == len(_contract_ids()) >= 4
 

@@ -20,7 +20,18 @@ from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.core.present import Report, Table
 
 # What matplotlib's Agg canvas writes (``savefig`` picks the format by the extension).
-PLOT_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff")
+PLOT_FORMATS: tuple[str, ...] = (
+    ".png",
+    ".pdf",
+    ".svg",
+    ".svgz",
+    ".jpg",
+    ".jpeg",
+    ".eps",
+    ".ps",
+    ".tif",
+    ".tiff",
+)
 PLOT_FORMATS += (".webp", ".pgf", ".raw", ".rgba")
 
 

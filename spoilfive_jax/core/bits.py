@@ -77,7 +77,7 @@ def nonempty(s: Bits) -> jax.Array:
     return (s.lo | s.hi) != 0
 
 
-def has(s: Bits, pos: jax.Array) -> jax.Array:
+def has(s: Bits, pos: jax.Array | int) -> jax.Array:
     """bool: ``pos`` is a member of ``s``."""
     p = jnp.asarray(pos, jnp.int32).astype(_U32)
     word = jnp.where(p < 32, s.lo, s.hi)

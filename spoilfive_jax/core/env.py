@@ -30,7 +30,7 @@ import abc
 import functools
 import importlib
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import jax
 import jax.numpy as jnp
@@ -46,17 +46,27 @@ PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
 
 
 class HandState(Protocol):
-    """The fields every game's ``State`` has (one hand; batched states gain leading axes)."""
+    """What every game's ``State`` has (one hand; batched states gain leading axes): fields or
+    read-only attributes (a game may pack them, as Spoil Five does)."""
 
-    current_player: jax.Array  # int32[]: seat to act; -1 once terminated
-    terminated: jax.Array  # bool[]
-    truncated: jax.Array  # bool[]: always False (a hand ends by itself)
-    rewards: jax.Array  # float32[N]: on the step that ends the hand, zero otherwise
-    tricks_won: jax.Array  # int32[N]
-    legal_set: Bits  # uint32[] x 2: legal actions of current_player (all once terminated)
-    phase: jax.Array  # int32[]: the game's phase index (``Env.phase_names``)
-    illegal: jax.Array  # bool[]: the hand ended on an illegal action
-    _step_count: jax.Array  # int32[]: decisions taken
+    @property
+    def current_player(self) -> jax.Array: ...  # int32[]: seat to act; -1 once terminated
+    @property
+    def terminated(self) -> jax.Array: ...  # bool[]
+    @property
+    def truncated(self) -> jax.Array: ...  # bool[]: always False (a hand ends by itself)
+    @property
+    def rewards(self) -> jax.Array: ...  # float32[N]: on the step that ends the hand, else 0
+    @property
+    def tricks_won(self) -> jax.Array: ...  # int32[N]
+    @property
+    def legal_set(self) -> Bits: ...  # uint32[] x 2: legal actions (all once terminated)
+    @property
+    def phase(self) -> jax.Array: ...  # int32[]: the game's phase index (``Env.phase_names``)
+    @property
+    def illegal(self) -> jax.Array: ...  # bool[]: the hand ended on an illegal action
+    @property
+    def _step_count(self) -> jax.Array: ...  # int32[]: decisions taken
 
     @property
     def legal_action_mask(self) -> jax.Array: ...
@@ -91,7 +101,7 @@ class Env(PresentationHooks, abc.ABC, Generic[S, R]):
         n = self.default_num_players if num_players is None else num_players
         self.num_players: int = check_num_players(n)
         if rules is None:
-            rules = self.rules_type()
+            rules = cast(R, self.rules_type())
         if not isinstance(rules, self.rules_type):
             raise ValueError(
                 f"rules must be a spoilfive_jax.{self.rules_type.__name__}, "

@@ -132,7 +132,10 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
         got = _pick(avail, k, u_seats[i])
         return (rem.without(got), log_w), (x, got)
 
-    (rem, log_w), (xs, got) = jax.lax.scan(seat_step, (pool, jnp.float32(0.0)), jnp.arange(n))
+    scanned: tuple[tuple[Bits, jax.Array], tuple[jax.Array, Bits]] = jax.lax.scan(
+        seat_step, (pool, jnp.float32(0.0)), jnp.arange(n)
+    )
+    (rem, log_w), (xs, got) = scanned
     inverse = jnp.argsort(xs)
     out_lo, out_hi = got.lo[inverse], got.hi[inverse]
     # The discard slot: a uniform card of what is left (a constant number of choices).

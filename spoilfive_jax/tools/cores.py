@@ -25,6 +25,7 @@ are used as they are.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import jax
 
@@ -50,14 +51,18 @@ def use_all_cores(num_devices: int | None = None) -> int:
         isinstance(num_devices, bool) or not isinstance(num_devices, int) or num_devices < 1
     ):
         raise ValueError(f"num_devices must be a positive integer, got {num_devices!r}")
-    try:  # (a private JAX helper; without it, ask JAX and let it refuse a late change)
-        from jax._src.xla_bridge import backends_are_initialized
-    except ImportError:  # pragma: no cover - depends on the JAX version
-        backends_are_initialized = None
-    if backends_are_initialized is not None and backends_are_initialized():
+    # (a private JAX helper; without it, ask JAX and let it refuse a late change)
+    initialized: Callable[[], bool] | None = None
+    try:
+        from jax._src import xla_bridge
+
+        initialized = xla_bridge.backends_are_initialized
+    except (ImportError, AttributeError):  # pragma: no cover - depends on the JAX version
+        pass
+    if initialized is not None and initialized():
         return len(jax.devices("cpu"))
     forced = "xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", "")
-    current = int(jax.config.jax_num_cpu_devices)
+    current = int(jax.config.values["jax_num_cpu_devices"])
     if forced or (current > 0 and num_devices is None):
         return current if current > 0 else len(jax.devices("cpu"))
     n = num_devices or cpu_count()

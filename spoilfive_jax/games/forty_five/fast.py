@@ -32,6 +32,7 @@ the decks of ``FortyFive.rollout_deal``/``known_deal`` (``random_deck`` for roll
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -78,6 +79,11 @@ _DISCARDS_PER_SEAT = 6  # up to five cards laid away, then DONE
 
 
 # ------------------------------------------------------------------------ before the play
+
+
+def _const(x: jax.Array) -> Callable[[], jax.Array]:
+    """A policy core that is already decided (``Chooser.pick`` calls it)."""
+    return lambda: x
 
 
 def _turnup_hand(
@@ -146,7 +152,7 @@ def _turnup_hand(
             sure = pol.heuristic_announce(hand, live)
             no = jnp.full_like(dealer, sx.P_PASS)
             choice = chooser.pick(
-                seat, decisions, legal, {GREEDY: lambda no=no: no, HEURISTIC: lambda s=sure: s}
+                seat, decisions, legal, {GREEDY: _const(no), HEURISTIC: _const(sure)}
             )
             announces = asking & (choice == sx.P_JINK)
             jinker = jnp.where(announces, seat, jinker)
@@ -255,6 +261,7 @@ def _bidding(
     steps = n - 1 + 2 * len(game.BID_VALUES)  # passes, rising bids and holds
     b, records = jax.lax.scan(bid_step, start, jnp.arange(steps, dtype=I32))
     if trace is not None:
+        assert records is not None
         trace.extend(Record(*(x[i] for x in records)) for i in range(steps))
     return b
 
@@ -352,6 +359,7 @@ def _discarding(
     )
     if trace is not None:
         for o in range(n):
+            assert records is not None
             trace.extend(Record(*(x[o, j] for x in records)) for j in range(_DISCARDS_PER_SEAT))
     return held, decisions
 

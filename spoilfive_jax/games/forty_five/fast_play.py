@@ -370,6 +370,7 @@ def play_tricks(
         body, (start, choose(start, jnp.int32(0))), jnp.arange(steps, dtype=I32)
     )
     if trace is not None:
+        assert records is not None
         trace.extend(Record(*(x[i] for x in records)) for i in range(steps))
     return p
 

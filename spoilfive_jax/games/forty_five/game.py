@@ -35,6 +35,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from spoilfive_jax.core import bits, ranking, tricks
 from spoilfive_jax.core.bits import Bits
@@ -97,7 +98,7 @@ from spoilfive_jax.games.forty_five.state import top_trump_strengths as top_trum
 # --------------------------------------------------------------------------- cards
 
 
-def trump_strength(card: jax.Array, trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
+def trump_strength(card: ArrayLike, trump: jax.Array, rules: FortyFiveRules) -> jax.Array:
     """int32: strength of ``card`` as a trump (-1 if not a trump); the joker always is one."""
     c = jnp.asarray(card, jnp.int32)
     ts = ranking.trump_strength(c, trump)  # the joker (52) is in no suit: -1 here

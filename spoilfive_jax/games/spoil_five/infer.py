@@ -220,9 +220,11 @@ def playout(
     applied there), any other jittable policy through ``step``.
     """
     n, rules, step = env.num_players, env.rules, env._step
-    spec = BUILTIN.get(policy, policy) if isinstance(policy, str) else policy
     if isinstance(policy, str) and policy not in BUILTIN:
         raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
+    spec: BuiltinPolicy | Callable[..., Any] = (
+        BUILTIN[policy] if isinstance(policy, str) else policy
+    )
     b, width = actions.shape
 
     def tile(x: jax.Array) -> jax.Array:
