@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -229,3 +230,24 @@ def test_benchmark_rollout_rows() -> None:
     (row,) = result["rollout_rows"]
     assert row["policy"] == "random" and row["hands_per_s"] > 0
     assert 20 <= row["decisions_per_hand"] <= 21 and result["rows"] == []
+
+
+@pytest.mark.parametrize("make", [greedy_policy, heuristic_policy])
+def test_cached_policy_made_inside_a_trace_serves_later_traces(make: Any) -> None:
+    """The policy closures are cached per rules; one first built while a jit is being traced
+    (as ``sf.analyze`` does) must hold no tracer, so a second compile (another batch size) works."""
+    rules = FortyFiveRules()
+    env = sf.FortyFive(4, rules)
+    make.cache_clear()
+    try:
+
+        def act(states: Any) -> jax.Array:
+            keys = jax.random.split(jax.random.PRNGKey(1), states.trump.shape[0])
+            return jax.vmap(make(rules))(keys, states, states.current_player)
+
+        first = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
+        a = jax.jit(act)(first)
+        b = jax.jit(act)(jax.tree.map(lambda x: x[:2], first))  # a new shape: a second trace
+        np.testing.assert_array_equal(np.asarray(a)[:2], np.asarray(b))
+    finally:
+        make.cache_clear()  # later tests rebuild it outside any trace

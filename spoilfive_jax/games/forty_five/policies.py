@@ -108,7 +108,8 @@ def greedy_policy(rules: FortyFiveRules) -> PolicyFn:
     cards plus A♥), else pass (the dealer bids 15 when forced); name that suit; keep the hand
     (DONE).  Never announce a jink.  One closure per ``rules`` (cached: one compile).
     """
-    cards = jnp.arange(NUM_CARD_IDS, dtype=jnp.int32)
+    cards = np.arange(NUM_CARD_IDS, dtype=np.int32)  # numpy: the closure is cached, and a jnp
+    # value made while a first caller is being traced would be a tracer leaking into later ones
     by_suit = np.zeros((4, NUM_CARD_IDS), np.bool_)  # the trumps of each suit (cards + A♥)
     for suit in range(4):
         by_suit[suit, suit * 13 : suit * 13 + 13] = True
@@ -370,14 +371,14 @@ def heuristic_policy(rules: FortyFiveRules) -> PolicyFn:
     """``"heuristic"`` on ONE hand's public ``State``: ``policy(key, state, player) -> action``
     (jittable, deterministic; the rules of the module docstring, the same cores as the rollout
     kernel's).  One closure per ``rules`` (cached: one compile)."""
-    position_table = jnp.asarray(sx.tables(rules)[0])
+    position_table = sx.tables(rules)[0]  # numpy (a cached closure holds no jnp value)
 
     def heuristic(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
         del key, player
         n = state.tricks_won.shape[0]
         cur = jnp.maximum(state.current_player, 0)
         trump = jnp.maximum(state.trump, 0)
-        position = position_table[trump]
+        position = jnp.asarray(position_table)[trump]
         natural = seat_bits(state.hands, cur)
         held = bits.to_bool(natural, NUM_CARD_IDS)
         hand = _strength_set(held, position)
