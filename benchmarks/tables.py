@@ -408,6 +408,10 @@ def device_counts(cores: Sequence[str]) -> list[int]:
 # ------------------------------------------------------------------------ tables
 
 
+def _load(x: Sequence[float] | None) -> str:
+    return "n/a" if x is None else " ".join(f"{v:.2f}" for v in x)
+
+
 def _rate(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -551,6 +555,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with open(cfg.worker_json, "w") as f:
             json.dump(out, f)
         return out
+    load_start = os.getloadavg() if hasattr(os, "getloadavg") else None
     if cfg.in_process:
         settings = [worker(cfg)]
     else:
@@ -561,7 +566,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "cores": _affinity(),
             "python": platform.python_version(),
             "jax": jax.__version__,
-            "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            "load_average_start": load_start,
+            "load_average_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
         },
         "games": cfg.games,
         "config": {k: v for k, v in vars(cfg).items() if not k.startswith("worker")},
@@ -570,8 +576,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     m = result["machine"]
     print(
         f"# {m['processor']}, {m['cores']} cores, python {m['python']}, jax {m['jax']}; "
-        f"backends: {', '.join(s['label'] for s in settings)}; load average at the end "
-        f"{m['load_average']}"
+        f"backends: {', '.join(s['label'] for s in settings)}; load average (1, 5, 15 min) "
+        f"at the start {_load(m['load_average_start'])}, at the end {_load(m['load_average_end'])}"
     )
     for s in settings:
         for sw in s["sweeps"]:
