@@ -49,6 +49,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from spoilfive_jax.tools.cores import cpu_count  # (imports jax; computes nothing)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATHS = ("rollout", "step", "analysis")
 GROW = 1.05  # a sweep goes on while a size beats the best so far by this factor ...
@@ -334,7 +336,7 @@ def worker(cfg: argparse.Namespace) -> dict[str, Any]:
 
     devices = jax.local_devices()
     backend = jax.default_backend()
-    cores = _affinity()
+    cores = cpu_count()
     label = (
         f"{len(devices)} core" + ("s" if len(devices) > 1 else "")
         if backend == "cpu"
@@ -361,13 +363,6 @@ def worker(cfg: argparse.Namespace) -> dict[str, Any]:
         "rows": rows,
         "sweeps": sweeps,
     }
-
-
-def _affinity() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 # ------------------------------------------------------------------------ processes
@@ -397,7 +392,7 @@ def device_counts(cores: Sequence[str]) -> list[int]:
     """``--cores`` values ("1", "all", any positive integer) as device counts, in order."""
     out = []
     for c in cores:
-        n = _affinity() if c == "all" else int(c) if c.isdigit() and int(c) > 0 else None
+        n = cpu_count() if c == "all" else int(c) if c.isdigit() and int(c) > 0 else None
         if n is None:
             raise ValueError(f"--cores takes positive integers or 'all', got {c!r}")
         if n not in out:
@@ -563,7 +558,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result = {
         "machine": {
             "processor": platform.processor() or platform.machine(),
-            "cores": _affinity(),
+            "cores": cpu_count(),
             "python": platform.python_version(),
             "jax": jax.__version__,
             "load_average_start": load_start,
