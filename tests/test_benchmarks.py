@@ -1,4 +1,5 @@
-"""Smoke test of ``benchmarks/throughput.py``: it runs end to end and reports positive rates.
+"""Smoke tests of the scripts in ``benchmarks/``: they run end to end at tiny sizes and report
+positive rates; ``tables.py``'s batch-size sweep and table layout.
 
 Timings are never asserted (STYLE.md): only that every requested row comes back, sane.
 """
@@ -7,8 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 import spoilfive_jax as sf
 
@@ -53,3 +59,112 @@ def test_rollout_speed_smoke() -> None:
     rows = module.main([*argv, "--policies", "random", "--no-peers", "--no-scorer"])
     assert [(r["players"], r["policy"], r["batch"]) for r in rows] == [(3, "random", 256)]
     assert rows[0]["decisions_per_s"] > 0 and rows[0]["hands_per_s"] > 0
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, SCRIPT.parent / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tables_sweep_stops_when_growth_stops_or_memory_runs_out() -> None:
+    """``tables.sweep`` keeps the fastest size, stops after two sizes without 5% growth, stops at
+    an out-of-memory error (recorded) and raises any other error."""
+    tables = _load("tables")
+    rates = {64: 1.0, 128: 2.0, 256: 2.05, 512: 1.5, 1024: 9.0}  # 256, 512 do not grow 5%
+    best, trace = tables.sweep(lambda b: rates[b], [64, 128, 256, 512, 1024])
+    assert best == 256 and [t["batch"] for t in trace] == [64, 128, 256, 512]
+
+    def oom(b: int) -> float:
+        if b >= 256:
+            raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 123 bytes")
+        return float(b)
+
+    best, trace = tables.sweep(oom, [64, 128, 256, 512])
+    assert best == 128 and trace[-1] == {
+        "batch": 256,
+        "decisions_per_s": None,
+        "note": "out of memory",
+    }
+    with pytest.raises(ZeroDivisionError):
+        tables.sweep(lambda b: 1 / 0, [64])
+    with pytest.raises(RuntimeError, match="no size ran"):
+        tables.sweep(oom, [256])
+    assert tables.sweep_sizes("6:8") == [64, 128, 256]
+    with pytest.raises(ValueError, match="LO:HI"):
+        tables.sweep_sizes("8")
+    assert tables.device_counts(["1", "all", "1"])[0] == 1
+    with pytest.raises(ValueError, match="--cores"):
+        tables.device_counts(["0"])
+
+
+def test_tables_one_table_per_game_without_pyspiel(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In this process (no workers), tiny sizes, pyspiel made unimportable: a table per game
+    with a row per built-in policy, the public step and the analysis, each with positive
+    decisions/s and an ``n/a`` ratio."""
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` raises ImportError
+    tables = _load("tables")
+    argv = ["--in-process", "--games", "spoil_five", "--hands", "256", "--reps", "1"]
+    argv += ["--rollout-batch", "64", "--step-batch", "64", "--positions", "2", "--samples", "2"]
+    result = tables.main([*argv, "--analysis-batch", "64", "--peer-seconds", "0.01"])
+    (setting,) = result["settings"]
+    assert setting["peer"]["mean"] is None and setting["label"] == "1 core"
+    assert setting["sweeps"] == []
+    paths = ["rollout random", "rollout heuristic", "public step", "analysis heuristic"]
+    assert [(r["game"], r["path"], r["batch"]) for r in setting["rows"]] == [
+        ("spoil_five", p, 64) for p in paths
+    ]
+    for r in setting["rows"]:
+        assert r["decisions_per_s"] > 0 and r["ratio_vs_oh_hell"] is None
+    out = capsys.readouterr().out
+    table = out[out.index("spoil_five, 5 players") :].splitlines()
+    cells = [re.split(r"\s{2,}", line.strip()) for line in table[1:7]]
+    assert cells[0] == ["path", "batch", "dec/s 1 core", "x oh_hell 1 core"]
+    assert [c[:2] for c in cells[2:]] == [[p, "64"] for p in paths]
+    assert all(len(c) == 4 and c[2][0].isdigit() and c[3] == "n/a" for c in cells[2:])
+    assert "pyspiel oh_hell" in table[7] and "n/a" in table[7]
+
+
+def test_tables_tiny_sweep_chooses_the_batch() -> None:
+    """``--sweep 6:7`` on CPU: both sizes are measured for each path and the rows are timed at
+    the size the sweep chose (the rollout's, swept with random, serves every policy)."""
+    tables = _load("tables")
+    argv = ["--in-process", "--games", "spoil_five", "--paths", "rollout,step", "--reps", "1"]
+    result = tables.main([*argv, "--hands", "256", "--sweep", "6:7", "--no-peers"])
+    (setting,) = result["settings"]
+    chosen = {s["path"]: s["chosen"] for s in setting["sweeps"]}
+    assert set(chosen) == {"rollout", "step"} and set(chosen.values()) <= {64, 128}
+    for s in setting["sweeps"]:
+        assert [t["batch"] for t in s["trace"]] == [64, 128]
+        assert all(t["decisions_per_s"] > 0 for t in s["trace"])
+    assert [(r["path"], r["batch"]) for r in setting["rows"]] == [
+        ("rollout random", chosen["rollout"]),
+        ("rollout heuristic", chosen["rollout"]),
+        ("public step", chosen["step"]),
+    ]
+
+
+def test_tables_spawns_a_worker_per_core_setting(tmp_path: Path) -> None:
+    """Without --in-process each core setting runs in its own process (here: 1 core), and the
+    markdown table comes back with the worker's rows."""
+    out = tmp_path / "tables.json"
+    cmd = [sys.executable, str(SCRIPT.parent / "tables.py"), "--cores", "1", "--games"]
+    cmd += ["twenty_five", "--paths", "step", "--step-batch", "64", "--reps", "1", "--no-peers"]
+    done = subprocess.run(
+        [*cmd, "--markdown", "--json", str(out)], capture_output=True, text=True, check=True
+    )
+    result = json.loads(out.read_text())
+    (setting,) = result["settings"]
+    assert setting["devices"] == 1 and setting["label"] == "1 core"
+    assert [(r["path"], r["batch"]) for r in setting["rows"]] == [("public step", 64)]
+    assert "| path | batch | dec/s 1 core | x oh_hell 1 core |" in done.stdout
+    assert "| public step | 64 |" in done.stdout
+
+
+def test_gpu_script_is_valid_bash() -> None:
+    """``benchmarks/gpu.sh`` parses (``bash benchmarks/gpu.sh --dry-run`` runs it on CPU)."""
+    subprocess.run(["bash", "-n", str(SCRIPT.parent / "gpu.sh")], check=True)
