@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
+import strategy_study
 from study import common, family
 from study import spoil_five as s5
 
@@ -54,8 +55,31 @@ def test_win_by_holding_shapes() -> None:
     assert sum(r["n"] for r in res["by_top"]) == res["hands"] // 2
 
 
+def test_family_heuristic_is_its_own_player() -> None:
+    # sf.analyze reads the family's *name* "heuristic" as greedy; the study must pass the
+    # family heuristic itself, or the family questions silently measure greedy play.
+    env = sf.FortyFive(4)
+    assert getattr(common.policy_of(env, "heuristic"), "policy_name", None) == "heuristic"
+    assert getattr(common.policy_of(env, "greedy"), "policy_name", None) == "greedy"
+    assert common.policy_of(sf.SpoilFive(4), "heuristic") is sf.HEURISTIC
+    assert getattr(common.pimc_of(env, 2).rollout_policy, "policy_name", None) == "heuristic"
+
+
+def test_paired_values_share_worlds() -> None:
+    got = common.collect(2, sf.SpoilFive(4), "heuristic", 64, s5._is_rob)
+    pos = common.take(got.positions, np.arange(6))
+    same = np.full((6, 2), sf.PASS)
+    v = common.paired_values(1, sf.SpoilFive(4), pos, same, "heuristic", num_worlds=2, batch=4)
+    assert v.shape == (6, 2)
+    np.testing.assert_array_equal(v[:, 0], v[:, 1])  # one world, one key: the same playout
+    assert np.all(np.abs(v) <= 4 * 20)
+
+
 def test_rob_value_shapes() -> None:
-    res = s5.rob_value(1, 4, 64, 4)
+    res = s5.rob_value(1, 4, 64, 4, check="heuristic", check_positions=5)
+    assert res["check"]["positions"] == min(5, res["positions"])
+    assert math.isfinite(res["check"]["gain"]["mean"])
+    assert res["check"]["groups"][0]["group"] == "decline better"
     assert 0 < res["positions"] <= 64
     assert math.isfinite(res["gain_best"]["mean"])
     assert res["gain_best"]["mean"] >= res["gain_heuristic_discard"]["mean"]
@@ -80,8 +104,12 @@ def test_spoiler_plays_legal_cards() -> None:
 
 
 def test_spoil_vs_win_shapes() -> None:
-    res = s5.spoil_vs_win(1, 4, 256, carried=(0, 8), seats=(1,))
+    res = s5.spoil_vs_win(1, 4, 384, carried=(0, 8), seats=(1,), extra={"again": s5.spoiler})
     assert len(res["d_value"]) == 9 and len(res["d_win"]) == 9
+    again = res["extra_vs_heuristic"]["again"]  # the same seat policy on the same deals
+    assert again["all_d_value"]["mean"] == pytest.approx(res["all_d_value"]["mean"])
+    assert set(res["weak_rates"]) == {"heuristic", "spoiler", "again"}
+    assert all(_in_unit(r["win"]["mean"]) for r in res["weak_rates"].values())
     assert [r["carried"] for r in res["weak_value_by_carried"]] == [0, 8]
     assert all(abs(r["mean"]) <= 1 for r in res["d_win"] if r["n"])
     assert _in_unit(res["weak_share"])
@@ -105,7 +133,9 @@ def test_seat_advantage_adds_up() -> None:
 
 @pytest.mark.slow  # two more compiles (collect and analyze on Forty-Five): run with -m slow
 def test_five_of_trumps_shapes() -> None:
-    res = family.five_of_trumps(1, 128, 4)
+    res = family.five_of_trumps(1, 128, 4, check="greedy", check_positions=4)
+    assert res["check"]["positions"] == min(4, res["positions"])
+    assert len(res["check"]["groups"]) == 3
     assert res["positions"] > 0 and len(res["by_situation"]) == 3
     assert sum(r["n"] for r in res["by_situation"]) == res["positions"]
     assert abs(res["gain_keep_five"]["mean"]) <= 60
@@ -116,6 +146,14 @@ def test_partner_suit_shapes() -> None:
     res = family.partner_suit(1, 512, 4)
     assert res["positions"] > 0 and _in_unit(res["same_card_share"])
     assert abs(res["true_gain"]["mean"]) <= 60 and abs(res["analysis_gain"]["mean"]) <= 60
+
+
+def test_merge_meta_flags_mixed_runs() -> None:
+    run = {"size": "quick", "seed": 1, "commit": "abc", "seconds": 1.0}
+    results = {"q1": {}, "q2": {}, "meta": {"questions": {"q1": run}}}
+    assert strategy_study.merge_meta(results, {"q2": run})["consistent"]
+    mixed = strategy_study.merge_meta(results, {"q2": {**run, "size": "full"}})
+    assert not mixed["consistent"] and set(mixed["sizes"]) == {"quick", "full"}
 
 
 def test_auction_make_rates_shapes() -> None:

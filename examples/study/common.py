@@ -16,7 +16,6 @@ import numpy as np
 
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five import game as family_game
-from spoilfive_jax.games.forty_five.policies import greedy_policy
 from spoilfive_jax.games.spoil_five import game as sf_game
 
 Z95 = 1.96
@@ -96,17 +95,23 @@ def quiet(done: int, total: int) -> None:
 
 def policy_of(env: Any, spec: Any) -> Callable[..., Any]:
     """A jittable ``policy(key, state, player)`` for ``env`` from a name or a callable:
-    Spoil Five ``"heuristic"``/``"random"``; the family ``"greedy"``/``"heuristic"`` (its
-    greedy player) or ``"random"``."""
+    Spoil Five ``"heuristic"``/``"random"``; the family ``"heuristic"`` (its own partner-aware
+    player), ``"greedy"`` or ``"random"``.
+
+    Always a callable, never a name: ``sf.analyze`` and pimc's rollouts read the family's name
+    ``"heuristic"`` as its greedy player (the analysis default), so the study hands them the
+    family heuristic itself."""
     if callable(spec):
         return spec
     if isinstance(env, sf.SpoilFive):
         return {"heuristic": sf.HEURISTIC, "random": sf.RANDOM}[spec]
-    if spec in ("greedy", "heuristic"):
-        return greedy_policy(env.rules)
-    from spoilfive_jax.games.forty_five.policies import random_policy
+    return env.builtin_policy(spec)  # type: ignore[no-any-return]
 
-    return random_policy
+
+def pimc_of(env: Any, num_samples: int, rollout: Any = "heuristic") -> Any:
+    """``sf.pimc`` for ``env`` with ``num_samples`` worlds and the game's own heuristic (a
+    callable, see ``policy_of``) playing the rollouts."""
+    return sf.pimc(env, num_samples, policy_of(env, rollout))
 
 
 def max_steps(env: Any) -> int:
@@ -240,3 +245,82 @@ def hand_cards(hands_lo: np.ndarray, hands_hi: np.ndarray, seat: np.ndarray) -> 
     hi = hands_hi[m, seat].astype(np.uint64)
     word = lo | (hi << np.uint64(32))
     return ((word[:, None] >> np.arange(52, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+
+
+# ------------------------------------------------------------------------ paired playouts
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _pair_chunk(env: Any, policy: Any, keys: jax.Array, states: Any, actions: jax.Array) -> Any:
+    player = jnp.maximum(states.current_player, 0)
+    world_keys = jax.vmap(lambda k: jax.random.fold_in(k, 0))(keys)
+    play_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
+    worlds = jax.vmap(env.resample_hidden)(world_keys, states, player)
+    out = env.analysis_playout(play_keys, worlds, actions, player, policy)
+    return out[env.analysis_fields()[0]]
+
+
+def paired_values(
+    key: int,
+    env: Any,
+    positions: Any,
+    actions: np.ndarray,
+    policy: Any,
+    num_worlds: int = 1,
+    *,
+    batch: int = 64,
+    progress: Callable[[int, int], Any] = quiet,
+) -> np.ndarray:
+    """float[M, L]: the value (chips, or points) to the player to act of each of ``actions``
+    int[M, L] in each of M host positions, averaged over ``num_worlds`` worlds drawn from what
+    the player knows, each played out with ``policy`` at every seat (the L actions of a world
+    share its deal and keys).  A cheap ``sf.analyze`` of only the actions that matter, for
+    expensive playout policies such as pimc; fixed chunks of ``batch`` playout groups."""
+    acts = np.asarray(actions, np.int32)
+    m = acts.shape[0]
+    if m == 0:
+        return np.zeros(acts.shape)
+    pol = policy_of(env, policy)
+    idx = np.repeat(np.arange(m), num_worlds)
+    total = idx.size
+    base = jax.random.PRNGKey(key)
+    sums = np.zeros(acts.shape)
+    for first in range(0, total, batch):
+        sel = np.arange(first, first + batch)
+        real = sel < total
+        rows = idx[np.where(real, sel, 0)]
+        keys = jax.vmap(lambda i: jax.random.fold_in(base, i))(jnp.asarray(sel))
+        states = jax.tree.map(jnp.asarray, take(positions, rows))
+        vals = np.asarray(_pair_chunk(env, pol, keys, states, jnp.asarray(acts[rows])))
+        np.add.at(sums, rows[real], vals[real])
+        progress(min(first + batch, total), total)
+    return sums / num_worlds
+
+
+def check_pairs(
+    key: int,
+    env: Any,
+    pos: Any,
+    actions: np.ndarray,
+    gain: np.ndarray,
+    policy: Any,
+    count: int,
+    groups: dict[str, np.ndarray],
+) -> dict[str, Any]:
+    """``{"check": ...}``: the value of ``actions[:, 1]`` over ``actions[:, 0]`` in the first
+    ``count`` positions played out with ``policy`` (one world each), beside ``gain`` (the main
+    analysis) on the same positions, overall and within each of ``groups`` (bool masks)."""
+    if policy is None or count <= 0:
+        return {}
+    n = min(count, gain.size)
+    sub = take(pos, np.arange(n))
+    v = paired_values(key + 31, env, sub, actions[:n], policy, progress=Progress("check"))
+    diff = v[:, 1] - v[:, 0]
+    out = {"policy": getattr(policy, "__name__", str(policy)), "positions": n,
+           "gain": mean_ci(diff), "main_gain_same_positions": mean_ci(gain[:n]),
+           "main_minus_check": mean_ci(gain[:n] - diff)}  # fmt: skip
+    out["groups"] = [
+        {"group": name, "check": mean_ci(diff[mask[:n]]), "main": mean_ci(gain[:n][mask[:n]])}
+        for name, mask in groups.items()
+    ]
+    return {"check": out}

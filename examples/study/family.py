@@ -18,6 +18,7 @@ from study.common import (
     Progress,
     analyze_split,
     best_of,
+    check_pairs,
     collect,
     grouped,
     hand_cards,
@@ -25,6 +26,7 @@ from study.common import (
     policy_actions,
     policy_of,
     prop_ci,
+    take,
 )
 
 _TS = jnp.asarray(TRUMP_STRENGTH)
@@ -56,20 +58,27 @@ def _is_five_follow(state: Any, led: jax.Array) -> jax.Array:
 
 
 def five_of_trumps(
-    key: int, num_hands: int, num_samples: int, policy: Any = "greedy"
+    key: int,
+    num_hands: int,
+    num_samples: int,
+    policy: Any = "heuristic",
+    check: Any = None,
+    check_positions: int = 0,
 ) -> dict[str, Any]:
     """Q8 (Forty-Five, 4 players): when following with the 5 of trumps and another card
-    legal, the points of the best other card over playing the 5, by who is winning the trick
-    and whether the partner is still to play (``sf.analyze``, ``policy`` playouts)."""
+    legal (positions reached by heuristic play), the points of the best other card over
+    playing the 5, by who is winning the trick and whether the partner is still to play
+    (``sf.analyze``, ``policy`` playouts).  ``check``: a second playout policy (e.g. pimc)
+    re-valuing the two cards in the first ``check_positions`` positions."""
     env = sf.FortyFive(4)
     pos, _, _, hands = collect(
-        key, env, "greedy", num_hands, _is_five_follow, progress=Progress("five")
+        key, env, "heuristic", num_hands, _is_five_follow, progress=Progress("five")
     )
     sel, ev = analyze_split(key, env, pos, num_samples, policy)
     five, others = jax.vmap(_five_options)(jax.tree.map(jnp.asarray, pos))
     pick, val = sel.expected_points[:, :52], ev.expected_points[:, :52]
-    _, play5 = best_of(pick, val, np.asarray(five))
-    _, keep = best_of(pick, val, np.asarray(others))
+    five_card, play5 = best_of(pick, val, np.asarray(five))
+    keep_card, keep = best_of(pick, val, np.asarray(others))
     gain = keep - play5
     cur = np.asarray(pos.current_player)
     partner = (cur + 2) % 4
@@ -97,7 +106,9 @@ def five_of_trumps(
             }
             for k in range(3)
         ],
-    }
+        **check_pairs(key, env, pos, np.stack([five_card, keep_card], 1), gain, check,
+                      check_positions, {names[k]: situation == k for k in range(3)}),
+    }  # fmt: skip
 
 
 # ------------------------------------------------------------------------ Q9 partner's suit
@@ -123,13 +134,19 @@ def _is_partner_lead(state: Any, led: jax.Array) -> jax.Array:
 
 
 def partner_suit(
-    key: int, num_hands: int, num_samples: int, policy: Any = "greedy"
+    key: int,
+    num_hands: int,
+    num_samples: int,
+    policy: Any = "heuristic",
+    check: Any = None,
+    check_positions: int = 0,
 ) -> dict[str, Any]:
     """Q9 (Forty-Five, 4 players): leading with no top trump after the partner has led a plain
-    suit: the points of leading the highest card of that suit over the greedy lead (the
-    strongest card), (a) on the true deal (the partner's real holding, greedy playouts: what
-    the tip is worth to a player who can read the partner's lead) and (b) by ``sf.analyze``
-    (worlds resampled from the public record only: what pimc credits it with)."""
+    suit (positions reached by heuristic play): the points of leading the highest card of that
+    suit over the heuristic's lead (its strongest plain card), (a) on the true deal (the
+    partner's real holding, ``policy`` playouts: what the tip is worth to a player who can
+    read the partner's lead) and (b) by ``sf.analyze`` (worlds resampled from the public record
+    only: what pimc credits it with).  ``check``: as in ``five_of_trumps``."""
     env = sf.FortyFive(4)
     pol = policy_of(env, policy)
     pos, _, hands, led = _collect_with_led(key, env, num_hands)
@@ -137,7 +154,7 @@ def partner_suit(
     suit_cards = np.asarray(jax.vmap(_partner_suit_cards)(dev, jnp.asarray(led)))
     strength = np.asarray(ranking.plain_strength(jnp.arange(52)))
     tip = np.where(suit_cards, strength[None, :], -1).argmax(1)
-    base = policy_actions(pol, pos)
+    base = policy_actions(policy_of(env, "heuristic"), pos)
     true_tip, true_base = (_true_value(env, pol, dev, a) for a in (tip, base))
     res = sf.analyze(key, env, pos, num_samples=num_samples, policy=pol)
     m = np.arange(tip.size)
@@ -151,17 +168,20 @@ def partner_suit(
         "true_gain_when_different": mean_ci((true_tip - true_base)[~same]),
         "analysis_gain": mean_ci(pts[m, tip] - pts[m, base]),
         "analysis_gain_when_different": mean_ci((pts[m, tip] - pts[m, base])[~same]),
-    }
+        **check_pairs(key, env, take(pos, np.flatnonzero(~same)),
+                      np.stack([base, tip], 1)[~same], (pts[m, tip] - pts[m, base])[~same],
+                      check, check_positions, {}),
+    }  # fmt: skip
 
 
 def _collect_with_led(key: int, env: Any, num_hands: int) -> tuple[Any, Any, int, np.ndarray]:
     """``collect`` for Q9 (positions, finals, hands, led-suit record)."""
-    got = collect(key, env, "greedy", num_hands, _is_partner_lead, progress=Progress("partner"))
+    got = collect(key, env, "heuristic", num_hands, _is_partner_lead, progress=Progress("partner"))
     return got.positions, got.finals, got.hands, got.led
 
 
 def _true_value(env: Any, pol: Any, states: Any, actions: np.ndarray) -> np.ndarray:
-    """Points for the player to act of ``actions`` on the true deal (greedy playouts)."""
+    """Points for the player to act of ``actions`` on the true deal (``pol`` playouts)."""
     out = _true_playout(env, pol, states, jnp.asarray(actions, jnp.int32))
     return np.asarray(out, np.float64)
 
@@ -182,7 +202,7 @@ def _is_first_play(state: Any, led: jax.Array) -> jax.Array:
     return (state.phase == fg.PHASE_PLAY) & (state.trick_num == 0) & (cur == state.leader)
 
 
-def auction_make_rates(key: int, num_hands: int, policy: Any = "greedy") -> dict[str, Any]:
+def auction_make_rates(key: int, num_hands: int, policy: Any = "heuristic") -> dict[str, Any]:
     """Q10 (Auction Forty-Fives, 4 players): how often the bidder's side makes its bid, by the
     bid and by the bidder's holding when play starts (after the draw), ``policy`` everywhere."""
     env = sf.AuctionFortyFives(4)

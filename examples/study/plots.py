@@ -76,13 +76,30 @@ def q4(res: dict[str, Any]) -> Figure:
         x, y, e = _err(block["d_value"])
         pos = [list(names).index(g) + 0.15 * (i - 1) for g in x]
         ax.errorbar(pos, y, e, fmt="o", capsize=3, label=f"{block['players']} players")
+    table = res.get("pimc_table_5p")
+    if table:
+        series = [
+            ("spoiler", table["d_value"]),
+            ("pimc", table["extra_vs_heuristic"]["pimc"]["d_value"]),
+        ]
+        for j, (name, rows) in enumerate(series):
+            x, y, e = _err(rows)
+            pos = [list(names).index(g) + 0.3 + 0.1 * j for g in x]
+            ax.errorbar(
+                pos,
+                y,
+                e,
+                fmt="s" if j == 0 else "^",
+                capsize=3,
+                label=f"5p, pimc opponents: {name} minus heuristic",
+            )
     ax.set_xticks(range(len(names)), [names[k] for k in names])
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xlabel("hand: trumps held (no top trump), or top trumps held")
-    ax.set_ylabel("chips/hand: spoil-oriented minus heuristic")
+    ax.set_ylabel("chips/hand, minus the heuristic in the seat")
     ax.set_title("Q4: playing to spoil, by hand strength")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7)
     return fig
 
 
@@ -130,25 +147,49 @@ def q7(res: dict[str, Any]) -> Figure:
     return fig
 
 
+def q8(res: dict[str, Any]) -> Figure:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    main = res["heuristic"]
+    labels = [r["group"] for r in main["by_situation"]]
+    series = [
+        ("heuristic playouts", main["by_situation"]),
+        ("greedy playouts", res["greedy_playouts"]["by_situation"]),
+    ]
+    if "check" in main:
+        series.append(("pimc playouts", [{"group": g["group"], **g["check"]}
+                                         for g in main["check"]["groups"]]))  # fmt: skip
+    for j, (name, rows) in enumerate(series):
+        x, y, e = _err(rows)
+        pos = [labels.index(g) + 0.12 * (j - 1) for g in x]
+        ax.errorbar(pos, y, e, fmt="o", capsize=3, label=name)
+    ax.set_xticks(range(len(labels)), [s.replace(", ", ",\n") for s in labels], fontsize=8)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_ylabel("points: best other card minus the 5")
+    ax.set_title("Q8: keeping the 5 of trumps back when following (Forty-Five)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
 def q10(res: dict[str, Any]) -> Figure:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     bids = [15, 20, 25, 30]
-    anchor = res["greedy"]["anchor"]
+    anchor = res["heuristic"]["anchor"]
     axes[0].plot(bids, [100 * anchor[str(b)] for b in bids], "k--o", label="published anchor")
-    for name in ("greedy", "pimc"):
+    for name in ("heuristic", "greedy", "pimc"):
         rows = [r for r in res[name]["by_bid"] if r.get("n", 0) >= 10]
         axes[0].errorbar([r["group"] for r in rows], [100 * r["mean"] for r in rows],
                          [100 * r["ci95"] for r in rows], marker="o", capsize=3,
                          label=f"{name} bids")  # fmt: skip
-    reach = res["greedy"]["reach_any_bidder"]
+    reach = res["heuristic"]["reach_any_bidder"]
     axes[0].plot(bids, [100 * reach[str(b)]["mean"] for b in bids], ":s",
-                 label="greedy bidder's hand, had it bid b")  # fmt: skip
+                 label="heuristic bidder's hand, had it bid b")  # fmt: skip
     axes[0].set_xlabel("bid")
     axes[0].set_ylabel("made (%)")
     axes[0].legend(fontsize=8)
     axes[0].grid(alpha=0.3)
     colours = {"5+J": "C0", "5": "C1", "J": "C2", "no 5/J": "C3"}
-    for row in res["greedy"]["by_holding"]:
+    for row in res["heuristic"]["by_holding"]:
         if row["n"] >= 200 and row["trumps"] in (3, 4):
             style = "-" if row["trumps"] == 3 else "--"
             axes[1].plot(bids, [100 * row["reach"][str(b)] for b in bids], style, marker="o",
@@ -156,7 +197,7 @@ def q10(res: dict[str, Any]) -> Figure:
                          label=f"{row['holding']}, {row['trumps']} trumps")  # fmt: skip
     axes[1].set_xlabel("bid")
     axes[1].set_ylabel("would be made (%)")
-    axes[1].set_title("bidder's holding after the draw")
+    axes[1].set_title("bidder's holding after the draw (heuristic play)")
     axes[1].legend(fontsize=7)
     axes[1].grid(alpha=0.3)
     fig.suptitle("Q10: Auction Forty-Fives make rates")
@@ -164,7 +205,7 @@ def q10(res: dict[str, Any]) -> Figure:
 
 
 PLOTS: dict[str, Callable[[dict[str, Any]], Figure]] = {
-    "q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5, "q7": q7, "q10": q10,
+    "q1": q1, "q2": q2, "q3": q3, "q4": q4, "q5": q5, "q7": q7, "q8": q8, "q10": q10,
 }  # fmt: skip
 
 

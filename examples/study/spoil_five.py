@@ -17,6 +17,7 @@ from study.common import (
     Progress,
     analyze_split,
     best_of,
+    check_pairs,
     collect,
     grouped,
     mean_ci,
@@ -97,11 +98,18 @@ def _is_rob(state: Any, led: jax.Array) -> jax.Array:
 
 
 def rob_value(
-    key: int, num_players: int, num_hands: int, num_samples: int, policy: Any = "heuristic"
+    key: int,
+    num_players: int,
+    num_hands: int,
+    num_samples: int,
+    policy: Any = "heuristic",
+    check: Any = None,
+    check_positions: int = 0,
 ) -> dict[str, Any]:
     """Q2: at rob decisions from random deals, the chip value of the best rob over declining
     (PASS), how often declining is better, and which discard is best (``sf.analyze`` with
-    ``policy`` playouts)."""
+    ``policy`` playouts).  ``check``: a second playout policy (e.g. pimc) that re-values the
+    best rob and PASS in the first ``check_positions`` positions (``check_gain``)."""
     env = sf.SpoilFive(num_players)
     pos, _, _, hands = collect(key, env, "heuristic", num_hands, _is_rob, progress=Progress("rob"))
     sel, ev = analyze_split(key, env, pos, num_samples, policy)
@@ -137,7 +145,9 @@ def rob_value(
         "decline_better_ace_held": prop_ci(gain[~(dealer_rob & turnup_ace)] < 0),
         "best_discard": {k: prop_ci(kind == k)["mean"] for k in _KINDS},
         "heuristic_discard_loss": mean_ci(rob_v - chips[m, heur]),
-    }
+        **check_pairs(key, env, pos, np.stack([np.full_like(best_card, sf.PASS), best_card], 1),
+                 gain, check, check_positions, {"decline better": gain < 0}),
+    }  # fmt: skip
 
 
 _KINDS = ("heuristic's (weakest card)", "another plain card", "a trump")
@@ -181,10 +191,17 @@ def _is_renege(state: Any, led: jax.Array) -> jax.Array:
 
 
 def renege_value(
-    key: int, num_players: int, num_hands: int, num_samples: int, policy: Any = "heuristic"
+    key: int,
+    num_players: int,
+    num_hands: int,
+    num_samples: int,
+    policy: Any = "heuristic",
+    check: Any = None,
+    check_positions: int = 0,
 ) -> dict[str, Any]:
     """Q3: when a lower trump is led and a top trump may be withheld, the chip value of
-    withholding (the best other legal card) over playing the top trump, by situation."""
+    withholding (the best other legal card) over playing the top trump, by situation.
+    ``check``/``check_positions``: as in ``rob_value``."""
     env = sf.SpoilFive(num_players)
     pos, _, _, hands = collect(
         key, env, "heuristic", num_hands, _is_renege, progress=Progress("renege")
@@ -193,8 +210,8 @@ def renege_value(
     tops, others = jax.vmap(_renege_cards)(jax.tree.map(jnp.asarray, pos))
     tops, others = np.asarray(tops), np.asarray(others)
     pick, val = sel.expected_chips[:, :52], ev.expected_chips[:, :52]
-    _, play = best_of(pick, val, tops)
-    _, withhold = best_of(pick, val, others)
+    play_card, play = best_of(pick, val, tops)
+    keep_card, withhold = best_of(pick, val, others)
     gain = withhold - play
     strength = TRUMP_STRENGTH[pos.trump]
     top_card = np.where(tops, strength, -1).max(1)
@@ -216,7 +233,11 @@ def renege_value(
             {"group": "can throw a plain card", **mean_ci(gain[plain_ok])},
             {"group": "must play a lower trump", **mean_ci(gain[~plain_ok])},
         ],
-    }
+        **check_pairs(key, env, pos, np.stack([play_card, keep_card], 1), gain, check,
+                 check_positions, {"can throw a plain card": plain_ok,
+                                   "must play a lower trump": ~plain_ok,
+                                   "trick 1-2": trick <= 2, "trick 3-5": trick >= 3}),
+    }  # fmt: skip
 
 
 # ------------------------------------------------------------------------ Q4 spoiling
@@ -242,60 +263,85 @@ def spoil_vs_win(
     num_hands: int,
     carried: tuple[int, ...] = (0, 10, 20),
     seats: tuple[int, ...] | None = None,
+    others: Any = "heuristic",
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Q4/Q6: one seat plays ``spoiler`` (the others the heuristic) against the heuristic in
-    that seat, on the same deals; the difference by the seat's holding.  ``value`` adds to the
-    hand's chips the seat's equal share (1/N) of a pot carried by a spoil or failed jink.
-    ``weak_value_by_carried``: that difference for weak hands (no top trump, at most one trump)
-    had ``c`` chips been carried in (both policies ignore the pot, so only the stakes change:
-    a win gains ``c`` more, a spoil carries ``c`` more).  ``seats``: the seats the queries
-    sit in (default: every seat)."""
-    q = max(num_hands // 4, 8)  # two rollouts per query, two policies
+    """Q4/Q6: one seat plays ``spoiler`` against the heuristic in that seat, the other seats
+    playing ``others``, on the same deals; the difference by the seat's holding.  ``value``
+    adds to the hand's chips the seat's equal share (1/N) of a pot carried by a spoil or failed
+    jink.  ``weak_value_by_carried``: that difference for weak hands (no top trump, at most one
+    trump) had ``c`` chips been carried in (both policies ignore the pot, so only the stakes
+    change: a win gains ``c`` more, a spoil carries ``c`` more).  ``seats``: the seats the
+    queries sit in (default: every seat).  ``extra``: more policies for the seat (name ->
+    policy), each compared with the heuristic there (``extra_vs_heuristic``).  ``weak_rates``:
+    each seat policy's chips, wins and spoils in the weak hands."""
+    players = {"heuristic": "heuristic", "spoiler": spoiler, **(extra or {})}
+    q = max(num_hands // (2 * len(players)), 8)  # two rollouts per query and seat policy
     deals = random_deals(key + 1, q, num_players)
     seats = tuple(range(num_players)) if seats is None else seats
     deals["seat"] = np.asarray(seats, np.int32)[deals["seat"] % len(seats)]
     env = sf.SpoilFive(num_players)
-    out = {name: np.zeros((3, q)) for name in ("heuristic", "spoiler")}
-    show = Progress("spoil")
+    out = {name: np.zeros((3, q)) for name in players}
+    show = Progress(f"spoil {num_players}p")
     for i, s in enumerate(seats):
         at = deals["seat"] == s
-        for name in out:
-            pols = ["heuristic"] * num_players
-            if name == "spoiler":
-                pols[s] = spoiler
+        for name, pol in players.items():
+            pols = [others] * num_players
+            pols[s] = pol
+            plain = others == "heuristic" and pol == "heuristic"
             sc = sf.score_hands(
                 key,
                 deals["hands"][at],
                 deals["turnup"][at],
                 s,
                 env=env,
-                policy=pols if name == "spoiler" else "heuristic",
+                policy="heuristic" if plain else pols,
                 num_rollouts=2,
             )
             out[name][:, at] = [sc.expected_chips, sc.win_prob, sc.spoil_prob]
         show(i + 1, len(seats))
     pot = float(num_players)  # antes only, nothing carried in
-    diff = out["spoiler"] - out["heuristic"]
-    value = diff[0] + diff[2] * pot / num_players
     hold = holding(deals["hands"], deals["turnup"])
     strength = np.where(hold["top"] > 0, 10 + hold["top"], hold["trumps"])
+    weak = strength <= 1
     labels = [0, 1, 2, 3, 4, 5, 11, 12, 13]
+
+    def value(d: np.ndarray) -> np.ndarray:
+        return d[0] + d[2] * pot / num_players
+
+    diff = out["spoiler"] - out["heuristic"]
+    vs = {}
+    for name in extra or {}:
+        d = out[name] - out["heuristic"]
+        vs[name] = {
+            "d_value": grouped(value(d), strength, labels),
+            "weak_d_value": mean_ci(value(d)[weak]),
+            "all_d_value": mean_ci(value(d)),
+            "weak_value_by_carried": [
+                {"carried": c, **mean_ci(_value_at(d, num_players, c)[weak])} for c in carried
+            ],
+        }
     return {
         "players": num_players,
-        "hands": 4 * q,
+        "hands": 2 * len(players) * q,
+        "others": getattr(others, "__name__", str(others)),
         "classes": "0..5: trumps held with no top trump; 11..13: 1..3 top trumps",
         "d_chips": grouped(diff[0], strength, labels),
         "d_win": grouped(diff[1], strength, labels),
         "d_spoil": grouped(diff[2], strength, labels),
-        "d_value": grouped(value, strength, labels),
-        "weak_d_value": mean_ci(value[strength <= 1]),
-        "weak_d_chips": mean_ci(diff[0][strength <= 1]),
-        "all_d_value": mean_ci(value),
-        "weak_share": float((strength <= 1).mean()),
+        "d_value": grouped(value(diff), strength, labels),
+        "weak_d_value": mean_ci(value(diff)[weak]),
+        "weak_d_chips": mean_ci(diff[0][weak]),
+        "all_d_value": mean_ci(value(diff)),
+        "weak_share": float(weak.mean()),
         "weak_value_by_carried": [
-            {"carried": c, **mean_ci(_value_at(diff, num_players, c)[strength <= 1])}
-            for c in carried
+            {"carried": c, **mean_ci(_value_at(diff, num_players, c)[weak])} for c in carried
         ],
+        "weak_rates": {
+            name: {k: mean_ci(v[j][weak]) for j, k in enumerate(("chips", "win", "spoil"))}
+            for name, v in out.items()
+        },
+        "extra_vs_heuristic": vs,
     }
 
 
