@@ -56,8 +56,8 @@ def test_win_by_holding_shapes() -> None:
 
 
 def test_family_heuristic_is_its_own_player() -> None:
-    # sf.analyze reads the family's *name* "heuristic" as greedy; the study must pass the
-    # family heuristic itself, or the family questions silently measure greedy play.
+    # The study hands the family heuristic itself to sf.analyze and pimc (the full run was made
+    # when the library still read the family's *name* "heuristic" as greedy there).
     env = sf.FortyFive(4)
     assert getattr(common.policy_of(env, "heuristic"), "policy_name", None) == "heuristic"
     assert getattr(common.policy_of(env, "greedy"), "policy_name", None) == "greedy"

@@ -98,9 +98,9 @@ def policy_of(env: Any, spec: Any) -> Callable[..., Any]:
     Spoil Five ``"heuristic"``/``"random"``; the family ``"heuristic"`` (its own partner-aware
     player), ``"greedy"`` or ``"random"``.
 
-    Always a callable, never a name: ``sf.analyze`` and pimc's rollouts read the family's name
-    ``"heuristic"`` as its greedy player (the analysis default), so the study hands them the
-    family heuristic itself."""
+    Always a callable, never a name: when the study was run, ``sf.analyze`` and pimc's rollouts
+    still read the family's name ``"heuristic"`` as its greedy player, so the study hands them
+    the family heuristic itself (the same player the name means now)."""
     if callable(spec):
         return spec
     if isinstance(env, sf.SpoilFive):
