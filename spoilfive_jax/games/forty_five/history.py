@@ -47,6 +47,13 @@ import numpy as np
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_str
 from spoilfive_jax.core.env import is_legal
+from spoilfive_jax.core.position import (
+    check_table,
+    move_parts,
+    position_fields,
+    position_table,
+    table_for,
+)
 from spoilfive_jax.games.forty_five.env import card_id
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -70,23 +77,6 @@ class Move:
 
 def _cards(text: str) -> list[int]:
     return [card_id(c) for c in text.replace(",", " ").replace("/", " ").split()]
-
-
-def parse_position(text: str) -> dict[str, Any]:
-    """The fields of a position line (``ValueError`` for an unknown or malformed field)."""
-    out: dict[str, Any] = {}
-    for part in text.replace("\n", ";").split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise ValueError(f"position field {part!r} is not key=value")
-        key, value = (x.strip() for x in part.split("=", 1))
-        key = key.lower()
-        if key not in _FIELDS:
-            raise ValueError(f"unknown position field {key!r}; fields: {', '.join(_FIELDS)}")
-        out[key] = value
-    return out
 
 
 def parse_rules(text: str) -> FortyFiveRules:
@@ -124,15 +114,8 @@ def parse_rules(text: str) -> FortyFiveRules:
 def parse_moves(text: str, num_players: int) -> list[Move]:
     moves = []
     for tok in text.split():
-        part = tok.split(":")
-        try:
-            seat = int(part[0])
-        except ValueError:
-            raise ValueError(f"history move {tok!r} must start with a seat number") from None
-        if not 0 <= seat < num_players:
-            raise ValueError(f"history move {tok!r}: seat must be 0..{num_players - 1}")
-        if len(part) < 2 or not part[1]:
-            raise ValueError(f"history move {tok!r} must be SEAT:CARD or SEAT:WHAT")
+        seat, rest = move_parts(tok, num_players, "SEAT:CARD or SEAT:WHAT")
+        part = [str(seat), *rest]
         what = part[1].lower()
         arg = part[2] if len(part) > 2 else ""
         if what in ("rob", "joker"):
@@ -173,27 +156,10 @@ def _jitted(rules: FortyFiveRules) -> tuple[Any, Any]:
     return apply, legal
 
 
-def _fields(text: str | None, fields: dict[str, Any]) -> dict[str, Any]:
-    f = parse_position(text) if text else {}
-    f.update({k: v for k, v in fields.items() if v is not None})
-    return f
-
-
-def _table(env: Any, f: dict[str, Any]) -> tuple[int, FortyFiveRules]:
-    try:
-        n = int(f.get("players", env.num_players))
-    except ValueError:
-        raise ValueError(f"players must be a number 2..10, got {f['players']!r}") from None
-    if not 2 <= n <= 10:
-        raise ValueError(f"players must be 2..10, got {n}")
-    rules = parse_rules(f["rules"]) if isinstance(f.get("rules"), str) else env.rules
-    return n, rules
-
-
 def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     """The table a position names (``players=``, ``rules=``; ``env``'s where not given)."""
-    n, rules = _table(env, _fields(text, fields))
-    return env if (n, rules) == (env.num_players, env.rules) else type(env)(n, rules)
+    f = position_fields(text, fields, _FIELDS)
+    return table_for(env, *position_table(env, f, parse_rules))
 
 
 def _int(f: dict[str, Any], name: str, default: int) -> int:
@@ -207,15 +173,9 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     """A ``State`` of ``env`` from a position (module docstring); ``fields`` override or replace
     ``text``.  A position for another table (players, rules) is refused: build that table with
     ``position_env``."""
-    f = _fields(text, fields)
-    n, rules = _table(env, f)
-    if n != env.num_players:
-        raise ValueError(f"the position has {n} players, the table {env.num_players}")
-    if rules != env.rules:
-        raise ValueError(
-            "the position's rules differ from the table's: build its table with "
-            "env.position_env(text)"
-        )
+    f = position_fields(text, fields, _FIELDS)
+    n, rules = position_table(env, f, parse_rules)
+    check_table(env, n, rules)
     dealer, p = _int(f, "dealer", 0), _int(f, "player", -1)
     if not 0 <= dealer < n:
         raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")

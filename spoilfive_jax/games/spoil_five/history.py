@@ -37,6 +37,13 @@ import numpy as np
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.cards import NUM_CARDS, card_id, card_str
 from spoilfive_jax.core.env import is_legal
+from spoilfive_jax.core.position import (
+    check_table,
+    move_parts,
+    position_fields,
+    position_table,
+    table_for,
+)
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 _FIELDS = ("players", "dealer", "carried", "rules", "turnup", "player", "hand", "history")
@@ -47,23 +54,6 @@ class Move:
     seat: int
     kind: str  # "play", "rob", "pass", "jink", "claim"
     card: int = -1  # the card played, or the player's own rob discard (-1: unseen)
-
-
-def parse_position(text: str) -> dict[str, Any]:
-    """The fields of a position line (``ValueError`` for an unknown or malformed field)."""
-    out: dict[str, Any] = {}
-    for part in text.replace("\n", ";").split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" not in part:
-            raise ValueError(f"position field {part!r} is not key=value")
-        key, value = (x.strip() for x in part.split("=", 1))
-        key = key.lower()
-        if key not in _FIELDS:
-            raise ValueError(f"unknown position field {key!r}; fields: {', '.join(_FIELDS)}")
-        out[key] = value
-    return out
 
 
 def parse_rules(text: str) -> Rules:
@@ -94,21 +84,13 @@ def parse_rules(text: str) -> Rules:
 def parse_moves(text: str, num_players: int) -> list[Move]:
     moves = []
     for tok in text.split():
-        bits_ = tok.split(":")
-        try:
-            seat = int(bits_[0])
-        except ValueError:
-            raise ValueError(f"history move {tok!r} must start with a seat number") from None
-        if not 0 <= seat < num_players:
-            raise ValueError(f"history move {tok!r}: seat must be 0..{num_players - 1}")
-        if len(bits_) < 2:
-            raise ValueError(f"history move {tok!r} must be SEAT:CARD or SEAT:rob|pass|jink|claim")
-        what = bits_[1].lower()
+        seat, rest = move_parts(tok, num_players, "SEAT:CARD or SEAT:rob|pass|jink|claim")
+        what = rest[0].lower()
         if what in ("rob", "pass", "jink", "claim"):
-            card = card_id(bits_[2]) if what == "rob" and len(bits_) > 2 else -1
+            card = card_id(rest[1]) if what == "rob" and len(rest) > 1 else -1
             moves.append(Move(seat, what, card))
         else:
-            moves.append(Move(seat, "play", card_id(bits_[1])))
+            moves.append(Move(seat, "play", card_id(rest[0])))
     return moves
 
 
@@ -123,42 +105,19 @@ def _action(move: Move) -> int:
     return {"pass": game.PASS, "jink": game.JINK, "claim": game.CLAIM}.get(move.kind, move.card)
 
 
-def _fields(text: str | None, fields: dict[str, Any]) -> dict[str, Any]:
-    f = parse_position(text) if text else {}
-    f.update({k: v for k, v in fields.items() if v is not None})
-    return f
-
-
-def _table(env: Any, f: dict[str, Any]) -> tuple[int, Rules]:
-    try:
-        n = int(f.get("players", env.num_players))
-    except ValueError:
-        raise ValueError(f"players must be a number 2..10, got {f['players']!r}") from None
-    if not 2 <= n <= 10:
-        raise ValueError(f"players must be 2..10, got {n}")
-    rules = parse_rules(f["rules"]) if isinstance(f.get("rules"), str) else env.rules
-    return n, rules
-
-
 def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     """The table a position names (``players=``, ``rules=``; ``env``'s where not given)."""
-    n, rules = _table(env, _fields(text, fields))
-    return env if (n, rules) == (env.num_players, env.rules) else type(env)(n, rules)
+    f = position_fields(text, fields, _FIELDS)
+    return table_for(env, *position_table(env, f, parse_rules))
 
 
 def position_from_history(env: Any, text: str | None = None, **fields: Any) -> game.State:
     """A ``State`` of ``env`` from a position (module docstring); ``fields`` override or replace
     ``text``.  A position for another table (players, rules) is refused: build that table with
     ``position_env``."""
-    f = _fields(text, fields)
-    n, rules = _table(env, f)
-    if n != env.num_players:
-        raise ValueError(f"the position has {n} players, the table {env.num_players}")
-    if rules != env.rules:
-        raise ValueError(
-            "the position's rules differ from the table's: build its table with "
-            "env.position_env(text)"
-        )
+    f = position_fields(text, fields, _FIELDS)
+    n, rules = position_table(env, f, parse_rules)
+    check_table(env, n, rules)
     dealer = int(f.get("dealer", 0))
     carried = int(f.get("carried", 0))
     if not 0 <= dealer < n:
