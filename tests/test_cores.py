@@ -61,3 +61,21 @@ def test_use_all_cores_default_is_one_device_per_core():
 def test_use_all_cores_refuses_bad_counts(bad):
     with pytest.raises(ValueError, match="num_devices"):
         use_all_cores(bad)
+
+
+def test_analysis_shards_over_the_devices_with_the_same_result():
+    code = """
+        import jax, numpy as np
+        import spoilfive_jax as sf
+        {setup}
+        env = sf.SpoilFive(4)
+        state = env.position_from_history(
+            "players=4; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
+        )
+        res = sf.analyze(0, env, state, num_samples=300, batch_size=1024)
+        print(len(jax.devices()), repr(float(np.nansum(res.expected_chips))))
+    """
+    many = _run(code.format(setup="sf.use_all_cores(3)")).split()
+    one = _run(code.format(setup="")).split()
+    assert many[0] == "3" and one[0] == "1"
+    assert many[1] == one[1]  # identical, whatever the device count

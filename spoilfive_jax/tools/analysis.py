@@ -41,6 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.tools.policies import bind
+from spoilfive_jax.tools.sharding import round_to_devices, shard_batch
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
@@ -107,7 +108,8 @@ def _chunk(
     pos: jax.Array,
     j: jax.Array,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
-    """The blocks (position pos[i], block j[i]) of one chunk."""
+    """The blocks (position pos[i], block j[i]) of one chunk, spread over the local devices."""
+    pos, j = shard_batch(pos), shard_batch(j)
     chosen = jax.tree.map(lambda x: x[pos], states)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(j)
     return block_values(env, policy, width, block, keys, chosen)
@@ -259,6 +261,7 @@ def analyze(
         per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // (w * block))
         # few distinct shapes, so few compiles
         per_chunk = min(per_chunk, max(max(1, MIN_CHUNK // block), _pow2(blocks)))
+        per_chunk = round_to_devices(per_chunk)  # the chunk is sharded over the devices
         for first in range(0, blocks, per_chunk):
             idx = np.arange(first, first + per_chunk)
             real = idx < blocks
