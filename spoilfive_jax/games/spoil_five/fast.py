@@ -86,6 +86,16 @@ _F_ROBBED = (30, 1)  # the robber took the turn-up
 ROB, PLAY, JINK_PHASE, DONE = 0, 1, 2, 3
 
 
+def _mask(*fields: tuple[int, int]) -> int:
+    return sum(((1 << width) - 1) << shift for shift, width in fields)
+
+
+_FLAGS = _mask(_F_JINKING, _F_ROBBED)
+_CUR_PHASE = _mask(_F_CUR, _F_PHASE)
+_PHASE_MASK = _mask(_F_PHASE)
+_JINK_PLAY = (PLAY << _F_PHASE[0]) | (1 << _F_JINKING[0])  # a jink declared: play on
+
+
 class Table(NamedTuple):
     """Per-hand constants of a batch (set at the deal, never changed): ``[B]`` vectors."""
 
@@ -212,32 +222,35 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     play_phase = jnp.where(hand_over, DONE, jnp.where(trick_over & ask_jink, JINK_PHASE, PLAY))
     # --- jink decision
     declares = pos == P_JINK
-    jink_phase = jnp.where(declares, PLAY, DONE)
 
-    new_phase = jnp.where(in_rob, PLAY, jnp.where(in_play, play_phase, jink_phase))
+    # The new status word, built from its fields (one shift and one OR each) in each phase
+    # rather than by successive ``put``s: fewer ops in the loop's largest fusion.
+    play_st = (
+        jnp.where(trick_over, seat, nxt)
+        | (jnp.where(trick_over, seat, leader) << _F_LEADER[0])
+        | (play_phase << _F_PHASE[0])
+        | jnp.where(trick_over, 0, ((led + 1) << _F_LED[0]) | ((best + 1) << _F_BEST[0]))
+        | (seat << _F_SEAT[0])
+        | ((level + 1) << _F_LEVEL[0])  # a new lead resets it unless renege="deal"
+        | (trick_num << _F_TRICK[0])
+        | (st & _FLAGS)
+    )
     eldest = jnp.where(table.dealer + 1 == n, 0, table.dealer + 1)
-    new_cur = jnp.where(in_rob, eldest, jnp.where(in_play & ~trick_over, nxt, seat))
-    new_cur = jnp.where(in_jink, cur, new_cur)
-    st2 = put(st, _F_CUR, new_cur)
-    st2 = put(st2, _F_PHASE, new_phase)
-    st2 = put(st2, _F_ROBBED, get(st, _F_ROBBED) | (in_rob & is_card))
-    st2 = put(st2, _F_JINKING, jinking | (in_jink & declares))
-    play_st = put(st2, _F_LED, jnp.where(trick_over, 0, led + 1))
-    play_st = put(play_st, _F_BEST, jnp.where(trick_over, 0, best + 1))
-    play_st = put(play_st, _F_SEAT, seat)
-    play_st = put(play_st, _F_LEVEL, level + 1)  # a new lead resets it unless renege="deal"
-    play_st = put(play_st, _F_TRICK, trick_num)
-    play_st = put(play_st, _F_LEADER, jnp.where(trick_over, seat, leader))
-    status = jnp.where(in_play, play_st, st2)
-    status = jnp.where(phase == DONE, st, status)
+    rob_st = (st & ~_CUR_PHASE) | eldest | (PLAY << _F_PHASE[0])
+    rob_st = rob_st | jnp.where(is_card, 1 << _F_ROBBED[0], 0)
+    jink_st = (st & ~_PHASE_MASK) | jnp.where(declares, _JINK_PLAY, DONE << _F_PHASE[0])
+    status = jnp.where(in_play, play_st, jnp.where(in_rob, rob_st, jnp.where(in_jink, jink_st, st)))
 
     # The card played or discarded leaves its holder's hand (robbing adds the turn-up, which
     # ``hand_of`` derives from the robbed flag).
-    removed = (phase != DONE) & ~in_jink & is_card
+    removed = (phase < JINK_PHASE) & is_card  # rob or play
     removed_lo = h.removed_lo | jnp.where(removed, card.lo, U32(0))
     removed_hi = h.removed_hi | jnp.where(removed, card.hi, U32(0))
-    add = jnp.where(trick_over & (phase == PLAY), jnp.left_shift(1, 3 * seat), 0)
-    tricks = h.tricks + add
+    # The trick's winner is read back from the new status word (a trick just ended iff a card
+    # was played and no suit is led now): XLA then reads the stored word instead of
+    # recomputing the trick in the tricks update.
+    ended = in_play & (get(status, _F_LED) == 0)
+    tricks = h.tricks + jnp.where(ended, jnp.left_shift(1, 3 * get(status, _F_SEAT)), 0)
     trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
     pt = h.played_trumps | jnp.where(in_play & is_trump, trump_bit, U32(0))
     return Hands(removed_lo, removed_hi, status, tricks, pt)
