@@ -394,34 +394,54 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
 # ------------------------------------------------------------------------------ randomness
 
 
+def _full_sets() -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) uint32[4]: the strength positions of the whole pack under each trump suit."""
+    word = [sum(1 << int(p) for p in POSITION[t]) for t in range(4)]
+    return (
+        np.array([w & 0xFFFFFFFF for w in word], np.uint32),
+        np.array([w >> 32 for w in word], np.uint32),
+    )
+
+
+_FULL_LO, _FULL_HI = _full_sets()
+_CARD_FLAT = CARD.reshape(-1)  # CARD[t, p] at 64 t + p
+
+
 def random_cards(
     seed: jax.Array, hand_ids: jax.Array, num_cards: int
 ) -> tuple[list[jax.Array], list[jax.Array]]:
     """The top ``num_cards`` of a uniformly shuffled deck for each hand id, in deck order (the
     last one is the turn-up): card ids and their strength positions, lists of int32[B].
 
-    Each card is drawn uniformly from the cards not yet drawn (batch-major, no sorting); the
-    turn-up is drawn first so the loop can place every card by strength as it goes.  The draw is
-    a scan, so XLA materialises the remaining-cards set and the positions between draws.
+    The turn-up is drawn first, uniformly from the 52 cards (draw counter 0x10000); it fixes
+    trumps, so every later card (counter 0x10000 + k) is drawn uniformly from the strength
+    positions not yet drawn, straight in position space: no per-card position arithmetic in
+    the loop, and the card ids (``CARD[trump, position]``) cost nothing when only the
+    positions are used (the kernel).  The draw is a scan (batch-major, no sorting).
     """
+    u = mix(seed, hand_ids, U32(0x10000)) >> 8
+    turnup = ((u * U32(NUM_CARDS)) >> 24).astype(I32)
+    trump = turnup // 13
+    turnup_pos = position(turnup, trump)
+    full_lo = seat_select([jnp.full_like(hand_ids, w) for w in _FULL_LO], trump)
+    full_hi = seat_select([jnp.full_like(hand_ids, w) for w in _FULL_HI], trump)
 
-    def draw(carry: tuple[Bits, jax.Array, jax.Array], k: jax.Array) -> Any:
-        avail, last, trump = carry
+    def draw(carry: tuple[Bits, jax.Array], k: jax.Array) -> Any:
+        avail, last = carry
+        # The position drawn is carried and removed at the next draw: the heavy ``nth`` then
+        # feeds few outputs instead of being recomputed for each word of the remaining set.
         avail = avail.without(bits.bit(last))
         u = mix(seed, hand_ids, U32(0x10000) + k.astype(U32)) >> 8
         pick = ((u * (NUM_CARDS - k).astype(U32)) >> 24).astype(I32)
-        card = bits.nth(avail, pick)
-        trump = jnp.where(k == 0, card // 13, trump)
-        # The card drawn is carried and removed at the next draw: the heavy ``nth`` then feeds
-        # few outputs instead of being recomputed for each word of the remaining-cards set.
-        return (avail, card, trump), (card, position(card, trump))
+        pos = bits.nth(avail, pick)
+        return (avail, pos), pos
 
-    full = Bits(jnp.full_like(hand_ids, 0xFFFFFFFF, U32), jnp.full_like(hand_ids, 0xFFFFF, U32))
-    none = jnp.full(hand_ids.shape, 63, I32)  # position 63 is never a card
-    init = (full, none, jnp.zeros(hand_ids.shape, I32))
-    _, (cards, pos) = jax.lax.scan(draw, init, jnp.arange(num_cards, dtype=I32))  # [K, B]
-    order = [*range(1, num_cards), 0]  # drawn first = the turn-up = the last deck position
-    return [cards[i] for i in order], [pos[i] for i in order]
+    init = (Bits(full_lo, full_hi), turnup_pos)
+    _, pos = jax.lax.scan(draw, init, jnp.arange(1, num_cards, dtype=I32))  # [K - 1, B]
+    positions = [*(pos[i] for i in range(num_cards - 1)), turnup_pos]
+    table = jnp.asarray(_CARD_FLAT)
+    cards = [table[64 * trump + p] for p in positions[:-1]] + [turnup]
+    return cards, positions
 
 
 def status_word(state: State) -> jax.Array:
