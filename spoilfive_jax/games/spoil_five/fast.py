@@ -40,6 +40,7 @@ U32 = jnp.uint32
 I32 = jnp.int32
 
 P_PASS, P_JINK, P_CLAIM = 13, 14, 15  # action positions of the specials
+MAX_LEGAL = 6  # the most legal actions: a robber's 5 cards and PASS
 TRUMP_SLOT = 2
 _PLAIN_SLOTS = (0, 1, 3)
 _TRUMPS_HI = np.uint32(0x3FFF)  # the trump slot, hi word bits 0..13
