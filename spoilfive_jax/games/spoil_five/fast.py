@@ -195,7 +195,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     cur = get(st, _F_CUR)
     phase = get(st, _F_PHASE)
     in_rob, in_play, in_jink = phase == ROB, phase == PLAY, phase == JINK_PHASE
-    is_card = (pos != P_PASS) & (pos != P_JINK) & (pos != P_CLAIM)
+    is_card = (pos - P_PASS).astype(U32) > 2  # not PASS, JINK or CLAIM (13, 14, 15)
     card = bits.bit(pos)
     # --- play
     led, best, seat, level, is_trump, strength = trick_play(
@@ -244,7 +244,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
 
     # The card played or discarded leaves its holder's hand (robbing adds the turn-up, which
     # ``hand_of`` derives from the robbed flag).
-    removed = (phase < JINK_PHASE) & is_card  # rob or play
+    removed = ((st & (2 << _F_PHASE[0])) == 0) & is_card  # rob or play: phase < 2
     removed_lo = h.removed_lo | jnp.where(removed, card.lo, U32(0))
     removed_hi = h.removed_hi | jnp.where(removed, card.hi, U32(0))
     # The trick's winner is read back from the new status word (a trick just ended iff a card
@@ -296,8 +296,9 @@ def deal_cards(
     if positions is None:
         positions = [position(c, trump) for c in cards]
     card_bits = [bits.bit(p) for p in positions]
+    rows = deal_positions(n, rules)
     by_offset = []  # eldest first
-    for row in deal_positions(n, rules):
+    for row in rows:
         lo = functools.reduce(jnp.bitwise_or, [card_bits[k].lo for k in row])
         hi = functools.reduce(jnp.bitwise_or, [card_bits[k].hi for k in row])
         by_offset.append((lo, hi))
@@ -309,10 +310,15 @@ def deal_cards(
     if rules.rob == "off":
         robber = jnp.full_like(dealer, -1)
     else:
-        ace = jnp.where(trump == 2, 11, 10).astype(U32)  # strength of the ace of trumps
-        holder = jnp.full_like(dealer, -1)
-        for s in reversed(range(n)):
-            holder = jnp.where(((hi[s] >> ace) & 1) != 0, s, holder)
+        # The ace of trumps' deck position says who holds it (a compare per card, not a test
+        # of every seat's dealt set, which XLA would rebuild from the positions).
+        ace = 16 * TRUMP_SLOT + jnp.where(trump == 2, 11, 10)  # position of the ace of trumps
+        offset = jnp.full_like(dealer, -1)  # of its holder from the eldest; -1: not dealt
+        for j, row in enumerate(rows):
+            for k in row:
+                offset = jnp.where(positions[k] == ace, j, offset)
+        holder = dealer + 1 + offset
+        holder = jnp.where(offset < 0, -1, jnp.where(holder >= n, holder - n, holder))
         robber = jnp.where(turnup % 13 == 0, dealer, holder)
     eldest = jnp.where(dealer + 1 == n, 0, dealer + 1)
     zero = jnp.zeros_like(dealer)
