@@ -81,3 +81,24 @@ def test_rob_seat():
     assert seat(["2C 3C", "4C 5C"], "7D") == -1  # nobody holds it
     assert seat(["2C 3C", "AD 4C"], "AC", dealer=0) == 0  # an ace turned up: the dealer
     assert seat(["AH 3C", "4C 5C"], "7H") == 0  # hearts trump: the A♥ is the ace of trumps
+
+
+def test_nth_small_matches_nth_on_small_sets():
+    """``bits.nth_small`` (the random player's pick from <= 6 legal actions) gives ``nth``'s
+    member for every index of random sets of 0..6 members spread over both words."""
+    rng = np.random.default_rng(3)
+    sets = [rng.choice(64, size=rng.integers(0, 7), replace=False) for _ in range(400)]
+    words = [sum(1 << int(p) for p in s) for s in sets]
+    lo = jnp.asarray([w & 0xFFFFFFFF for w in words], jnp.uint32)
+    hi = jnp.asarray([w >> 32 for w in words], jnp.uint32)
+    for n in range(6):
+        k = jnp.full(len(sets), n, jnp.int32)
+        small = np.asarray(bits.nth_small(Bits(lo, hi), k, 5))
+        full = np.asarray(bits.nth(Bits(lo, hi), k))
+        valid = np.array([n < len(s) for s in sets])
+        np.testing.assert_array_equal(small[valid], full[valid])
+        expect = [sorted(s)[n] for s in sets if n < len(s)]
+        np.testing.assert_array_equal(small[valid], expect)
+    empty = np.array([len(s) == 0 for s in sets])
+    zero = bits.nth_small(Bits(lo, hi), jnp.zeros(len(sets), jnp.int32), 5)
+    assert empty.any() and (np.asarray(zero)[empty] == 63).all()

@@ -130,6 +130,20 @@ def nth(s: Bits, n: jax.Array) -> jax.Array:
     return _nth_in_word(word, jnp.where(low, n, n - c0)) + jnp.where(low, 0, 32)
 
 
+def nth_small(s: Bits, n: jax.Array, max_index: int) -> jax.Array:
+    """``nth(s, n)`` for ``n <= max_index`` (a small set such as a hand's legal actions): the
+    word holding the member, then its lowest ``n`` members cleared one by one (4 ops each
+    against 5 binary-search rounds of 9).  The empty set gives 63, as ``nth`` does."""
+    c0 = jax.lax.population_count(s.lo).astype(jnp.int32)
+    low = n < c0
+    word = jnp.where(low, s.lo, s.hi)
+    n = jnp.where(low, n, n - c0)
+    for i in range(max_index):
+        word = jnp.where(n > i, word & (word - _U32(1)), word)
+    pos = jnp.where(word == 0, 31, _lowest_in_word(word))
+    return pos + jnp.where(low, 0, 32)
+
+
 def _lowest_in_word(w: jax.Array) -> jax.Array:
     return 31 - jax.lax.clz(w & (~w + _U32(1))).astype(jnp.int32)
 

@@ -40,6 +40,7 @@ U32 = jnp.uint32
 I32 = jnp.int32
 
 P_PASS, P_JINK, P_CLAIM = 13, 14, 15  # action positions of the specials
+MAX_LEGAL = 6  # the most legal actions: a robber's 5 cards and PASS
 TRUMP_SLOT = 2
 _PLAIN_SLOTS = (0, 1, 3)
 _TRUMPS_HI = np.uint32(0x3FFF)  # the trump slot, hi word bits 0..13
@@ -84,6 +85,16 @@ _F_JINKING = (29, 1)  # a jink was declared (the jinker is the leader)
 _F_ROBBED = (30, 1)  # the robber took the turn-up
 
 ROB, PLAY, JINK_PHASE, DONE = 0, 1, 2, 3
+
+
+def _mask(*fields: tuple[int, int]) -> int:
+    return sum(((1 << width) - 1) << shift for shift, width in fields)
+
+
+_FLAGS = _mask(_F_JINKING, _F_ROBBED)
+_CUR_PHASE = _mask(_F_CUR, _F_PHASE)
+_PHASE_MASK = _mask(_F_PHASE)
+_JINK_PLAY = (PLAY << _F_PHASE[0]) | (1 << _F_JINKING[0])  # a jink declared: play on
 
 
 class Table(NamedTuple):
@@ -184,7 +195,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     cur = get(st, _F_CUR)
     phase = get(st, _F_PHASE)
     in_rob, in_play, in_jink = phase == ROB, phase == PLAY, phase == JINK_PHASE
-    is_card = (pos != P_PASS) & (pos != P_JINK) & (pos != P_CLAIM)
+    is_card = (pos - P_PASS).astype(U32) > 2  # not PASS, JINK or CLAIM (13, 14, 15)
     card = bits.bit(pos)
     # --- play
     led, best, seat, level, is_trump, strength = trick_play(
@@ -212,32 +223,35 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     play_phase = jnp.where(hand_over, DONE, jnp.where(trick_over & ask_jink, JINK_PHASE, PLAY))
     # --- jink decision
     declares = pos == P_JINK
-    jink_phase = jnp.where(declares, PLAY, DONE)
 
-    new_phase = jnp.where(in_rob, PLAY, jnp.where(in_play, play_phase, jink_phase))
+    # The new status word, built from its fields (one shift and one OR each) in each phase
+    # rather than by successive ``put``s: fewer ops in the loop's largest fusion.
+    play_st = (
+        jnp.where(trick_over, seat, nxt)
+        | (jnp.where(trick_over, seat, leader) << _F_LEADER[0])
+        | (play_phase << _F_PHASE[0])
+        | jnp.where(trick_over, 0, ((led + 1) << _F_LED[0]) | ((best + 1) << _F_BEST[0]))
+        | (seat << _F_SEAT[0])
+        | ((level + 1) << _F_LEVEL[0])  # a new lead resets it unless renege="deal"
+        | (trick_num << _F_TRICK[0])
+        | (st & _FLAGS)
+    )
     eldest = jnp.where(table.dealer + 1 == n, 0, table.dealer + 1)
-    new_cur = jnp.where(in_rob, eldest, jnp.where(in_play & ~trick_over, nxt, seat))
-    new_cur = jnp.where(in_jink, cur, new_cur)
-    st2 = put(st, _F_CUR, new_cur)
-    st2 = put(st2, _F_PHASE, new_phase)
-    st2 = put(st2, _F_ROBBED, get(st, _F_ROBBED) | (in_rob & is_card))
-    st2 = put(st2, _F_JINKING, jinking | (in_jink & declares))
-    play_st = put(st2, _F_LED, jnp.where(trick_over, 0, led + 1))
-    play_st = put(play_st, _F_BEST, jnp.where(trick_over, 0, best + 1))
-    play_st = put(play_st, _F_SEAT, seat)
-    play_st = put(play_st, _F_LEVEL, level + 1)  # a new lead resets it unless renege="deal"
-    play_st = put(play_st, _F_TRICK, trick_num)
-    play_st = put(play_st, _F_LEADER, jnp.where(trick_over, seat, leader))
-    status = jnp.where(in_play, play_st, st2)
-    status = jnp.where(phase == DONE, st, status)
+    rob_st = (st & ~_CUR_PHASE) | eldest | (PLAY << _F_PHASE[0])
+    rob_st = rob_st | jnp.where(is_card, 1 << _F_ROBBED[0], 0)
+    jink_st = (st & ~_PHASE_MASK) | jnp.where(declares, _JINK_PLAY, DONE << _F_PHASE[0])
+    status = jnp.where(in_play, play_st, jnp.where(in_rob, rob_st, jnp.where(in_jink, jink_st, st)))
 
     # The card played or discarded leaves its holder's hand (robbing adds the turn-up, which
     # ``hand_of`` derives from the robbed flag).
-    removed = (phase != DONE) & ~in_jink & is_card
+    removed = ((st & (2 << _F_PHASE[0])) == 0) & is_card  # rob or play: phase < 2
     removed_lo = h.removed_lo | jnp.where(removed, card.lo, U32(0))
     removed_hi = h.removed_hi | jnp.where(removed, card.hi, U32(0))
-    add = jnp.where(trick_over & (phase == PLAY), jnp.left_shift(1, 3 * seat), 0)
-    tricks = h.tricks + add
+    # The trick's winner is read back from the new status word (a trick just ended iff a card
+    # was played and no suit is led now): XLA then reads the stored word instead of
+    # recomputing the trick in the tricks update.
+    ended = in_play & (get(status, _F_LED) == 0)
+    tricks = h.tricks + jnp.where(ended, jnp.left_shift(1, 3 * get(status, _F_SEAT)), 0)
     trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
     pt = h.played_trumps | jnp.where(in_play & is_trump, trump_bit, U32(0))
     return Hands(removed_lo, removed_hi, status, tricks, pt)
@@ -282,8 +296,9 @@ def deal_cards(
     if positions is None:
         positions = [position(c, trump) for c in cards]
     card_bits = [bits.bit(p) for p in positions]
+    rows = deal_positions(n, rules)
     by_offset = []  # eldest first
-    for row in deal_positions(n, rules):
+    for row in rows:
         lo = functools.reduce(jnp.bitwise_or, [card_bits[k].lo for k in row])
         hi = functools.reduce(jnp.bitwise_or, [card_bits[k].hi for k in row])
         by_offset.append((lo, hi))
@@ -295,10 +310,15 @@ def deal_cards(
     if rules.rob == "off":
         robber = jnp.full_like(dealer, -1)
     else:
-        ace = jnp.where(trump == 2, 11, 10).astype(U32)  # strength of the ace of trumps
-        holder = jnp.full_like(dealer, -1)
-        for s in reversed(range(n)):
-            holder = jnp.where(((hi[s] >> ace) & 1) != 0, s, holder)
+        # The ace of trumps' deck position says who holds it (a compare per card, not a test
+        # of every seat's dealt set, which XLA would rebuild from the positions).
+        ace = 16 * TRUMP_SLOT + jnp.where(trump == 2, 11, 10)  # position of the ace of trumps
+        offset = jnp.full_like(dealer, -1)  # of its holder from the eldest; -1: not dealt
+        for j, row in enumerate(rows):
+            for k in row:
+                offset = jnp.where(positions[k] == ace, j, offset)
+        holder = dealer + 1 + offset
+        holder = jnp.where(offset < 0, -1, jnp.where(holder >= n, holder - n, holder))
         robber = jnp.where(turnup % 13 == 0, dealer, holder)
     eldest = jnp.where(dealer + 1 == n, 0, dealer + 1)
     zero = jnp.zeros_like(dealer)
@@ -381,34 +401,54 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
 # ------------------------------------------------------------------------------ randomness
 
 
+def _full_sets() -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) uint32[4]: the strength positions of the whole pack under each trump suit."""
+    word = [sum(1 << int(p) for p in POSITION[t]) for t in range(4)]
+    return (
+        np.array([w & 0xFFFFFFFF for w in word], np.uint32),
+        np.array([w >> 32 for w in word], np.uint32),
+    )
+
+
+_FULL_LO, _FULL_HI = _full_sets()
+_CARD_FLAT = CARD.reshape(-1)  # CARD[t, p] at 64 t + p
+
+
 def random_cards(
     seed: jax.Array, hand_ids: jax.Array, num_cards: int
 ) -> tuple[list[jax.Array], list[jax.Array]]:
     """The top ``num_cards`` of a uniformly shuffled deck for each hand id, in deck order (the
     last one is the turn-up): card ids and their strength positions, lists of int32[B].
 
-    Each card is drawn uniformly from the cards not yet drawn (batch-major, no sorting); the
-    turn-up is drawn first so the loop can place every card by strength as it goes.  The draw is
-    a scan, so XLA materialises the remaining-cards set and the positions between draws.
+    The turn-up is drawn first, uniformly from the 52 cards (draw counter 0x10000); it fixes
+    trumps, so every later card (counter 0x10000 + k) is drawn uniformly from the strength
+    positions not yet drawn, straight in position space: no per-card position arithmetic in
+    the loop, and the card ids (``CARD[trump, position]``) cost nothing when only the
+    positions are used (the kernel).  The draw is a scan (batch-major, no sorting).
     """
+    u = mix(seed, hand_ids, U32(0x10000)) >> 8
+    turnup = ((u * U32(NUM_CARDS)) >> 24).astype(I32)
+    trump = turnup // 13
+    turnup_pos = position(turnup, trump)
+    full_lo = seat_select([jnp.full_like(hand_ids, w) for w in _FULL_LO], trump)
+    full_hi = seat_select([jnp.full_like(hand_ids, w) for w in _FULL_HI], trump)
 
-    def draw(carry: tuple[Bits, jax.Array, jax.Array], k: jax.Array) -> Any:
-        avail, last, trump = carry
+    def draw(carry: tuple[Bits, jax.Array], k: jax.Array) -> Any:
+        avail, last = carry
+        # The position drawn is carried and removed at the next draw: the heavy ``nth`` then
+        # feeds few outputs instead of being recomputed for each word of the remaining set.
         avail = avail.without(bits.bit(last))
         u = mix(seed, hand_ids, U32(0x10000) + k.astype(U32)) >> 8
         pick = ((u * (NUM_CARDS - k).astype(U32)) >> 24).astype(I32)
-        card = bits.nth(avail, pick)
-        trump = jnp.where(k == 0, card // 13, trump)
-        # The card drawn is carried and removed at the next draw: the heavy ``nth`` then feeds
-        # few outputs instead of being recomputed for each word of the remaining-cards set.
-        return (avail, card, trump), (card, position(card, trump))
+        pos = bits.nth(avail, pick)
+        return (avail, pos), pos
 
-    full = Bits(jnp.full_like(hand_ids, 0xFFFFFFFF, U32), jnp.full_like(hand_ids, 0xFFFFF, U32))
-    none = jnp.full(hand_ids.shape, 63, I32)  # position 63 is never a card
-    init = (full, none, jnp.zeros(hand_ids.shape, I32))
-    _, (cards, pos) = jax.lax.scan(draw, init, jnp.arange(num_cards, dtype=I32))  # [K, B]
-    order = [*range(1, num_cards), 0]  # drawn first = the turn-up = the last deck position
-    return [cards[i] for i in order], [pos[i] for i in order]
+    init = (Bits(full_lo, full_hi), turnup_pos)
+    _, pos = jax.lax.scan(draw, init, jnp.arange(1, num_cards, dtype=I32))  # [K - 1, B]
+    positions = [*(pos[i] for i in range(num_cards - 1)), turnup_pos]
+    table = jnp.asarray(_CARD_FLAT)
+    cards = [table[64 * trump + p] for p in positions[:-1]] + [turnup]
+    return cards, positions
 
 
 def status_word(state: State) -> jax.Array:

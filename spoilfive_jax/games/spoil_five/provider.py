@@ -120,7 +120,8 @@ def _choose_fast(
     l_lo, l_hi = fast.legal_positions(lo, hi, h.status, rules)
     out = None
     if "random" in kinds:
-        out = fast.random_choice(l_lo, l_hi, fast.mix(seed, ids, t.astype(U32)))
+        u = fast.mix(seed, ids, t.astype(U32))
+        out = fast.random_choice(l_lo, l_hi, u, fast.MAX_LEGAL)
     if "heuristic" in kinds:
         smart = heuristic_position(
             lo, hi, l_lo, l_hi, h.status, h.played_trumps, table.trump, table.turnup_pos
