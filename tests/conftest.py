@@ -19,10 +19,33 @@ from collections.abc import Iterable, Sequence
 
 import jax
 import numpy as np
+import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
+
+MAX_MAPPINGS = 30_000  # well under Linux's default vm.max_map_count (65,530)
+
+
+def _mappings() -> int:
+    try:
+        with open("/proc/self/maps") as f:
+            return sum(1 for _ in f)
+    except OSError:  # not Linux
+        return 0
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _bounded_compiled_code():
+    """XLA:CPU maps memory for every program it compiles, and one process may hold at most
+    ``vm.max_map_count`` mappings; past it the compiler crashes (a segfault near the end of a
+    whole run).  Between test modules, once the process holds many, JAX's compiled programs are
+    dropped (they recompile on their next use)."""
+    yield
+    if _mappings() > MAX_MAPPINGS:
+        jax.clear_caches()
+
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
     import reference as ref
