@@ -18,10 +18,10 @@ import numpy as np
 import spoilfive_jax as sf
 
 
-def positions(env: sf.SpoilFive, count: int, seed: int = 0) -> sf.State:
+def positions(env: sf.spoil_five.SpoilFive, count: int, seed: int = 0) -> sf.spoil_five.State:
     """``count`` live decisions met along heuristic games (a spread of tricks and phases)."""
     step = jax.jit(jax.vmap(env.step))
-    act = jax.jit(jax.vmap(sf.HEURISTIC))
+    act = jax.jit(jax.vmap(sf.spoil_five.HEURISTIC))
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
     state = jax.jit(jax.vmap(env.init))(keys)
     rng = np.random.default_rng(seed)
@@ -39,12 +39,12 @@ def _where(take: jax.Array, a: jax.Array, b: jax.Array) -> jax.Array:
     return jnp.where(take.reshape(take.shape + (1,) * (a.ndim - 1)), a, b)
 
 
-def decisions_per_rollout(env: sf.SpoilFive, batch: sf.State) -> float:
+def decisions_per_rollout(env: sf.spoil_five.SpoilFive, batch: sf.spoil_five.State) -> float:
     """Mean decisions left in a heuristic playout of these positions (for decisions/s)."""
     if np.ndim(batch.turnup) == 0:
         batch = jax.tree.map(lambda x: np.asarray(x)[None], batch)
     step = jax.jit(jax.vmap(env.step))
-    act = jax.jit(jax.vmap(sf.HEURISTIC))
+    act = jax.jit(jax.vmap(sf.spoil_five.HEURISTIC))
     keys = jax.random.split(jax.random.PRNGKey(1), batch.turnup.shape[0])
     state = jax.tree.map(jnp.asarray, batch)
     count = np.zeros(batch.turnup.shape[0])
@@ -57,7 +57,9 @@ def decisions_per_rollout(env: sf.SpoilFive, batch: sf.State) -> float:
     return float(count.mean())
 
 
-def run(env: sf.SpoilFive, batch: sf.State, samples: int, batch_size: int | None) -> dict:
+def run(
+    env: sf.spoil_five.SpoilFive, batch: sf.spoil_five.State, samples: int, batch_size: int | None
+) -> dict:
     sf.analyze(0, env, batch, num_samples=samples, batch_size=batch_size)  # compile
     t0 = time.perf_counter()
     res = sf.analyze(1, env, batch, num_samples=samples, batch_size=batch_size)
@@ -81,7 +83,7 @@ def main() -> None:
     ap.add_argument("--single-samples", type=int, default=10000)
     ap.add_argument("--batch-size", type=int, default=None)
     args = ap.parse_args()
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     print(f"backend {jax.default_backend()}, {jax.device_count()} device(s)")
     batch = positions(env, args.positions)
     widest = int(np.argmax(np.asarray(batch.legal_action_mask).sum(-1)))

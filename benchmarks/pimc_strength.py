@@ -32,7 +32,7 @@ CHUNK = 64  # bot decisions per compiled call (one compile)
 def tournament(env: Any, bot: Any, other: Any, deals: int, seed: int = 0) -> dict[str, Any]:
     """Mean result per hand of ``bot`` (its seats) and ``other`` over seat rotations."""
     n = env.num_players
-    family = isinstance(env, sf.FortyFive)
+    family = isinstance(env, sf.forty_five.FortyFive)
     rotations = 2 if family else n
     init = jax.jit(jax.vmap(env.init))
     step = jax.jit(jax.vmap(env.step))
@@ -102,7 +102,7 @@ def main() -> None:
     ap.add_argument("--rollout", default="heuristic", help="rollout policy (default: heuristic)")
     args = ap.parse_args()
     opponent, rollout = args.opponent, args.rollout
-    env = sf.SpoilFive(5) if args.game == "spoil_five" else sf.FortyFive(4)
+    env = sf.spoil_five.SpoilFive(5) if args.game == "spoil_five" else sf.forty_five.FortyFive(4)
     if opponent not in ("ppo", *env.policy_names):
         ap.error(f"--opponent {opponent} is not a policy of {args.game}")
     if opponent == "ppo":

@@ -18,12 +18,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--players", default="3,5,7")
     ap.add_argument("--preset", default="seed", choices=["seed", "traditional"])
     a = ap.parse_args(argv)
-    rules = sf.Rules.preset(a.preset)
+    rules = sf.spoil_five.Rules.preset(a.preset)
     for n in (int(x) for x in a.players.split(",")):
         t0 = time.perf_counter()
         res = sf.evaluate(
             0,
-            sf.SpoilFive(n, rules),
+            sf.spoil_five.SpoilFive(n, rules),
             {"heuristic": "heuristic", "random": "random"},
             num_hands=a.hands,
         )

@@ -43,7 +43,7 @@ def pyspiel_rate(seconds: float = 4.0) -> float | None:
 
 def bytes_in_flight(num_players: int) -> int:
     """Bytes of the rollout kernel's per-hand state (hands, status, table, chosen action)."""
-    rules = sf.Rules()
+    rules = sf.spoil_five.Rules()
     cards = [jnp.zeros(1, jnp.int32)] * (5 * num_players + 1)
     shapes = jax.eval_shape(
         lambda: fast.deal_cards(
@@ -54,7 +54,7 @@ def bytes_in_flight(num_players: int) -> int:
 
 
 def time_rollout(n: int, policy: str, batch: int, hands: int, reps: int) -> dict[str, Any]:
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     t0 = time.perf_counter()
     out = sf.rollout(0, env, policy, num_hands=batch, batch_size=batch)
     compile_s = time.perf_counter() - t0

@@ -45,12 +45,12 @@ import jax.numpy as jnp
 import spoilfive_jax as sf
 from spoilfive_jax.core import bits
 
-Picker = Callable[[sf.State, jax.Array], jax.Array]
+Picker = Callable[[sf.spoil_five.State, jax.Array], jax.Array]
 PEERS = {"oh_hell": {"players": 5, "num_tricks_fixed": 5}, "euchre": {}}
 RATIO_PEER = "oh_hell"
 
 
-def pick_mask(state: sf.State, key: jax.Array) -> jax.Array:
+def pick_mask(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
     """Uniform legal action via the k-th True of ``legal_action_mask`` (the contract's picker)."""
     mask = state.legal_action_mask
     count = mask.sum(-1)
@@ -58,7 +58,7 @@ def pick_mask(state: sf.State, key: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.cumsum(mask, -1) > k[:, None], axis=-1).astype(jnp.int32)
 
 
-def pick_bits(state: sf.State, key: jax.Array) -> jax.Array:
+def pick_bits(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
     """Uniform legal action via the k-th member of the bitset ``legal_set``."""
     count = bits.count(state.legal_set)
     k = jnp.floor(jax.random.uniform(key, count.shape) * count).astype(jnp.int32)
@@ -66,18 +66,20 @@ def pick_bits(state: sf.State, key: jax.Array) -> jax.Array:
 
 
 PICKERS: dict[str, Picker] = {"bits": pick_bits, "mask": pick_mask}
-Carry = tuple[sf.State, jax.Array]  # (state, the action to take in it)
+Carry = tuple[sf.spoil_five.State, jax.Array]  # (state, the action to take in it)
 
 
 def make_run(num_players: int, batch: int, picker: str) -> jax.stages.Wrapped:
     """A jitted ``key -> (live decisions, all hands terminated)`` for one batch of hands."""
-    env = sf.SpoilFive(num_players=num_players, rules=sf.Rules())
+    env = sf.spoil_five.SpoilFive(num_players=num_players, rules=sf.spoil_five.Rules())
     init = jax.vmap(env.init)
     step = jax.vmap(env.step)
     pick = PICKERS[picker]
     num_steps = 5 * num_players + 2
 
-    def contract_body(state: sf.State, key: jax.Array) -> tuple[sf.State, jax.Array]:
+    def contract_body(
+        state: sf.spoil_five.State, key: jax.Array
+    ) -> tuple[sf.spoil_five.State, jax.Array]:
         live = (~state.terminated).sum(dtype=jnp.int32)
         return step(state, pick(state, key)), live
 
@@ -133,7 +135,7 @@ def measure(num_players: int, batch: int, picker: str, reps: int) -> dict[str, A
         "decisions_per_s": decisions / best_s,
         "decisions_per_hand": decisions / batch,
         "compile_s": compile_s,
-        "bytes_per_state": sf.state_bytes(num_players),
+        "bytes_per_state": sf.spoil_five.state_bytes(num_players),
     }
 
 

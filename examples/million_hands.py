@@ -23,7 +23,7 @@ def main() -> None:
     args = ap.parse_args()
     sf.use_all_cores()  # one XLA device per CPU core, before JAX's first computation
 
-    env = sf.SpoilFive(num_players=args.players, rules=sf.Rules())
+    env = sf.spoil_five.SpoilFive(num_players=args.players, rules=sf.spoil_five.Rules())
     start = time.perf_counter()
     out = sf.rollout(jax.random.PRNGKey(args.seed), env, policy=args.policy, num_hands=args.hands)
     seconds = time.perf_counter() - start

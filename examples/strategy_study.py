@@ -60,9 +60,9 @@ def questions(z: dict[str, int], seed: int) -> dict[str, Callable[[], Any]]:
     """Each question's measurements as a thunk (run in order, timed).  pimc everywhere is
     ``z["pimc_samples"]`` worlds a decision with the game's own heuristic in its rollouts."""
     k, checks = z["pimc_samples"], z["check_positions"]
-    pimc5 = common.pimc_of(sf.SpoilFive(5), k)
-    pimc_family = common.pimc_of(sf.FortyFive(4), k)
-    pimc_auction = common.pimc_of(sf.AuctionFortyFives(4), k)
+    pimc5 = common.pimc_of(sf.spoil_five.SpoilFive(5), k)
+    pimc_family = common.pimc_of(sf.forty_five.FortyFive(4), k)
+    pimc_auction = common.pimc_of(sf.forty_five.AuctionFortyFives(4), k)
     family_checks = max(checks * 3 // 5, 8)  # a family playout costs more than a Spoil Five one
     return {
         "q1": lambda: {

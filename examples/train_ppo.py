@@ -34,7 +34,7 @@ from spoilfive_jax.rl.agent import PPOConfig, load_policy, metadata_for, save_ag
 
 
 def seat_rotation(
-    key: int, env: sf.SpoilFive, policy: Any, bots: str, num_hands: int
+    key: int, env: sf.spoil_five.SpoilFive, policy: Any, bots: str, num_hands: int
 ) -> dict[str, float]:
     """The agent in seat s (s = 0..N-1, ``num_hands`` deals each) against ``bots``, paired deal
     by deal with ``bots`` in that seat on the same deals (``sf.rollout``: same key, same deals)."""
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     cfg = PPOConfig(
         num_players=args.num_players,
-        rules=sf.Rules.preset(args.rules),
+        rules=sf.spoil_five.Rules.preset(args.rules),
         opponent=args.opponent,
         num_envs=args.num_envs,
         num_steps=args.num_steps,

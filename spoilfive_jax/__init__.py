@@ -1,6 +1,18 @@
-"""spoilfive_jax: Spoil Five and its family as jit-compiled, vmapped JAX array programs."""
+"""spoilfive_jax: Spoil Five and its family as jit-compiled, vmapped JAX array programs.
+
+The top level is generic: ``make`` a game by id, step it (``Env``), and run the tools on any
+game (``rollout``, ``evaluate``, ``score_hands``, ``play_sessions``, ``analyze``, ``pimc``).
+What belongs to one game lives under it: ``sf.spoil_five`` (``SpoilFive``, ``State``, ``PASS``,
+``JINK``, ``render_text``, ...) and ``sf.forty_five`` (``FortyFive``, its actions and
+``play_games``).  A game of your own: ``register`` it, or ship it as a package with an entry
+point in the group ``spoilfive_jax.games``; ``capabilities`` lists what a game can declare.
+"""
+
+import warnings as _warnings
+from typing import Any as _Any
 
 from spoilfive_jax import testing as testing
+from spoilfive_jax.core import capabilities as capabilities
 from spoilfive_jax.core.cards import card_id as card_id
 from spoilfive_jax.core.cards import card_str as card_str
 from spoilfive_jax.core.cards import card_symbol as card_symbol
@@ -8,34 +20,16 @@ from spoilfive_jax.core.cards import parse_cards as parse_cards
 from spoilfive_jax.core.cards import plain_order as plain_order
 from spoilfive_jax.core.cards import trump_order as trump_order
 from spoilfive_jax.core.env import Env as Env
-from spoilfive_jax.games.forty_five import AuctionFortyFives as AuctionFortyFives
-from spoilfive_jax.games.forty_five import FortyFive as FortyFive
-from spoilfive_jax.games.forty_five import FortyFiveRules as FortyFiveRules
-from spoilfive_jax.games.forty_five import TwentyFive as TwentyFive
-from spoilfive_jax.games.forty_five.games import GameResult as GameResult
-from spoilfive_jax.games.forty_five.games import play_games as play_games
-from spoilfive_jax.games.forty_five.provider import FamilyScores as FamilyScores
-from spoilfive_jax.games.spoil_five.env import SpoilFive as SpoilFive
-from spoilfive_jax.games.spoil_five.env import action_str as action_str
-from spoilfive_jax.games.spoil_five.game import CLAIM as CLAIM
-from spoilfive_jax.games.spoil_five.game import JINK as JINK
-from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS as NUM_ACTIONS
-from spoilfive_jax.games.spoil_five.game import PASS as PASS
-from spoilfive_jax.games.spoil_five.game import State as State
-from spoilfive_jax.games.spoil_five.game import state_bytes as state_bytes
-from spoilfive_jax.games.spoil_five.observe import observe as observe
-from spoilfive_jax.games.spoil_five.observe import observe_full as observe_full
-from spoilfive_jax.games.spoil_five.policies import HEURISTIC as HEURISTIC
-from spoilfive_jax.games.spoil_five.policies import RANDOM as RANDOM
-from spoilfive_jax.games.spoil_five.provider import HandScores as HandScores
-from spoilfive_jax.games.spoil_five.render import render_svg as render_svg
-from spoilfive_jax.games.spoil_five.render import render_text as render_text
-from spoilfive_jax.games.spoil_five.rules import Rules as Rules
-from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
+from spoilfive_jax.games import forty_five as forty_five
+from spoilfive_jax.games import spoil_five as spoil_five
 from spoilfive_jax.registry import available_games as available_games
 from spoilfive_jax.registry import make as make
+from spoilfive_jax.registry import register as register
+from spoilfive_jax.registry import unregister as unregister
 from spoilfive_jax.tools.analysis import Analysis as Analysis
 from spoilfive_jax.tools.analysis import analyze as analyze
+from spoilfive_jax.tools.analysis import position_env as position_env
+from spoilfive_jax.tools.analysis import position_from_history as position_from_history
 from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
 from spoilfive_jax.tools.pimc import pimc as pimc
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
@@ -49,49 +43,85 @@ from spoilfive_jax.tools.tournament import evaluate as evaluate
 __version__ = "0.1.0"
 
 __all__ = [
-    "CLAIM",
-    "HEURISTIC",
-    "JINK",
-    "NUM_ACTIONS",
-    "PASS",
-    "RANDOM",
     "Analysis",
-    "AuctionFortyFives",
     "Env",
-    "FamilyScores",
-    "FortyFive",
-    "FortyFiveRules",
-    "GameResult",
-    "HandScores",
     "RolloutResult",
-    "Rules",
-    "SessionResult",
-    "SpoilFive",
-    "State",
     "TournamentResult",
-    "TwentyFive",
-    "action_str",
     "analyze",
     "auto_reset",
     "available_games",
+    "capabilities",
     "card_id",
     "card_str",
     "card_symbol",
     "evaluate",
+    "forty_five",
     "make",
-    "observe",
-    "observe_full",
     "parse_cards",
     "pimc",
     "plain_order",
-    "play_games",
     "play_sessions",
-    "render_svg",
-    "render_text",
+    "position_env",
+    "position_from_history",
+    "register",
     "rollout",
     "score_hands",
-    "state_bytes",
+    "spoil_five",
     "testing",
     "trump_order",
+    "unregister",
     "use_all_cores",
 ]
+
+# Names this package had at the top level before the games got their own namespaces: each
+# still works for one release, with a ``DeprecationWarning`` naming its new place.
+_MOVED: dict[str, tuple[_Any, str]] = {
+    **{
+        name: (spoil_five, name)
+        for name in (
+            "CLAIM",
+            "JINK",
+            "NUM_ACTIONS",
+            "PASS",
+            "HandScores",
+            "Rules",
+            "SpoilFive",
+            "State",
+            "action_str",
+            "state_bytes",
+        )
+    },
+    "HEURISTIC": (spoil_five.policies, "HEURISTIC"),
+    "RANDOM": (spoil_five.policies, "RANDOM"),
+    "SessionResult": (spoil_five.session, "SessionResult"),
+    "observe": (spoil_five.observe, "observe"),
+    "observe_full": (spoil_five.observe, "observe_full"),
+    "render_svg": (spoil_five.render, "render_svg"),
+    "render_text": (spoil_five.render, "render_text"),
+    **{
+        name: (forty_five, name)
+        for name in (
+            "AuctionFortyFives",
+            "FamilyScores",
+            "FortyFive",
+            "FortyFiveRules",
+            "GameResult",
+            "TwentyFive",
+            "play_games",
+        )
+    },
+}
+
+
+def __getattr__(name: str) -> _Any:
+    if name in _MOVED:
+        home, attr = _MOVED[name]
+        _warnings.warn(
+            f"spoilfive_jax.{name} is deprecated: use "
+            f"{home.__name__.replace('spoilfive_jax.games.', 'spoilfive_jax.')}.{attr} "
+            "(game-specific names live under their game)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(home, attr)
+    raise AttributeError(f"module 'spoilfive_jax' has no attribute {name!r}")

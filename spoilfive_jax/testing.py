@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, transition
 
 __all__ = ["api_test"]
 
@@ -337,7 +337,7 @@ class _Tester:
                 _assert_same(_host(plain), _row(history[0], i), f"{name}: init without jit")
                 if env.legal_actions(plain):
                     first = jnp.int32(int(actions[0][i]))
-                    after = env._step(plain, first)
+                    after = transition(env, plain, first)
                     _assert_same(
                         _host(after),
                         _row(history[1], i),

@@ -91,7 +91,7 @@ def jit_step(env: sf.Env):
 # ---------------------------------------------------------------------------- conversions
 
 
-def to_ref_rules(rules: sf.Rules | ff.FortyFiveRules) -> ref.RefRules | ref45.RefRules45:
+def to_ref_rules(rules: sf.spoil_five.Rules | ff.FortyFiveRules) -> ref.RefRules | ref45.RefRules45:
     """The reference engine's rules for a Spoil Five or a family rules object."""
     if isinstance(rules, ff.FortyFiveRules):
         fields = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
@@ -124,7 +124,7 @@ def discards_of(state: ff.State) -> list[set[int]]:
 
 
 def phase_name(state) -> str:
-    names = ff.PHASE_NAMES if isinstance(state, ff.State) else sf.SpoilFive.phase_names
+    names = ff.PHASE_NAMES if isinstance(state, ff.State) else sf.spoil_five.SpoilFive.phase_names
     return names[int(state.phase)]
 
 
@@ -132,7 +132,7 @@ def action_id(action: str | int) -> int:
     """A Spoil Five action from text: a card (``"5H"``), ``"PASS"``, ``"JINK"`` or ``"CLAIM"``."""
     if isinstance(action, (int, np.integer)):
         return int(action)
-    named = {"PASS": sf.PASS, "JINK": sf.JINK, "CLAIM": sf.CLAIM}
+    named = {"PASS": sf.spoil_five.PASS, "JINK": sf.spoil_five.JINK, "CLAIM": sf.spoil_five.CLAIM}
     return named[action.upper()] if action.upper() in named else sf.card_id(action)
 
 
@@ -144,7 +144,7 @@ def action_text(env: sf.Env, action: int) -> str:
         return sf.card_str(a)
     if isinstance(env, ff.FortyFive):
         return ff.card_text(a) if a == ff.JOKER else ff.action_str(a)
-    return sf.action_str(a)
+    return sf.spoil_five.action_str(a)
 
 
 _FAMILY = ff.FortyFive(4)
@@ -242,7 +242,7 @@ class Table(_Mirror):
 
     def __init__(
         self,
-        env: sf.SpoilFive,
+        env: sf.spoil_five.SpoilFive,
         hands: Sequence[str],
         turnup: str,
         dealer: int = 0,

@@ -23,9 +23,9 @@ except ImportError:  # pragma: no cover
     from tests import reference as ref
 
 RULESETS = {
-    "seed": sf.Rules(),
-    "traditional": sf.Rules.traditional(),
-    "trick_forced": sf.Rules(renege="trick", rob="forced"),
+    "seed": sf.spoil_five.Rules(),
+    "traditional": sf.spoil_five.Rules.traditional(),
+    "trick_forced": sf.spoil_five.Rules(renege="trick", rob="forced"),
 }
 
 
@@ -41,7 +41,7 @@ def pick(batch, i):
 @functools.cache
 def played_games(n: int, rules_name: str, games: int = 32, seed: int = 1):
     """Random games: (list of batched host states by decision, actions [T, B], players [T, B])."""
-    env = sf.SpoilFive(n, RULESETS[rules_name])
+    env = sf.spoil_five.SpoilFive(n, RULESETS[rules_name])
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(seed), games))
     step = batched_step(env)
     rng = np.random.default_rng(seed)
@@ -57,7 +57,7 @@ def played_games(n: int, rules_name: str, games: int = 32, seed: int = 1):
     return states, np.array(actions), np.array(players)
 
 
-def ref_rules(rules: sf.Rules) -> ref.RefRules:
+def ref_rules(rules: sf.spoil_five.Rules) -> ref.RefRules:
     return ref.RefRules(
         follow=rules.follow,
         renege=rules.renege,
@@ -67,7 +67,7 @@ def ref_rules(rules: sf.Rules) -> ref.RefRules:
     )
 
 
-def replay(env: sf.SpoilFive, world, history: list[tuple[int, int, int]]) -> ref.RefHand:
+def replay(env: sf.spoil_five.SpoilFive, world, history: list[tuple[int, int, int]]) -> ref.RefHand:
     """The initial deal implied by a sampled ``world`` and the public history (seat, action,
     phase), replayed through the reference engine (``ValueError`` on an illegal play)."""
     n = env.num_players
@@ -85,15 +85,17 @@ def replay(env: sf.SpoilFive, world, history: list[tuple[int, int, int]]) -> ref
     rr = ref_rules(env.rules)
     hand = ref.RefHand(n, rr, [sorted(h) for h in hands], turnup, int(world.dealer))
     # A declined rob is hidden: the world decides who (if anyone) was entitled and declined.
-    moves = [(a, ph) for _s, a, ph in history if not (ph == game.PHASE_ROB and a == sf.PASS)]
+    moves = [
+        (a, ph) for _s, a, ph in history if not (ph == game.PHASE_ROB and a == sf.spoil_five.PASS)
+    ]
     for action, phase in moves:
         if hand.phase == "rob" and phase != game.PHASE_ROB:
-            hand.step(sf.PASS)
+            hand.step(sf.spoil_five.PASS)
         if phase == game.PHASE_ROB:  # the discard is the world's (hidden)
             action = int(world.discard)
         hand.step(int(action))
     if hand.phase == "rob" and int(world.phase) != game.PHASE_ROB:
-        hand.step(sf.PASS)
+        hand.step(sf.spoil_five.PASS)
     return hand
 
 
@@ -107,10 +109,14 @@ def history_of(states, actions, players, b: int, t: int) -> list[tuple[int, int,
 _resample = {}
 
 
-def resampler(env: sf.SpoilFive):
+def resampler(env: sf.spoil_five.SpoilFive):
     if env not in _resample:
         _resample[env] = jax.jit(
-            jax.vmap(env.resample_hidden, in_axes=(0, None, None)), static_argnums=()
+            jax.vmap(
+                functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env),
+                in_axes=(0, None, None),
+            ),
+            static_argnums=(),
         )
     return _resample[env]
 
@@ -123,7 +129,7 @@ def test_cannot_hold_matches_the_reference_legality(rules_name):
     """Each card in a seat's ``cannot_hold`` would have made one of its plays illegal, and every
     card outside it could have been held at each of its plays (reference engine's legality)."""
     n = 4
-    env = sf.SpoilFive(n, RULESETS[rules_name])
+    env = sf.spoil_five.SpoilFive(n, RULESETS[rules_name])
     states, actions, players = played_games(n, rules_name)
     final = states[-1]
     rr = ref_rules(env.rules)
@@ -168,7 +174,7 @@ def test_cannot_hold_matches_the_reference_legality(rules_name):
 )
 def test_every_sampled_world_replays_the_history(rules_name):
     n = 4
-    env = sf.SpoilFive(n, RULESETS[rules_name])
+    env = sf.spoil_five.SpoilFive(n, RULESETS[rules_name])
     states, actions, players = played_games(n, rules_name)
     sample = resampler(env)
     rng = np.random.default_rng(0)
@@ -200,10 +206,10 @@ def test_every_sampled_world_replays_the_history(rules_name):
     assert worlds_checked > 100 and voids > 0
 
 
-def _rob_position(n: int, rules: sf.Rules, want_bound: bool, seed: int = 0):
+def _rob_position(n: int, rules: sf.spoil_five.Rules, want_bound: bool, seed: int = 0):
     """A live state at trick >= 2 in which another seat robbed (a non-ace turn-up) and the ace
     of trumps is unseen by the player to act, found along random games."""
-    env = sf.SpoilFive(n, rules)
+    env = sf.spoil_five.SpoilFive(n, rules)
     step = jax.jit(env.step)
     rng = np.random.default_rng(seed)
     for g in range(400):
@@ -231,7 +237,7 @@ def _rob_position(n: int, rules: sf.Rules, want_bound: bool, seed: int = 0):
     raise AssertionError("no position found")
 
 
-def enumerate_worlds(env: sf.SpoilFive, state, history) -> list[tuple]:
+def enumerate_worlds(env: sf.spoil_five.SpoilFive, state, history) -> list[tuple]:
     """Every consistent assignment of the unseen cards to the other hands (and the robber's
     discard), by brute force through the reference engine: [(hands tuple, discard)]."""
     n = env.num_players
@@ -287,7 +293,7 @@ def test_resampling_is_uniform_over_consistent_deals_with_a_rob(pooled):
     """2 players, another seat robbed: the sampled opponent hands (and the discard) follow the
     exact distribution of the enumerated consistent deals (each card's marginal within 4 SE),
     one world a call (``resample_hidden``) or pooled (``resample_hidden_many``, in blocks)."""
-    env, state, hist = _rob_position(2, sf.Rules(), want_bound=True)
+    env, state, hist = _rob_position(2, sf.spoil_five.Rules(), want_bound=True)
     worlds = enumerate_worlds(env, state, hist)
     p = int(state.current_player)
     opp = 1 - p
@@ -300,7 +306,12 @@ def test_resampling_is_uniform_over_consistent_deals_with_a_rob(pooled):
     k = 12000
     if pooled:
         many = jax.jit(
-            jax.vmap(lambda key: env.resample_hidden_many(key, state, p, 64)), static_argnums=()
+            jax.vmap(
+                lambda key: env.capability(sf.capabilities.Analysis).resample_hidden_many(
+                    env, key, state, p, 64
+                )
+            ),
+            static_argnums=(),
         )
         ws = many(jax.random.split(jax.random.PRNGKey(5), -(-k // 64)))
         ws = jax.device_get(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:]))[:k], ws))
@@ -320,10 +331,10 @@ def test_resampling_is_uniform_over_consistent_deals_with_a_rob(pooled):
 # ---------------------------------------------------------------------------- analyze
 
 
-def _late_position(n: int, rules: sf.Rules, trick: int, seed: int = 0):
+def _late_position(n: int, rules: sf.spoil_five.Rules, trick: int, seed: int = 0):
     """A live play decision at ``trick`` (0-based tricks completed) with another seat's
     ``cannot_hold`` non-empty, from random games (with its history)."""
-    env = sf.SpoilFive(n, rules)
+    env = sf.spoil_five.SpoilFive(n, rules)
     step = jax.jit(env.step)
     rng = np.random.default_rng(seed)
     for g in range(500):
@@ -345,7 +356,9 @@ def _late_position(n: int, rules: sf.Rules, trick: int, seed: int = 0):
     raise AssertionError("no position found")
 
 
-def exact_random_values(env: sf.SpoilFive, state, history) -> dict[int, tuple[float, float]]:
+def exact_random_values(
+    env: sf.spoil_five.SpoilFive, state, history
+) -> dict[int, tuple[float, float]]:
     """{action: (expected chips, win prob)} of the player to act under uniformly random play,
     averaged over every consistent deal (exhaustive)."""
     p = int(state.current_player)
@@ -383,7 +396,7 @@ def exact_random_values(env: sf.SpoilFive, state, history) -> dict[int, tuple[fl
 
 @pytest.mark.parametrize("n,trick", [(2, 3), pytest.param(3, 4, marks=pytest.mark.slow)])
 def test_analysis_matches_exhaustive_enumeration(n, trick):
-    env, state, hist = _late_position(n, sf.Rules(), trick)
+    env, state, hist = _late_position(n, sf.spoil_five.Rules(), trick)
     exact = exact_random_values(env, state, hist)
     res = sf.analyze(
         jax.random.PRNGKey(0), env, state, num_samples=4000, policy="random", batch_size=1536
@@ -402,14 +415,14 @@ def test_analysis_matches_exhaustive_enumeration(n, trick):
 def test_analysis_ignores_hidden_information(rules_name):
     """Two states that differ only in cards the player cannot see give identical results."""
     n = 4
-    env = sf.SpoilFive(n, RULESETS[rules_name])
+    env = sf.spoil_five.SpoilFive(n, RULESETS[rules_name])
     states, _, _ = played_games(n, rules_name)
     batch = pick(states[9], np.arange(8))
     live = ~np.asarray(batch.terminated)
     batch = pick(batch, np.flatnonzero(live)[:4])
-    other = jax.vmap(env.resample_hidden)(
-        jax.random.split(jax.random.PRNGKey(9), 4), batch, batch.current_player
-    )
+    other = jax.vmap(
+        functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env)
+    )(jax.random.split(jax.random.PRNGKey(9), 4), batch, batch.current_player)
     other = jax.device_get(other)
     assert any(
         (np.asarray(batch.hands.lo) != np.asarray(other.hands.lo)).any(axis=-1)
@@ -424,7 +437,7 @@ def test_analysis_ignores_hidden_information(rules_name):
 
 def test_batch_size_and_batching_do_not_change_results():
     n = 4
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     states, _, _ = played_games(n, "seed")
     batch = pick(states[6], np.arange(3))
     batch = pick(batch, np.flatnonzero(~np.asarray(batch.terminated)))
@@ -433,15 +446,15 @@ def test_batch_size_and_batching_do_not_change_results():
     one = sf.analyze(1, env, pick(batch, 0), num_samples=64)
     np.testing.assert_array_equal(whole.expected_chips, chunked.expected_chips)
     np.testing.assert_array_equal(whole.expected_chips[0], one.expected_chips)
-    assert one.expected_chips.shape == (sf.NUM_ACTIONS,)
-    assert whole.expected_chips.shape == (batch.turnup.shape[0], sf.NUM_ACTIONS)
+    assert one.expected_chips.shape == (sf.spoil_five.NUM_ACTIONS,)
+    assert whole.expected_chips.shape == (batch.turnup.shape[0], sf.spoil_five.NUM_ACTIONS)
     text = one.table()
     assert "chips" in text and "win %" in text
-    assert sf.action_str(int(one.best)) in text.splitlines()[1]
+    assert sf.spoil_five.action_str(int(one.best)) in text.splitlines()[1]
 
 
 def test_standard_errors_shrink_like_one_over_sqrt_k():
-    env = sf.SpoilFive(4)
+    env = sf.spoil_five.SpoilFive(4)
     state = env.init(jax.random.PRNGKey(11))
     small = sf.analyze(0, env, state, num_samples=100, batch_size=1536)
     big = sf.analyze(0, env, state, num_samples=1600, batch_size=1536)
@@ -452,7 +465,7 @@ def test_standard_errors_shrink_like_one_over_sqrt_k():
 
 
 def test_pimc_plays_a_legal_action():
-    env = sf.SpoilFive(4)
+    env = sf.spoil_five.SpoilFive(4)
     bot = sf.pimc(env, num_samples=8)
     states, _, _ = played_games(4, "seed")
     for t in (0, 5):
@@ -463,7 +476,7 @@ def test_pimc_plays_a_legal_action():
 
 @pytest.mark.slow
 def test_pimc_in_a_rollout_and_a_tournament():
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     bot = sf.pimc(env, num_samples=4)
     out = sf.rollout(0, env, [bot, "heuristic", "heuristic"], num_hands=8)
     assert out.rewards.shape == (8, 3)

@@ -13,12 +13,12 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five import policies
 
-FF4 = sf.FortyFive(4, sf.FortyFiveRules(follow="seed"))
-AUCTION4 = sf.AuctionFortyFives(4)
+FF4 = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(follow="seed"))
+AUCTION4 = sf.forty_five.AuctionFortyFives(4)
 
 
 @functools.cache
-def positions(env: sf.FortyFive, decisions: int, count: int = 3, seed: int = 0):
+def positions(env: sf.forty_five.FortyFive, decisions: int, count: int = 3, seed: int = 0):
     """A batch of live states after ``decisions`` greedy decisions of random deals."""
     greedy = jax.vmap(policies.greedy_policy(env.rules))
     step = jax.jit(jax.vmap(env.step))
@@ -43,7 +43,7 @@ def test_family_analysis_ignores_hidden_information(env, decisions):
     batch = positions(env, decisions)
     assert not np.asarray(batch.terminated).any()
     other = jax.device_get(
-        jax.vmap(env.resample_hidden)(
+        jax.vmap(functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env))(
             jax.random.split(jax.random.PRNGKey(1), 3), batch, batch.current_player
         )
     )

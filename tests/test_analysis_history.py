@@ -7,7 +7,7 @@ import pytest
 
 import spoilfive_jax as sf
 
-ENV = sf.SpoilFive(3)
+ENV = sf.spoil_five.SpoilFive(3)
 BASE = "players=3; dealer=0; rules=seed; turnup=7D; "
 
 
@@ -17,7 +17,9 @@ def cards(state, seat: int) -> set[str]:
 
 
 def test_a_history_becomes_a_state():
-    s = ENV.position_from_history(BASE + "player=2; hand=8H QS JS 2H; history=1:QC 2:5C 0:2S 1:3C")
+    s = sf.position_from_history(
+        ENV, BASE + "player=2; hand=8H QS JS 2H; history=1:QC 2:5C 0:2S 1:3C"
+    )
     assert int(s.current_player) == 2
     assert cards(s, 2) == {"8H", "QS", "JS", "2H"}
     assert int(s.trick_num) == 1 and int(s.tricks_won[1]) == 1
@@ -28,7 +30,9 @@ def test_a_history_becomes_a_state():
 
 
 def test_a_rob_by_another_seat():
-    s = ENV.position_from_history(BASE + "player=0; hand=2C 8H QS JS 4H; history=1:rob 1:QC 2:KC")
+    s = sf.position_from_history(
+        ENV, BASE + "player=0; hand=2C 8H QS JS 4H; history=1:rob 1:QC 2:KC"
+    )
     assert bool(s.robbed) and int(s.robber) == 1
     assert "7D" in cards(s, 1)
     res = sf.analyze(0, ENV, s, num_samples=64)
@@ -52,7 +56,7 @@ def test_a_rob_by_another_seat():
 )
 def test_impossible_histories_raise_one_line_errors(text, message):
     with pytest.raises(ValueError, match=message) as info:
-        ENV.position_from_history(BASE + text)
+        sf.position_from_history(ENV, BASE + text)
     assert "\n" not in str(info.value)
 
 
@@ -60,4 +64,4 @@ def test_a_void_contradicted_later_is_inconsistent():
     # seat 0 shows no club on trick 1, then plays a club on trick 2: no deal allows that
     text = BASE + "player=2; hand=QS JS 2H; history=1:QC 2:5C 0:2S 1:3C 2:8H 0:4C"
     with pytest.raises(ValueError, match=r"inconsistent|illegal"):
-        ENV.position_from_history(text)
+        sf.position_from_history(ENV, text)

@@ -11,11 +11,11 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five.game import PHASE_DISCARD, PHASE_PLAY
 
-FF = sf.FortyFive(4, sf.FortyFiveRules(follow="seed"))
+FF = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(follow="seed"))
 BASE = "players=4; dealer=0; rules=forty_five,follow=seed; turnup=7D; "
-JOKER = sf.FortyFive(4, sf.FortyFiveRules(joker=True, jink="announced"))
+JOKER = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(joker=True, jink="announced"))
 JBASE = "players=4; dealer=0; rules=forty_five,joker=on,jink=announced; turnup=JK 7D; "
-AUCTION = sf.FortyFive(4, sf.FortyFiveRules.auction_forty_fives())
+AUCTION = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules.auction_forty_fives())
 ABASE = "players=4; dealer=3; rules=auction; scores=30/110; "
 BIDS = "0:pass 1:20 2:pass 3:hold 1:pass 3:trump:H"
 EXCHANGES = "0:exchange:3 1:exchange:5 2:exchange:2C,3C:JH,AH 3:exchange:1"
@@ -32,25 +32,29 @@ def bits_of(pair, seat: int) -> set[str]:
 
 
 def test_plays_become_a_state():
-    s = FF.position_from_history(BASE + "player=3; hand=8H QS JS 2H 3C; history=1:QC 2:5C")
+    s = sf.position_from_history(FF, BASE + "player=3; hand=8H QS JS 2H 3C; history=1:QC 2:5C")
     assert int(s.current_player) == 3 and int(s.leader) == 1
     assert cards(s, 3) == {"8H", "QS", "JS", "2H", "3C"}
     assert int(s.trump) == 1 and int(s.trick_num) == 0
     assert {sf.card_str(int(c)) for c in np.asarray(s.trick_cards) if c >= 0} == {"QC", "5C"}
     # a completed trick: seat 0 showed no club and no trump (seed following)
-    s = FF.position_from_history(BASE + "player=3; hand=8H QS JS 2H; history=1:QC 2:5C 3:KC 0:2S")
+    s = sf.position_from_history(
+        FF, BASE + "player=3; hand=8H QS JS 2H; history=1:QC 2:5C 3:KC 0:2S"
+    )
     assert int(s.trick_num) == 1 and int(s.tricks_won[3]) == 1 and int(s.current_player) == 3
     assert {"AC", "AD", "5D", "AH"} <= bits_of(s.cannot_hold, 0)
     assert not cards(s, 0) & {"AC", "AD", "5D", "JD", "AH"}
 
 
 def test_robs_by_another_seat_and_by_the_player():
-    s = FF.position_from_history(BASE + "player=3; hand=8H QS JS 2H 4C; history=1:rob 1:QC 2:KC")
+    s = sf.position_from_history(
+        FF, BASE + "player=3; hand=8H QS JS 2H 4C; history=1:rob 1:QC 2:KC"
+    )
     assert bool(s.robbed) and int(s.robber) == 1 and "7D" in cards(s, 1)
     assert len(cards(s, 1) | bits_of(s.discards, 1)) == 5 and "AD" in cards(s, 1) | bits_of(
         s.discards, 1
     )
-    mine = FF.position_from_history(BASE + "player=1; hand=8H QS JS AD 7D; history=1:rob:4C")
+    mine = sf.position_from_history(FF, BASE + "player=1; hand=8H QS JS AD 7D; history=1:rob:4C")
     assert bool(mine.robbed) and bits_of(mine.discards, 1) == {"4C"}
     assert int(mine.current_player) == 1 and int(mine.phase) == PHASE_PLAY
     res = sf.analyze(0, FF, s, num_samples=32)
@@ -59,27 +63,27 @@ def test_robs_by_another_seat_and_by_the_player():
 
 def test_the_joker_exchange_and_a_jink():
     own = "player=0; hand=8H QS JS JK 3C; history=0:joker:2H 1:pass 2:pass 3:pass"
-    s = JOKER.position_from_history(JBASE + own)
+    s = sf.position_from_history(JOKER, JBASE + own)
     assert bool(s.joker_up) and bits_of(s.discards, 0) == {"2H"} and int(s.current_player) == 0
-    s = JOKER.position_from_history(JBASE + "player=1; hand=8H QS JS 2H 3C; history=0:joker")
+    s = sf.position_from_history(JOKER, JBASE + "player=1; hand=8H QS JS 2H 3C; history=0:joker")
     assert "JK" in cards(s, 0) and len(bits_of(s.discards, 0)) == 1
     assert int(s.current_player) == 1  # the announcements, from the eldest hand
-    s = JOKER.position_from_history(
-        JBASE + "player=2; hand=8H QS JS 2H 3C; history=0:joker 1:jink 1:QC"
+    s = sf.position_from_history(
+        JOKER, JBASE + "player=2; hand=8H QS JS 2H 3C; history=0:joker 1:jink 1:QC"
     )
     assert int(s.jinker) == 1 and "JK" in cards(s, 0) and int(s.current_player) == 2
 
 
 def test_an_auction_with_bids_trump_and_exchanges():
-    s = AUCTION.position_from_history(
-        ABASE + f"player=1; hand=5H JH AH KC 4S; history={BIDS} 0:exchange:3"
+    s = sf.position_from_history(
+        AUCTION, ABASE + f"player=1; hand=5H JH AH KC 4S; history={BIDS} 0:exchange:3"
     )
     assert int(s.bid) == 20 and int(s.bidder) == 3 and int(s.trump) == 2
     assert list(np.asarray(s.scores)) == [30, 110]
     assert int(s.current_player) == 1 and int(s.phase) == PHASE_DISCARD
     assert len(bits_of(s.discards, 0)) == 3 and int(s.stock_top) == 3
-    s = AUCTION.position_from_history(
-        ABASE + f"player=2; hand=5H JH AH KC 4S; history={BIDS} {EXCHANGES} 0:QC 1:KH"
+    s = sf.position_from_history(
+        AUCTION, ABASE + f"player=2; hand=5H JH AH KC 4S; history={BIDS} {EXCHANGES} 0:QC 1:KH"
     )
     assert cards(s, 2) == {"5H", "JH", "AH", "KC", "4S"} and bits_of(s.discards, 2) == {"2C", "3C"}
     assert int(s.stock_top) == 11 and int(s.current_player) == 2
@@ -90,8 +94,8 @@ def test_an_auction_with_bids_trump_and_exchanges():
 
 
 def test_the_sampled_worlds_replay_the_public_record():
-    s = AUCTION.position_from_history(
-        ABASE + f"player=2; hand=5H JH AH KC 4S; history={BIDS} {EXCHANGES} 0:QC 1:KH"
+    s = sf.position_from_history(
+        AUCTION, ABASE + f"player=2; hand=5H JH AH KC 4S; history={BIDS} {EXCHANGES} 0:QC 1:KH"
     )
     for k in range(4):
         world = jax.device_get(AUCTION.resample_hidden(jax.random.PRNGKey(k), s, 2))
@@ -129,7 +133,7 @@ def test_the_sampled_worlds_replay_the_public_record():
 )
 def test_impossible_histories_raise_one_line_errors(env, text, message):
     with pytest.raises(ValueError, match=message) as info:
-        env.position_from_history(text)
+        sf.position_from_history(env, text)
     assert "\n" not in str(info.value)
 
 
@@ -137,4 +141,4 @@ def test_a_void_contradicted_later_is_inconsistent():
     # seat 0 shows no club and no trump on trick 1, then plays a club on trick 2
     text = BASE + "player=3; hand=QS JS 10S; history=1:QC 2:5C 3:2H 0:2S 1:4C 2:6C 3:8H 0:9C"
     with pytest.raises(ValueError, match=r"inconsistent|illegal"):
-        FF.position_from_history(text)
+        sf.position_from_history(FF, text)

@@ -12,16 +12,16 @@ from conftest import Table, cards, jit_step
 
 import spoilfive_jax as sf
 
-R = sf.Rules
-ENV3 = sf.SpoilFive(3)
+R = sf.spoil_five.Rules
+ENV3 = sf.spoil_five.SpoilFive(3)
 HANDS3 = ["KH 2H 5H 6H 8S", "9C 2C 3C 4S 8H", "KC 3D 5S 6S 7H"]  # diamonds trump (7D up)
 
 
-def deal3(env: sf.SpoilFive = ENV3, **kw) -> sf.State:
+def deal3(env: sf.spoil_five.SpoilFive = ENV3, **kw) -> sf.spoil_five.State:
     return env.init_from_deal(np.array([sf.parse_cards(h) for h in HANDS3]), sf.card_id("7D"), **kw)
 
 
-def assert_same_state(a: sf.State, b: sf.State) -> None:
+def assert_same_state(a: sf.spoil_five.State, b: sf.spoil_five.State) -> None:
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
         assert np.asarray(x).dtype == np.asarray(y).dtype
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
@@ -31,12 +31,12 @@ def assert_same_state(a: sf.State, b: sf.State) -> None:
 
 
 def test_public_constants():
-    assert sf.NUM_ACTIONS == 55
-    assert (sf.PASS, sf.JINK, sf.CLAIM) == (52, 53, 54)
+    assert sf.spoil_five.NUM_ACTIONS == 55
+    assert (sf.spoil_five.PASS, sf.spoil_five.JINK, sf.spoil_five.CLAIM) == (52, 53, 54)
     assert sf.card_id("5H") == 30 and sf.card_str(30) == "5H"
     assert sf.card_id("AC") == 0 and sf.card_id("AH") == 26 and sf.card_id("KS") == 51
-    assert sf.SpoilFive().num_actions == 55
-    assert [sf.action_str(a) for a in (0, 52, 53, 54)] == ["A♣", "PASS", "JINK", "CLAIM"]
+    assert sf.spoil_five.SpoilFive().num_actions == 55
+    assert [sf.spoil_five.action_str(a) for a in (0, 52, 53, 54)] == ["A♣", "PASS", "JINK", "CLAIM"]
 
 
 def test_card_text():
@@ -78,7 +78,7 @@ def test_one_card_str_knows_the_joker():
 @pytest.mark.parametrize("n", [1, 11, 0, -3, True, 2.5, "3"])
 def test_bad_player_count(n):
     with pytest.raises(ValueError):
-        sf.SpoilFive(num_players=n)
+        sf.spoil_five.SpoilFive(num_players=n)
 
 
 @pytest.mark.parametrize(
@@ -117,10 +117,14 @@ def test_rules_presets_and_hashing():
     with pytest.raises(ValueError):
         R.preset("house")
     with pytest.raises(ValueError):
-        sf.SpoilFive(3, rules="seed")
+        sf.spoil_five.SpoilFive(3, rules="seed")
     # envs are hashable values (static under jit)
-    assert sf.SpoilFive(3, R()) == sf.SpoilFive(3) and hash(sf.SpoilFive(3)) == hash(ENV3)
-    assert sf.SpoilFive(3) != sf.SpoilFive(4) and sf.SpoilFive(3) != sf.SpoilFive(3, t)
+    assert sf.spoil_five.SpoilFive(3, R()) == sf.spoil_five.SpoilFive(3) and hash(
+        sf.spoil_five.SpoilFive(3)
+    ) == hash(ENV3)
+    assert sf.spoil_five.SpoilFive(3) != sf.spoil_five.SpoilFive(4) and sf.spoil_five.SpoilFive(
+        3
+    ) != sf.spoil_five.SpoilFive(3, t)
 
 
 def test_init_from_deck_validation():
@@ -153,7 +157,7 @@ def test_init_from_deal_validation():
     with pytest.raises(ValueError, match="shape"):
         ENV3.init_from_deal(hands[:2], turnup)
     with pytest.raises(ValueError, match="shape"):
-        sf.SpoilFive(4).init_from_deal(hands, turnup)
+        sf.spoil_five.SpoilFive(4).init_from_deal(hands, turnup)
     bad = hands.copy()
     bad[0, 0] = 52
     with pytest.raises(ValueError, match=r"0\.\.51"):
@@ -187,7 +191,7 @@ def test_init_from_deal_validation():
 # ---------------------------------------------------------------------------- dtypes
 
 
-def _assert_dtypes(s: sf.State, n: int, batch: tuple[int, ...] = ()) -> None:
+def _assert_dtypes(s: sf.spoil_five.State, n: int, batch: tuple[int, ...] = ()) -> None:
     assert s.current_player.dtype == jnp.int32 and s.current_player.shape == batch
     assert s.legal_action_mask.dtype == jnp.bool_ and s.legal_action_mask.shape == (*batch, 55)
     assert s.terminated.dtype == jnp.bool_ and s.terminated.shape == batch
@@ -210,7 +214,7 @@ def test_dtypes_pinned():
     keys = jax.random.split(jax.random.PRNGKey(1), 4)
     batch = jax.jit(jax.vmap(ENV3.init))(keys)
     _assert_dtypes(batch, 3, (4,))
-    assert sf.state_bytes(3) > 0
+    assert sf.spoil_five.state_bytes(3) > 0
 
 
 # ---------------------------------------------------------------------------- determinism
@@ -250,7 +254,7 @@ def test_jit_nojit_vmap_give_the_same_hand_and_trajectory():
 def test_one_compile_per_env():
     # chex: the jitted step is traced once for a whole game, its end and beyond, including
     # every phase and illegal and out-of-range actions.
-    env = sf.SpoilFive(2)
+    env = sf.spoil_five.SpoilFive(2)
     step = jax.jit(chex.assert_max_traces(env.step, n=1))
     traces = []
 
@@ -274,7 +278,17 @@ def test_one_compile_per_env():
 
 @pytest.mark.parametrize(
     "action",
-    [sf.card_id("KH"), sf.card_id("3C"), sf.PASS, sf.JINK, sf.CLAIM, 55, -1, 1000, -(2**31)],
+    [
+        sf.card_id("KH"),
+        sf.card_id("3C"),
+        sf.spoil_five.PASS,
+        sf.spoil_five.JINK,
+        sf.spoil_five.CLAIM,
+        55,
+        -1,
+        1000,
+        -(2**31),
+    ],
 )
 def test_illegal_action_under_jit_ends_the_hand(action):
     # Seat 1 leads the 9C; seat 2 (KC 3D 5S 6S 7H) must follow clubs or trump.  The KH is in
@@ -294,12 +308,14 @@ def test_illegal_action_under_jit_ends_the_hand(action):
     assert sum(np.asarray(out.rewards)) == int(out.carried) - int(out.carried_out)
     assert np.asarray(out.legal_action_mask).all()
     # A terminated hand comes back unchanged, with zero rewards, whatever the action.
-    for a in (0, sf.card_id("KC"), sf.PASS, 99):
+    for a in (0, sf.card_id("KC"), sf.spoil_five.PASS, 99):
         again = step(out, jnp.int32(a))
         assert_same_state(again, out.replace(rewards=jnp.zeros(3, jnp.float32)))
 
 
-ENV3_DEALER_FORCED = sf.SpoilFive(3, R(ante_after_spoil="dealer", rob="forced", illegal_penalty=3))
+ENV3_DEALER_FORCED = sf.spoil_five.SpoilFive(
+    3, R(ante_after_spoil="dealer", rob="forced", illegal_penalty=3)
+)
 
 
 def test_illegal_pass_in_a_forced_rob_with_only_the_dealer_anting():
@@ -309,7 +325,7 @@ def test_illegal_pass_in_a_forced_rob_with_only_the_dealer_anting():
     hands = np.array([sf.parse_cards(h) for h in texts])
     s = ENV3_DEALER_FORCED.init_from_deal(hands, sf.card_id("7S"), dealer=0, carried=4)
     assert int(s.pot) == 5 and int(s.current_player) == 1
-    out = jit_step(ENV3_DEALER_FORCED)(s, jnp.int32(sf.PASS))
+    out = jit_step(ENV3_DEALER_FORCED)(s, jnp.int32(sf.spoil_five.PASS))
     assert bool(out.terminated) and bool(out.illegal)
     # seat 1 paid no ante: it loses the penalty (3) only; the dealer its ante; seat 2 nothing
     assert np.asarray(out.rewards).tolist() == [-1.0, -3.0, 0.0]

@@ -42,7 +42,7 @@ def test_throughput_smoke(tmp_path: Path) -> None:
         assert r["hands_per_s"] > 0 and r["decisions_per_s"] > 0 and r["compile_s"] > 0
         # a 5-player hand ends within 27 decisions (a rob, 25 plays, a jink); a claim ends it early
         assert 15 <= r["decisions_per_hand"] <= 27
-        assert r["bytes_per_state"] == sf.state_bytes(5)
+        assert r["bytes_per_state"] == sf.spoil_five.state_bytes(5)
         assert r["ratio_vs_oh_hell"] is None
     assert json.loads(out.read_text())["rows"] == rows
 

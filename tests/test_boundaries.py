@@ -292,7 +292,7 @@ def test_isinstance_scan_sees_a_branch(tmp_path):
         "import spoilfive_jax as sf\n"
         "from spoilfive_jax.games.forty_five.env import FortyFive\n"
         "def f(env):\n"
-        "    return isinstance(env, (FortyFive, int)) or isinstance(env, sf.SpoilFive)\n"
+        "    return isinstance(env, (FortyFive, int)) or isinstance(env, sf.spoil_five.SpoilFive)\n"
     )
     found = _type_checks("spoilfive_jax.tools.probe", source, _game_classes(), "probe.py")
     assert len(found) == 2, found

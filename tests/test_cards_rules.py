@@ -132,7 +132,7 @@ def test_pitfall5_hearts_trump_has_13_trumps_and_one_ace_of_hearts():
 # the remaining suit(s), so the answer is always legal: a trump answer is legal against any
 # lead, a same-suit answer follows, and against a plain lead a player holding neither that
 # suit nor a trump may play anything.  Robbing is off so play starts at once.
-TRICK_ENV = sf.SpoilFive(2, sf.Rules(rob="off"))
+TRICK_ENV = sf.spoil_five.SpoilFive(2, sf.spoil_five.Rules(rob="off"))
 
 
 def _trick_cases():

@@ -277,7 +277,7 @@ def test_agent_policy_resolves_through_load_policy(
 
     def load_policy(path: str) -> object:
         loaded.append(path)
-        return sf.RANDOM
+        return sf.spoil_five.RANDOM
 
     fake = types.ModuleType("spoilfive_jax.rl.agent")
     fake.load_policy = load_policy  # type: ignore[attr-defined]
@@ -326,21 +326,21 @@ def test_score_file_and_outputs(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 
 # ---------------------------------------------------------------------------- terminal play
 
-PLAY_ENV = sf.SpoilFive(3)
+PLAY_ENV = sf.spoil_five.SpoilFive(3)
 DEAL = jax.jit(PLAY_ENV.init_from_deal)
 
 
-def lowest_legal(key: jax.Array, state: sf.State, player: jax.Array) -> jax.Array:
+def lowest_legal(key: jax.Array, state: sf.spoil_five.State, player: jax.Array) -> jax.Array:
     """A predictable bot: the legal action with the lowest id."""
     return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
 
 
-def deal(hands: list[str], turnup: str, dealer: int = 0) -> sf.State:
+def deal(hands: list[str], turnup: str, dealer: int = 0) -> sf.spoil_five.State:
     ids = np.array([sf.parse_cards(h) for h in hands], np.int32)
     return DEAL(ids, jnp.int32(sf.card_id(turnup)), jnp.int32(dealer), jnp.int32(0))
 
 
-def play_scripted(state: sf.State, script: str, human: int = 2) -> tuple[str, bool]:
+def play_scripted(state: sf.spoil_five.State, script: str, human: int = 2) -> tuple[str, bool]:
     """Play ``state`` with the human at ``human``; (output, whether the human quit)."""
     out = io.StringIO()
     game = TerminalGame(PLAY_ENV, io.StringIO(script), out, human=human, bots=lowest_legal)
@@ -411,8 +411,8 @@ def test_play_rob_and_jink() -> None:
 def test_forced_rob_explanation() -> None:
     state = deal(["KC QC 3D 4D 5S", "5H JH AH 2C 3C", "7S 8S 9S KS 8D"], "9H")
     v = view(state)
-    forced = dataclasses.replace(v, legal=tuple(a for a in v.legal if a != sf.PASS))
-    text = explain_illegal(forced, sf.PASS, sf.Rules(rob="forced"))
+    forced = dataclasses.replace(v, legal=tuple(a for a in v.legal if a != sf.spoil_five.PASS))
+    text = explain_illegal(forced, sf.spoil_five.PASS, sf.spoil_five.Rules(rob="forced"))
     assert "the rob is forced under these rules" in text
 
 

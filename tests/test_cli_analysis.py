@@ -43,7 +43,7 @@ def one_line_error(rc: int, out: str, err: str, fragment: str) -> None:
 
 
 def test_pimc_names_resolve_to_the_search_bot() -> None:
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     bot = resolve("pimc", env, {})
     assert isinstance(bot, PimcPolicy) and bot.num_samples == DEFAULT_SAMPLES and bot.env == env
     assert resolve(" pimc:8 ", env, {}).num_samples == 8
@@ -216,11 +216,13 @@ def test_analyze_bad_line_of_a_file(capsys: pytest.CaptureFixture[str], tmp_path
 
 
 def test_a_position_names_its_table() -> None:
-    env = sf.SpoilFive(5)
-    table = env.position_env(SMALL.replace("players=3;", "players=3; rules=seed,renege=trick;"))
+    env = sf.spoil_five.SpoilFive(5)
+    table = sf.position_env(env, SMALL.replace("players=3;", "players=3; rules=seed,renege=trick;"))
     assert table.num_players == 3 and table.rules.renege == "trick"
-    assert env.position_env(POSITION) is env
+    assert sf.position_env(env, POSITION) is env
     with pytest.raises(ValueError, match="the position has 3 players"):
-        env.position_from_history(SMALL)
+        sf.position_from_history(env, SMALL)
     with pytest.raises(ValueError, match="position_env"):
-        sf.SpoilFive(3).position_from_history(SMALL.replace("dealer=0;", "rules=traditional;"))
+        sf.position_from_history(
+            sf.spoil_five.SpoilFive(3), SMALL.replace("dealer=0;", "rules=traditional;")
+        )

@@ -175,7 +175,7 @@ def test_json_writes_the_rules_in_force(capsys: pytest.CaptureFixture[str]) -> N
     data = json.loads(out)
     assert data["game"] == "spoil_five"
     assert data["rules"]["jink_bonus"] == 2  # the ante, in force; not null
-    assert sf.FortyFive(4).rules_in_force()["target"] == 45
+    assert sf.forty_five.FortyFive(4).rules_in_force()["target"] == 45
     assert sf.make("auction_forty_fives").rules_in_force()["target"] == 120
 
 
@@ -185,15 +185,17 @@ def test_cards_with_suit_symbols_are_read_everywhere(capsys: pytest.CaptureFixtu
     assert rc == 0, err
     hand = json.loads(out)["hands"][0]
     assert (hand["hand"], hand["turnup"]) == ("5H JH AH KD TC", "9H")  # machine text in JSON
-    game = TerminalGame(sf.SpoilFive(3), io.StringIO(), io.StringIO(), bots=sf.RANDOM)
+    game = TerminalGame(
+        sf.spoil_five.SpoilFive(3), io.StringIO(), io.StringIO(), bots=sf.spoil_five.RANDOM
+    )
     options = [(sf.card_id("7C"), "7♣")]
     assert game._parse("10♥", options) == sf.card_id("10H")
     assert game._parse("j♠", options) == sf.card_id("JS")
-    assert sf.action_str(sf.card_id("TD")) == "10♦"  # one notation for people
+    assert sf.spoil_five.action_str(sf.card_id("TD")) == "10♦"  # one notation for people
 
 
 def test_checked_step_speaks_the_people_notation() -> None:
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     state = env.init(jax.random.PRNGKey(0))
     bad = next(a for a in range(52) if a not in env.legal_actions(state))
     with pytest.raises(ValueError, match=re.escape(f"({sf.card_symbol(bad)})")):
@@ -216,7 +218,7 @@ def test_rich_tables_have_no_padding(
 
 
 def test_family_trick_distribution_has_a_column_per_count() -> None:
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     t = np.array([[0.04, 0.14, 0.34, 0.30, 0.14, 0.04], [0.04, 0.14, 0.30, 0.34, 0.14, 0.04]])
     summary = {
         "hands": 50,
@@ -232,7 +234,9 @@ def test_family_trick_distribution_has_a_column_per_count() -> None:
         "rob_rate": 0.4,
         "mean_decisions": 20.0,
     }
-    report = env.rollout_report(summary, ["random"] * 4, 1.0)
+    report = env.capability(sf.capabilities.Presentation).rollout_report(
+        env, summary, ["random"] * 4, 1.0
+    )
     teams = report.tables[1]
     assert list(teams.columns[-6:]) == [f"{k} tricks" for k in range(6)]
     assert all(len(r) == len(teams.columns) for r in teams.rows)

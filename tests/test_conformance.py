@@ -69,9 +69,9 @@ def test_every_game_is_covered():
 
 @pytest.mark.parametrize("n", [2, 5, 10])
 def test_spoil_five_attributes(n):
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     assert env.num_players == n
-    assert env.num_actions == sf.NUM_ACTIONS == 55
+    assert env.num_actions == sf.spoil_five.NUM_ACTIONS == 55
     assert env.observation_shape == (179 + 116 * n,)
     assert env.id == "spoil_five"
     assert env.max_decisions == 5 * n + 2  # a rob, 5 tricks of N cards, a jink decision
@@ -79,7 +79,11 @@ def test_spoil_five_attributes(n):
 
 @pytest.mark.parametrize(
     "env",
-    [sf.AuctionFortyFives(3), sf.FortyFive(4, sf.FortyFiveRules(joker=True)), sf.TwentyFive(6)],
+    [
+        sf.forty_five.AuctionFortyFives(3),
+        sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(joker=True)),
+        sf.forty_five.TwentyFive(6),
+    ],
     ids=["auction3", "joker4", "twenty_five6"],
 )
 def test_family_attributes(env):
@@ -96,7 +100,10 @@ def test_family_attributes(env):
 
 @pytest.mark.parametrize(
     "env",
-    [sf.SpoilFive(5), sf.FortyFive(4, sf.FortyFiveRules(jink="announced"))],
+    [
+        sf.spoil_five.SpoilFive(5),
+        sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(jink="announced")),
+    ],
     ids=["spoil_five5", "forty_five4"],
 )
 def test_every_hand_pays_someone(env):
@@ -119,29 +126,29 @@ def test_every_hand_pays_someone(env):
 # ---------------------------------------------------------------------------- api_test catches
 
 
-class _RewardsEveryStep(sf.SpoilFive):
+class _RewardsEveryStep(sf.spoil_five.SpoilFive):
     def _apply(self, state, action):
         after = super()._apply(state, action)
         return after.replace(rewards=after.rewards + 1.0)
 
 
-class _KeepsRewards(sf.SpoilFive):
+class _KeepsRewards(sf.spoil_five.SpoilFive):
     def _finished(self, state):
         return state
 
 
-class _SilentIllegal(sf.SpoilFive):
+class _SilentIllegal(sf.spoil_five.SpoilFive):
     def _end_illegal(self, state):
         return super()._end_illegal(state).replace(illegal=jnp.bool_(False))
 
 
-class _TooFewDecisions(sf.SpoilFive):
+class _TooFewDecisions(sf.spoil_five.SpoilFive):
     @property
     def max_decisions(self):
         return 3
 
 
-class _BlindObservation(sf.SpoilFive):
+class _BlindObservation(sf.spoil_five.SpoilFive):
     def observe(self, state, player):
         return super().observe(state, 0) * jnp.nan
 
@@ -166,7 +173,7 @@ def test_api_test_rejects_bad_arguments():
     with pytest.raises(ValueError, match="Env"):
         api_test("spoil_five")
     with pytest.raises(ValueError, match="num"):
-        api_test(sf.SpoilFive(2), num=0)
+        api_test(sf.spoil_five.SpoilFive(2), num=0)
 
 
 def test_testing_is_importable_as_attribute():

@@ -68,8 +68,9 @@ def test_analysis_shards_over_the_devices_with_the_same_result():
         import jax, numpy as np
         import spoilfive_jax as sf
         {setup}
-        env = sf.SpoilFive(4)
-        state = env.position_from_history(
+        env = sf.spoil_five.SpoilFive(4)
+        state = sf.position_from_history(
+            env,
             "players=4; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
         )
         res = sf.analyze(0, env, state, num_samples=300, batch_size=1024)

@@ -17,10 +17,10 @@ from conftest import Table, cards, hands_of, ref, to_ref_rules
 
 import spoilfive_jax as sf
 
-R = sf.Rules
-ENV3 = sf.SpoilFive(3)
-ENV3_TRADITIONAL_FOLLOW = sf.SpoilFive(3, R(follow="traditional"))
-ENV3_RENEGE = {r: sf.SpoilFive(3, R(renege=r)) for r in ("deal", "trick", "led")}
+R = sf.spoil_five.Rules
+ENV3 = sf.spoil_five.SpoilFive(3)
+ENV3_TRADITIONAL_FOLLOW = sf.spoil_five.SpoilFive(3, R(follow="traditional"))
+ENV3_RENEGE = {r: sf.spoil_five.SpoilFive(3, R(renege=r)) for r in ("deal", "trick", "led")}
 RENEGES = ["deal", "trick", "led"]
 FOLLOW_ENVS = {"seed": ENV3, "traditional": ENV3_TRADITIONAL_FOLLOW}
 
@@ -336,18 +336,18 @@ def test_pass_declines_the_rob():
 
 
 def test_forced_rob_has_no_pass():
-    env = sf.SpoilFive(3, R(rob="forced"))
+    env = sf.spoil_five.SpoilFive(3, R(rob="forced"))
     t = Table(env, ["2C 3C 4C 6C 7C", "AS 3D 4D 6D 7D", "KH QH 2H 3H 4H"], "7S")
     assert (t.phase, t.player) == ("rob", 1)
     assert t.legal() == everything(t, 1)  # a discard only
     with pytest.raises(ValueError, match="PASS"):
-        env.checked_step(t.state, sf.PASS)
+        env.checked_step(t.state, sf.spoil_five.PASS)
     t.act("3D")
     assert t.hand(1) == cards("AS 7S 4D 6D 7D")
 
 
 def test_rob_off():
-    env = sf.SpoilFive(3, R(rob="off"))
+    env = sf.spoil_five.SpoilFive(3, R(rob="off"))
     # Ace of trumps dealt, and an ace turned up: no rob either way.
     t = Table(env, ["2C 3C 4C 6C 7C", "AS 3D 4D 6D 7D", "KH QH 2H 3H 4H"], "7S")
     assert (t.phase, t.player, int(t.state.robber)) == ("play", 1, -1)
@@ -359,7 +359,7 @@ def test_rob_off():
 
 # Two players, dealer 0, so seat 1 leads; spades trump (7S up, AS in the stock).  Seat 1 leads
 # its three top trumps; seat 0 holds no trump, so against a trump lead it may play anything.
-ENV2 = sf.SpoilFive(2)
+ENV2 = sf.spoil_five.SpoilFive(2)
 JINK_HANDS = ["KC 3D 4D 6D 7D", "5S JS AH QC 2D"]
 ALL_TRUMPS = ["KC 3D 4D 6D 7D", "5S JS AH KS QS"]
 FIRST_THREE = "5S 3D JS 4D AH 6D"
@@ -394,7 +394,7 @@ def test_jink_success_pays_pot_plus_bonus():
 
 
 def test_jink_success_with_ante_and_bonus_options():
-    t = Table(sf.SpoilFive(2, R(ante=2, jink_bonus=3)), ALL_TRUMPS, "7S")
+    t = Table(sf.spoil_five.SpoilFive(2, R(ante=2, jink_bonus=3)), ALL_TRUMPS, "7S")
     assert int(t.state.pot) == 4
     t.play(FIRST_THREE + " JINK KS KC QS 7D")
     assert t.rewards == [-5.0, 5.0]  # seat 0: ante 2 + bonus 3; seat 1: pot 4 + 3 - ante 2
@@ -424,7 +424,7 @@ def test_jink_failure_carries_the_pot():
 
 
 def test_no_jink_option_ends_at_three_tricks():
-    t = Table(sf.SpoilFive(2, R(jink=False)), JINK_HANDS, "7S")
+    t = Table(sf.spoil_five.SpoilFive(2, R(jink=False)), JINK_HANDS, "7S")
     t.play(FIRST_THREE)
     assert bool(t.state.terminated) and int(t.state.winner) == 1
     assert t.rewards == [-1.0, 1.0]
@@ -478,7 +478,7 @@ def test_spoil_with_a_carried_pot_everyone_antes():
     assert sum(t.rewards) == 4 - 7  # carried in - carried out
 
 
-ENV3_DEALER_ANTE = sf.SpoilFive(3, R(ante_after_spoil="dealer"))
+ENV3_DEALER_ANTE = sf.spoil_five.SpoilFive(3, R(ante_after_spoil="dealer"))
 
 
 def test_spoil_with_a_carried_pot_only_the_dealer_antes():
@@ -506,13 +506,13 @@ def test_claim_a_carried_pot_when_only_the_dealer_anted():
 # ---------------------------------------------------------------------------- dealing (§3)
 
 
-def _ref_hands(n: int, rules: sf.Rules, deck, dealer: int) -> list[set[int]]:
+def _ref_hands(n: int, rules: sf.spoil_five.Rules, deck, dealer: int) -> list[set[int]]:
     h = ref.RefHand.from_deck(n, to_ref_rules(rules), list(deck), dealer=dealer)
     return [set(x) for x in h.initial_hands]
 
 
 def test_deal_two_then_three():
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     s = env.init_from_deck(np.arange(52), dealer=0)
     # Eldest (seat 1) first: two cards each from seat 1 clockwise, then three each.
     assert hands_of(s) == [{4, 5, 12, 13, 14}, {0, 1, 6, 7, 8}, {2, 3, 9, 10, 11}]
@@ -522,7 +522,7 @@ def test_deal_two_then_three():
 
 
 def test_deal_three_then_two():
-    env = sf.SpoilFive(3, R(deal_packets=(3, 2)))
+    env = sf.spoil_five.SpoilFive(3, R(deal_packets=(3, 2)))
     s = env.init_from_deck(np.arange(52), dealer=0)
     assert hands_of(s) == [{6, 7, 8, 13, 14}, {0, 1, 2, 9, 10}, {3, 4, 5, 11, 12}]
     assert int(s.turnup) == 15
@@ -532,7 +532,7 @@ def test_deal_three_then_two():
 @pytest.mark.parametrize("n", [2, 3, 7, 10])
 def test_deal_starts_left_of_every_dealer(packets, n):
     rules = R(deal_packets=packets)
-    env = sf.SpoilFive(n, rules)
+    env = sf.spoil_five.SpoilFive(n, rules)
     deck = np.random.default_rng(n).permutation(52)
     p1, p2 = packets
     for dealer in range(n):
@@ -550,7 +550,7 @@ def test_deal_starts_left_of_every_dealer(packets, n):
 
 def test_ten_players_use_51_cards():
     deck = np.random.default_rng(10).permutation(52)
-    s = sf.SpoilFive(10).init_from_deck(deck, dealer=4)
+    s = sf.spoil_five.SpoilFive(10).init_from_deck(deck, dealer=4)
     dealt = set().union(*hands_of(s))
     assert len(dealt) == 50 and dealt == set(deck[:50])
     assert int(s.turnup) == deck[50]  # the 51st card is turned up
@@ -571,7 +571,7 @@ def test_whole_hands_from_a_deck_agree_with_the_reference(n, seed):
     rng = np.random.default_rng(seed)
     deck = rng.permutation(52)
     dealer = int(rng.integers(n))
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     hands = _ref_hands(n, env.rules, deck, dealer)
     texts = [" ".join(sf.card_str(c) for c in sorted(h)) for h in hands]
     t = Table(env, texts, sf.card_str(int(deck[5 * n])), dealer=dealer)

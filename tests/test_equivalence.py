@@ -22,7 +22,7 @@ from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
 
 BATCH = 64  # one batch shape for every run, so each (N, rules) compiles exactly once
 
-R = sf.Rules
+R = sf.spoil_five.Rules
 RULE_SETS = {
     "seed": R(),
     "traditional": R.traditional(),
@@ -65,12 +65,12 @@ class Where:
         return f"game {self.game} step {self.step}: {self.hand!r}"
 
 
-def _carried_choices(rules: sf.Rules) -> list[int]:
+def _carried_choices(rules: sf.spoil_five.Rules) -> list[int]:
     # Under ante_after_spoil="dealer" most hands start with chips carried in.
     return [0, 3, 5, 7] if rules.ante_after_spoil == "dealer" else [0, 0, 0, 4]
 
 
-def play_and_compare(env: sf.SpoilFive, seed: int) -> dict[str, int]:
+def play_and_compare(env: sf.spoil_five.SpoilFive, seed: int) -> dict[str, int]:
     """Play BATCH random games in both engines, comparing after every decision.  Returns
     counts of notable events (to check the games exercised the rules)."""
     n, rules = env.num_players, env.rules
@@ -151,7 +151,7 @@ def play_and_compare(env: sf.SpoilFive, seed: int) -> dict[str, int]:
                         if old.shape[1:] == s.rewards.shape[1:] and old.dtype == np.float32:
                             continue  # the rewards
                         assert np.array_equal(old[b], new[b]), where
-                actions[b] = rng.integers(0, sf.NUM_ACTIONS)  # anything: ignored
+                actions[b] = rng.integers(0, sf.spoil_five.NUM_ACTIONS)  # anything: ignored
         if all(r.terminated for r in refs):
             break
         for b, r in enumerate(refs):
@@ -172,7 +172,7 @@ def play_and_compare(env: sf.SpoilFive, seed: int) -> dict[str, int]:
 
 @pytest.mark.parametrize(("name", "n"), DEFAULT_CASES)
 def test_matches_reference(name, n):
-    env = sf.SpoilFive(n, RULE_SETS[name])
+    env = sf.spoil_five.SpoilFive(n, RULE_SETS[name])
     stats = play_and_compare(env, seed=1000 * n + list(RULE_SETS).index(name))
     assert stats["won"] > 0
     if env.rules.rob != "off":
@@ -181,19 +181,19 @@ def test_matches_reference(name, n):
 
 def test_reference_games_exercise_the_rules():
     # The default cases together reach every ending and decision (N=2 jinks often).
-    env = sf.SpoilFive(2)
+    env = sf.spoil_five.SpoilFive(2)
     totals = play_and_compare(env, seed=7)
     for seed in (8, 9):
         for k, v in play_and_compare(env, seed).items():
             totals[k] += v
     assert all(totals[k] > 0 for k in ("robbed", "passed", "jinked", "jink_won", "claimed"))
-    totals = play_and_compare(sf.SpoilFive(5), seed=11)
+    totals = play_and_compare(sf.spoil_five.SpoilFive(5), seed=11)
     assert totals["spoiled"] > 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "n"), SLOW_CASES)
 def test_matches_reference_soak(name, n):
-    env = sf.SpoilFive(n, RULE_SETS[name])
+    env = sf.spoil_five.SpoilFive(n, RULE_SETS[name])
     for seed in range(10):
         play_and_compare(env, seed=100_000 + 1000 * n + 10 * list(RULE_SETS).index(name) + seed)

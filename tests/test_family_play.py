@@ -16,8 +16,8 @@ from spoilfive_jax.cli import main
 from spoilfive_jax.games.forty_five import parse_cards
 from spoilfive_jax.games.forty_five.play import FamilyGame, Quit, play_family
 
-FORTY_FIVE = sf.FortyFive(4, sf.FortyFiveRules())
-AUCTION = sf.FortyFive(4, sf.FortyFiveRules(variant="auction"))
+FORTY_FIVE = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules())
+AUCTION = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(variant="auction"))
 KEY = jax.random.PRNGKey(0)
 
 
@@ -25,7 +25,7 @@ def deal(*hands: str) -> np.ndarray:
     return np.array([parse_cards(h) for h in hands])
 
 
-def drive(env: sf.FortyFive, state: sf.games.forty_five.State, script: str) -> str:
+def drive(env: sf.forty_five.FortyFive, state: sf.games.forty_five.State, script: str) -> str:
     """Play ``state`` with the human at seat 0 from ``script`` until it runs out."""
     out = io.StringIO()
     game = FamilyGame(env, io.StringIO(script), out, human=0, bots="greedy")

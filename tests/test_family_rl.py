@@ -22,18 +22,18 @@ from spoilfive_jax.games.forty_five import observe as ob
 
 # Two tables: Auction (bidding, naming trump, discard and draw from the stock) and a turn-up
 # game with the joker and announced jinks (joker exchange, rob, announce phases).
-AUCTION3 = sf.AuctionFortyFives(3)
-JOKER4 = sf.FortyFive(4, sf.FortyFiveRules(joker=True, jink="announced"))
+AUCTION3 = sf.forty_five.AuctionFortyFives(3)
+JOKER4 = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(joker=True, jink="announced"))
 
 
 @functools.cache
-def compiled(env: sf.FortyFive):
+def compiled(env: sf.forty_five.FortyFive):
     """jit(observe) and jit(observe_full) of one hand, shared by the tests of a table."""
     return jax.jit(env.observe), jax.jit(env.observe_full)
 
 
 @functools.cache
-def batch_play(env: sf.FortyFive, batch: int = 8, seed: int = 45) -> list[game.State]:
+def batch_play(env: sf.forty_five.FortyFive, batch: int = 8, seed: int = 45) -> list[game.State]:
     """Every state of ``batch`` random hands played to the end with jit(vmap(...)) (that play's
     conformance is ``testing.api_test``'s, in ``test_conformance.py``)."""
     init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
@@ -55,7 +55,7 @@ def pick(state: game.State, i) -> game.State:
     return jax.tree.map(lambda x: np.asarray(x)[i], state)
 
 
-def some_states(env: sf.FortyFive) -> list[game.State]:
+def some_states(env: sf.forty_five.FortyFive) -> list[game.State]:
     """Single-hand states along random hands of ``env`` (one compile per table)."""
     states = batch_play(env)
     return [pick(states[t], b) for t in range(0, len(states), 2) for b in range(0, 8, 3)]
@@ -168,7 +168,7 @@ def test_pettingzoo_family():
     assert "to act: player_" in e.render()
     assert e.metadata["name"] == "auction_forty_fives_v0"
     r = raw_env(game="forty_five", num_players=4)  # not reset: nothing compiled
-    assert r.table == sf.FortyFive(4) and r.metadata["name"] == "forty_five_v0"
+    assert r.table == sf.forty_five.FortyFive(4) and r.metadata["name"] == "forty_five_v0"
     assert r.action_space("player_0").n == 64
     assert raw_env(table=JOKER4).table is JOKER4
     with pytest.raises(ValueError):
@@ -181,7 +181,9 @@ def test_information_record_is_public_and_resampling_leaks_nothing(env):
     with a seat's knowledge keeps it and the seat's observation; every card is still dealt
     exactly once, and no seat holds a card its record excludes."""
     observe = compiled(env)[0]
-    resample = jax.jit(env.resample_hidden)
+    resample = jax.jit(
+        functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env)
+    )
     n = env.num_players
     size = game.NUM_CARD_IDS
     checked = 0

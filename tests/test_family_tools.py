@@ -20,7 +20,7 @@ from spoilfive_jax.games import forty_five as ff
 
 B = 256  # the batch of every Forty-Five rollout here (one compile per policy set)
 SEATS = ["greedy", "random", "greedy", "random"]
-ENV = sf.FortyFive(4)
+ENV = sf.forty_five.FortyFive(4)
 HANDS = 512
 
 
@@ -92,7 +92,10 @@ def test_same_key_same_hands_whatever_the_batch(result: sf.RolloutResult) -> Non
 
 def test_policies_the_family_takes() -> None:
     # The family's own heuristic answers to the name (and to Spoil Five's built-in object).
-    assert sf.rollout(0, ENV, ["random", sf.HEURISTIC, "random", "random"], 10).num_hands == 10
+    assert (
+        sf.rollout(0, ENV, ["random", sf.spoil_five.HEURISTIC, "random", "random"], 10).num_hands
+        == 10
+    )
     with pytest.raises(ValueError, match=r"unknown policy 'smart'.*'random', 'greedy'"):
         sf.rollout(0, ENV, "smart", 10)
     with pytest.raises(ValueError, match="one per seat"):
@@ -106,7 +109,7 @@ def test_policies_the_family_takes() -> None:
 
 
 def test_auction_bids_and_setbacks() -> None:
-    env = sf.AuctionFortyFives(4)
+    env = sf.forty_five.AuctionFortyFives(4)
     out = sf.rollout(3, env, ["greedy", "random", "random", "greedy"], 128, batch_size=128)
     assert out.game == "auction_forty_fives" and not out.robbed.any()
     assert set(np.unique(out.bid)) <= {15, 20, 25, 30} and (out.bidder >= 0).all()
@@ -132,15 +135,15 @@ R = 256
 
 
 @pytest.fixture(scope="module")
-def scores() -> sf.FamilyScores:
+def scores() -> sf.forty_five.FamilyScores:
     est = sf.score_hands(
         1, [STRONG, WEAK], ff.card_id("9H"), 1, policy="greedy", num_rollouts=R, env=ENV
     )
-    assert isinstance(est, sf.FamilyScores)
+    assert isinstance(est, sf.forty_five.FamilyScores)
     return est
 
 
-def test_score_hands_strong_and_weak(scores: sf.FamilyScores) -> None:
+def test_score_hands_strong_and_weak(scores: sf.forty_five.FamilyScores) -> None:
     est = scores
     assert est.game == "forty_five" and est.num_rollouts == R and est.threshold == 15
     assert est.expected_points.shape == (2,) and est.expected_points.dtype == np.float32
@@ -156,14 +159,14 @@ def test_score_hands_strong_and_weak(scores: sf.FamilyScores) -> None:
     assert "5♥ J♥ A♥ K♥ Q♥" in text and "P(>=15)" in text  # cards for people
 
 
-def test_score_hands_rules_form_and_determinism(scores: sf.FamilyScores) -> None:
+def test_score_hands_rules_form_and_determinism(scores: sf.forty_five.FamilyScores) -> None:
     again = sf.score_hands(
         1,
         [STRONG, WEAK],
         ff.card_id("9H"),
         1,
         num_players=4,
-        rules=sf.FortyFiveRules(),
+        rules=sf.forty_five.FortyFiveRules(),
         policy="greedy",
         num_rollouts=R,
         batch_size=4 * R,  # (rounded down to the 2 * R rollouts there are)
@@ -182,7 +185,7 @@ def test_score_hands_rules_form_and_determinism(scores: sf.FamilyScores) -> None
         ({"hands": [[0, 0, 2, 3, 4]]}, "duplicate cards"),
         ({"seat": 4}, "seat must be 0..3"),
         ({"num_players": 5}, "num_players=5 but env has 4"),
-        ({"env": sf.AuctionFortyFives(4)}, "Auction Forty-Fives has no turn-up"),
+        ({"env": sf.forty_five.AuctionFortyFives(4)}, "Auction Forty-Fives has no turn-up"),
     ],
 )
 def test_score_hands_bad_input(kwargs: dict, message: str) -> None:
@@ -232,7 +235,7 @@ def test_cli_rollout_matches_the_library(
     assert "points/hand" in out and "robbed" in out
 
 
-def test_cli_score(capsys: pytest.CaptureFixture[str], scores: sf.FamilyScores) -> None:
+def test_cli_score(capsys: pytest.CaptureFixture[str], scores: sf.forty_five.FamilyScores) -> None:
     argv = ["score", "5H JH AH KH QH", "2C 3C 4D 6S 7S", "--turnup", "9H", "--seat", "1"]
     argv += ["--game", "forty_five", "--policy", "greedy", "--rollouts", str(R), "--seed", "1"]
     rc, out, err = run(capsys, *argv, "--json", "-")

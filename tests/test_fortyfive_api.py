@@ -48,9 +48,12 @@ def test_action_numbering():
 
 
 def test_top_level_exports():
-    assert sf.FortyFive is ff.FortyFive and sf.FortyFiveRules is ff.FortyFiveRules
-    assert sf.TwentyFive(4).rules.variant == "twenty_five"
-    assert sf.AuctionFortyFives(6).rules.goal == 120
+    assert (
+        sf.forty_five.FortyFive is ff.FortyFive
+        and sf.forty_five.FortyFiveRules is ff.FortyFiveRules
+    )
+    assert sf.forty_five.TwentyFive(4).rules.variant == "twenty_five"
+    assert sf.forty_five.AuctionFortyFives(6).rules.goal == 120
     for name in ("FortyFive", "FortyFiveRules", "TwentyFive", "AuctionFortyFives"):
         assert name in sf.__all__
 
@@ -107,7 +110,7 @@ def test_bad_player_count(n):
 
 def test_input_validation():
     with pytest.raises(ValueError, match="FortyFiveRules"):
-        ff.FortyFive(4, sf.Rules())
+        ff.FortyFive(4, sf.spoil_five.Rules())
     with pytest.raises(ValueError, match="shape"):
         ENV4.init_from_deck(np.arange(51))
     with pytest.raises(ValueError, match="duplicate"):

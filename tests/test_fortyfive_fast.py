@@ -68,7 +68,7 @@ def _kernel(n: int, rules: FortyFiveRules, kinds: frozenset[int]):
 
 @functools.cache
 def _public(n: int, rules: FortyFiveRules):
-    env = sf.FortyFive(n, rules)
+    env = sf.forty_five.FortyFive(n, rules)
     t = num_teams(n)
     deal = jax.jit(
         jax.vmap(lambda d, dl: game.deal_from_deck(d, dl, jnp.zeros(t, jnp.int32), n, rules))
@@ -160,10 +160,13 @@ FIELDS = ("rewards", "team_points", "tricks_won", "decisions", "robbed", "robber
 
 @pytest.mark.parametrize(
     "env",
-    [sf.FortyFive(4), pytest.param(sf.AuctionFortyFives(4), marks=pytest.mark.slow)],
+    [
+        sf.forty_five.FortyFive(4),
+        pytest.param(sf.forty_five.AuctionFortyFives(4), marks=pytest.mark.slow),
+    ],
     ids=["forty_five", "auction"],
 )
-def test_builtins_same_on_kernel_and_public_paths(env: sf.FortyFive) -> None:
+def test_builtins_same_on_kernel_and_public_paths(env: sf.forty_five.FortyFive) -> None:
     """The heuristic and greedy seats on the kernel and on the public State choose alike, and
     both paths deal the same cards: identical hands for the same key."""
     kernel = sf.rollout(3, env, ["heuristic", "greedy"] * 2, num_hands=256, batch_size=256)
@@ -181,16 +184,24 @@ def test_builtins_same_on_kernel_and_public_paths(env: sf.FortyFive) -> None:
 
 def test_the_family_answers_the_kernel_hook() -> None:
     """``FortyFive.rollout_kernel``: the kernel for the family's built-in names only."""
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     assert env.policy_names == ("random", "greedy", "heuristic")
-    assert env.rollout_kernel(("greedy", "heuristic", "random")) is not None
-    assert env.rollout_kernel(("random", "smart")) is None
+    assert (
+        env.capability(sf.capabilities.RolloutKernel).rollout_kernel(
+            env, ("greedy", "heuristic", "random")
+        )
+        is not None
+    )
+    assert (
+        env.capability(sf.capabilities.RolloutKernel).rollout_kernel(env, ("random", "smart"))
+        is None
+    )
 
 
 def test_scorer_same_on_kernel_and_public_paths() -> None:
     """``score_hands`` with built-in policies plays its deals on the kernel: the same deals and
     choices as the public path (the greedy and heuristic players are deterministic)."""
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     hands = [[30, 36, 39, 26, 1], [2, 3, 15, 28, 41]]  # 5H JH AS AH 2C; 3C 4C 3D 3H 3S
     query = {"hands": hands, "turnup": 33, "seat": [1, 2], "env": env, "num_rollouts": 128}
     kernel = sf.score_hands(4, policy=["heuristic", "greedy"] * 2, **query)
@@ -204,7 +215,7 @@ def test_scorer_same_on_kernel_and_public_paths() -> None:
 
 
 def test_kernel_rollout_does_not_depend_on_the_batch() -> None:
-    env = sf.FortyFive(4, FortyFiveRules(joker=True))
+    env = sf.forty_five.FortyFive(4, FortyFiveRules(joker=True))
     big = sf.rollout(5, env, "heuristic", num_hands=300, batch_size=256)
     small = sf.rollout(5, env, "heuristic", num_hands=300, batch_size=64)
     for field in FIELDS:
@@ -214,7 +225,9 @@ def test_kernel_rollout_does_not_depend_on_the_batch() -> None:
 
 @pytest.mark.slow
 def test_heuristic_beats_greedy() -> None:
-    res = sf.evaluate(1, sf.FortyFive(4), {"heuristic": "heuristic", "greedy": "greedy"}, 20_000)
+    res = sf.evaluate(
+        1, sf.forty_five.FortyFive(4), {"heuristic": "heuristic", "greedy": "greedy"}, 20_000
+    )
     h, g = res.mean_points
     assert h - g > res.ci95[0] + res.ci95[1]
 
@@ -237,7 +250,7 @@ def test_cached_policy_made_inside_a_trace_serves_later_traces(make: Any) -> Non
     """The policy closures are cached per rules; one first built while a jit is being traced
     (as ``sf.analyze`` does) must hold no tracer, so a second compile (another batch size) works."""
     rules = FortyFiveRules()
-    env = sf.FortyFive(4, rules)
+    env = sf.forty_five.FortyFive(4, rules)
     make.cache_clear()
     try:
 

@@ -16,10 +16,12 @@ import spoilfive_jax as sf
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.games.spoil_five import observe as ob
 
-ENV3 = sf.SpoilFive(3)
-_observe = jax.jit(sf.observe)
-_observe_all = jax.jit(jax.vmap(sf.observe, in_axes=(None, 0)))  # one state, every seat
-_observe_full = jax.jit(sf.observe_full)
+ENV3 = sf.spoil_five.SpoilFive(3)
+_observe = jax.jit(sf.spoil_five.observe.observe)
+_observe_all = jax.jit(
+    jax.vmap(sf.spoil_five.observe.observe, in_axes=(None, 0))
+)  # one state, every seat
+_observe_full = jax.jit(sf.spoil_five.observe.observe_full)
 
 
 def block(obs, name: str, n: int, full: bool = False) -> np.ndarray:
@@ -66,11 +68,11 @@ def test_fixed_offsets_are_the_documented_constants():
 
 @pytest.mark.parametrize("n", [2, 10])
 def test_dtype_shape_and_values(n):
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
 
     def views(key):
         state = env.init(key)
-        return env.observe(state, 1), state.observation, sf.observe_full(state)
+        return env.observe(state, 1), state.observation, sf.spoil_five.observe.observe_full(state)
 
     shapes = (env.observation_shape, env.observation_shape, ob.full_observation_shape(n))
     for obs, shape in zip(jax.jit(views)(jax.random.PRNGKey(n)), shapes, strict=True):
@@ -187,10 +189,10 @@ def test_jink_and_end_of_hand_blocks():
 
 
 @functools.cache
-def random_states(n: int, games: int = 64, seed: int = 0) -> sf.State:
+def random_states(n: int, games: int = 64, seed: int = 0) -> sf.spoil_five.State:
     """A batch (host numpy leaves) of states met along ``games`` random games: every live state
     and a few terminated ones.  64 games: the batch shape ``test_equivalence`` compiles."""
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     init = jax.jit(jax.vmap(env.init))
     step = batched_step(env)
     state = init(jax.random.split(jax.random.PRNGKey(seed), games))
@@ -206,7 +208,7 @@ def random_states(n: int, games: int = 64, seed: int = 0) -> sf.State:
     return jax.tree.map(lambda *xs: np.concatenate(xs), *parts)
 
 
-def pick(batch: sf.State, i) -> sf.State:
+def pick(batch: sf.spoil_five.State, i) -> sf.spoil_five.State:
     return jax.tree.map(lambda x: x[i], batch)
 
 
@@ -215,7 +217,9 @@ def card_set(lo, hi) -> set[int]:
     return {c for c in range(52) if word >> c & 1}
 
 
-def reshuffle_hidden(batch: sf.State, i: int, player: int, rng: np.random.Generator) -> tuple:
+def reshuffle_hidden(
+    batch: sf.spoil_five.State, i: int, player: int, rng: np.random.Generator
+) -> tuple:
     """State ``i`` with the same public record and the same hand for ``player``, every card the
     player cannot see (other hands, the stock, the rob discard) dealt again at random (hand
     sizes kept): returns its (hands.lo, hands.hi, discard)."""
@@ -238,8 +242,8 @@ def reshuffle_hidden(batch: sf.State, i: int, player: int, rng: np.random.Genera
     return new_lo, new_hi, discard
 
 
-_observe_batch = jax.jit(jax.vmap(sf.observe))
-_observe_full_batch = jax.jit(jax.vmap(sf.observe_full))
+_observe_batch = jax.jit(jax.vmap(sf.spoil_five.observe.observe))
+_observe_full_batch = jax.jit(jax.vmap(sf.spoil_five.observe.observe_full))
 
 
 @pytest.mark.parametrize("n", [3, 6])
@@ -312,15 +316,15 @@ def test_information_record_is_public_and_resampling_leaks_nothing():
     consistently with a seat's knowledge (``resample_hidden``) keeps it, keeps the seat's
     observation bit for bit, and the record never contains a card its seat holds."""
     n = 4
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     states = random_states(n)
     live = np.flatnonzero(~states.terminated)
     live = live[np.linspace(0, live.shape[0] - 1, 32).astype(int)]
     batch = pick(states, live)
     players = np.asarray(batch.current_player)
-    worlds = jax.jit(jax.vmap(env.resample_hidden))(
-        jax.random.split(jax.random.PRNGKey(0), live.shape[0]), batch, players
-    )
+    worlds = jax.jit(
+        jax.vmap(functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env))
+    )(jax.random.split(jax.random.PRNGKey(0), live.shape[0]), batch, players)
     worlds = jax.device_get(worlds)
     np.testing.assert_array_equal(worlds.cannot_hold.lo, batch.cannot_hold.lo)
     np.testing.assert_array_equal(worlds.cannot_hold.hi, batch.cannot_hold.hi)

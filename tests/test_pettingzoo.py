@@ -30,7 +30,7 @@ def test_hands_play_out_and_pay():
             obs, reward, terminated, truncated, info = e.last()
             totals[agent] += reward
             assert obs["observation"].dtype == np.float32
-            assert obs["observation"].shape == sf.SpoilFive(3).observation_shape
+            assert obs["observation"].shape == sf.spoil_five.SpoilFive(3).observation_shape
             if terminated or truncated:
                 assert info["illegal"] is False
                 e.step(None)
@@ -75,7 +75,9 @@ def test_one_wrapper_for_every_game_through_the_interface():
         assert "to act: player_" in e.render()
         space = e.observation_space("player_0")["observation"]
         assert space.shape == e.table.observation_shape
-        assert float(space.low.min()) == e.table.observation_low
+        assert float(space.low.min()) == e.table.capability(
+            sf.capabilities.AgentInfo
+        ).observation_low(e.table)
         mask = e.observe(e.agent_selection)["action_mask"]
         assert mask.dtype == np.int8 and mask.shape == (e.table.num_actions,)  # 55, or 64
     assert raw_env(num_players=3).metadata["name"] == "spoil_five_v0"

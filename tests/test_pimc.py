@@ -11,8 +11,8 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.tools.pimc import PimcPolicy
 
-SF3 = sf.SpoilFive(3)
-FF4 = sf.FortyFive(4, sf.FortyFiveRules(follow="seed"))
+SF3 = sf.spoil_five.SpoilFive(3)
+FF4 = sf.forty_five.FortyFive(4, sf.forty_five.FortyFiveRules(follow="seed"))
 
 
 def test_unbound_pimc_refuses_to_play_and_bad_arguments() -> None:
@@ -26,7 +26,9 @@ def test_unbound_pimc_refuses_to_play_and_bad_arguments() -> None:
     with pytest.raises(ValueError, match="num_samples"):
         sf.pimc(num_samples=0)
     with pytest.raises(ValueError, match="made for"):
-        sf.rollout(0, sf.SpoilFive(4), [sf.pimc(SF3, 2)] + ["heuristic"] * 3, num_hands=2)
+        sf.rollout(
+            0, sf.spoil_five.SpoilFive(4), [sf.pimc(SF3, 2)] + ["heuristic"] * 3, num_hands=2
+        )
 
 
 def test_binding_takes_the_tools_env() -> None:

@@ -23,22 +23,24 @@ import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games.spoil_five.game import PHASE_JINK, PHASE_PLAY, PHASE_ROB
 
-R = sf.Rules
+R = sf.spoil_five.Rules
 # Tables compiled once each (checked_step's compile is shared with test_engine for the first
 # three).
 ENVS = [
-    sf.SpoilFive(2),
-    sf.SpoilFive(3),
-    sf.SpoilFive(10),
-    sf.SpoilFive(4, R.traditional()),
-    sf.SpoilFive(6, R(deal_packets=(3, 2), renege="trick", ante=2, jink_bonus=3)),
+    sf.spoil_five.SpoilFive(2),
+    sf.spoil_five.SpoilFive(3),
+    sf.spoil_five.SpoilFive(10),
+    sf.spoil_five.SpoilFive(4, R.traditional()),
+    sf.spoil_five.SpoilFive(6, R(deal_packets=(3, 2), renege="trick", ante=2, jink_bonus=3)),
 ]
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 
 
-def check_invariants(env: sf.SpoilFive, state: sf.State, deck: np.ndarray) -> list[int]:
+def check_invariants(
+    env: sf.spoil_five.SpoilFive, state: sf.spoil_five.State, deck: np.ndarray
+) -> list[int]:
     """Check one hand's invariants; returns the legal actions (empty once terminated)."""
     n = env.num_players
     legal = env.legal_actions(state)
@@ -62,11 +64,11 @@ def check_invariants(env: sf.SpoilFive, state: sf.State, deck: np.ndarray) -> li
     assert 0 <= p < n and mask.any() and legal == np.flatnonzero(mask).tolist()
     assert (s.rewards == 0).all()
     if s.phase == PHASE_ROB:
-        assert p == int(s.robber) and set(legal) - {sf.PASS} == hands[p]
+        assert p == int(s.robber) and set(legal) - {sf.spoil_five.PASS} == hands[p]
     elif s.phase == PHASE_PLAY:
         assert set(legal) <= hands[p]
     else:
-        assert s.phase == PHASE_JINK and legal == [sf.JINK, sf.CLAIM]
+        assert s.phase == PHASE_JINK and legal == [sf.spoil_five.JINK, sf.spoil_five.CLAIM]
         assert int(s.tricks_won[p]) == 3 and int(s.trick_num) == 3
     return legal
 
@@ -104,7 +106,7 @@ def test_invariants_over_random_legal_play(deal, data):
         assert (rewards <= 0).all()
 
 
-ENV_ILLEGAL = sf.SpoilFive(3)
+ENV_ILLEGAL = sf.spoil_five.SpoilFive(3)
 
 
 @SETTINGS

@@ -20,7 +20,7 @@ import pytest
 
 import spoilfive_jax as sf
 
-ENV = sf.SpoilFive(4)
+ENV = sf.spoil_five.SpoilFive(4)
 DEAL = jax.jit(ENV.init_from_deal)
 STEP = jax.jit(ENV.step)
 HANDS = ["5H JH 2C 3S 4D", "AH 7C 8C 9S KH", "QH TH 6D 2S AS", "KC QC JC 5C 6C"]
@@ -36,16 +36,16 @@ def symbols(cards_: set[int]) -> set[str]:
     return {sf.card_symbol(c) for c in cards_}
 
 
-def play(state: sf.State, *actions: str) -> sf.State:
+def play(state: sf.spoil_five.State, *actions: str) -> sf.spoil_five.State:
     for a in actions:
-        action = sf.PASS if a == "PASS" else sf.card_id(a)
+        action = sf.spoil_five.PASS if a == "PASS" else sf.card_id(a)
         assert action in ENV.legal_actions(state), (a, ENV.legal_actions(state))
         state = STEP(state, jnp.int32(action))
     return state
 
 
 @pytest.fixture(scope="module")
-def mid_trick() -> sf.State:
+def mid_trick() -> sf.spoil_five.State:
     ids = np.array([sf.parse_cards(h) for h in HANDS], np.int32)
     state = DEAL(ids, jnp.int32(sf.card_id("AD")), jnp.int32(3), jnp.int32(2))
     # The dealer robs: discards 6♣ and takes A♦; then 2♣, 7♣, 6♦ to trick 1.
@@ -80,8 +80,8 @@ def svg_cards(svg: str) -> tuple[list[str], set[str]]:
     return shown, texts
 
 
-def test_table_view_text_shows_everything(mid_trick: sf.State) -> None:
-    text = sf.render_text(mid_trick)
+def test_table_view_text_shows_everything(mid_trick: sf.spoil_five.State) -> None:
+    text = sf.spoil_five.render_text(mid_trick)
     everything = set().union(*(held(s) for s in range(4))) | TRICK | {TURNUP, DISCARD}
     assert set(SYMBOL.findall(text)) == symbols(everything)
     assert "Rob discard (hidden from the players): 6♣" in text
@@ -94,8 +94,10 @@ def test_table_view_text_shows_everything(mid_trick: sf.State) -> None:
 
 
 @pytest.mark.parametrize("seat", range(4))
-def test_seat_view_text_hides_other_hands_and_the_discard(mid_trick: sf.State, seat: int) -> None:
-    text = sf.render_text(mid_trick, player=seat)
+def test_seat_view_text_hides_other_hands_and_the_discard(
+    mid_trick: sf.spoil_five.State, seat: int
+) -> None:
+    text = sf.spoil_five.render_text(mid_trick, player=seat)
     visible = held(seat) | TRICK | {TURNUP}
     assert set(SYMBOL.findall(text)) <= symbols(visible)
     assert symbols(held(seat)) <= set(SYMBOL.findall(text))
@@ -107,8 +109,10 @@ def test_seat_view_text_hides_other_hands_and_the_discard(mid_trick: sf.State, s
 
 
 @pytest.mark.parametrize("seat", [None, 0, 3])
-def test_svg_parses_and_shows_the_visible_cards(mid_trick: sf.State, seat: int | None) -> None:
-    svg = sf.render_svg(mid_trick, player=seat)
+def test_svg_parses_and_shows_the_visible_cards(
+    mid_trick: sf.spoil_five.State, seat: int | None
+) -> None:
+    svg = sf.spoil_five.render_svg(mid_trick, player=seat)
     shown, texts = svg_cards(svg)
     hands = set().union(*(held(s) for s in range(4))) if seat is None else held(seat)
     # The robbed turn-up A♦ shows twice: in the dealer's hand (when visible) and as the turn-up.
@@ -127,31 +131,31 @@ def test_finished_trick_and_finished_hand() -> None:
     ids = np.array([sf.parse_cards(h) for h in HANDS], np.int32)
     state = DEAL(ids, jnp.int32(TURNUP), jnp.int32(3), jnp.int32(0))
     state = play(state, "PASS", "2C", "7C", "6D", "5C")  # dealer declines; 6♦ (trump) wins
-    text = sf.render_text(state, player=2)
+    text = sf.spoil_five.render_text(state, player=2)
     assert "Trick 1 won by you with 6♦" in text
     assert "6♦ (won)" in text
     assert "You to lead to trick 2" in text
     while not bool(state.terminated):
         state = STEP(state, jnp.int32(ENV.legal_actions(state)[0]))
-    text = sf.render_text(state)
+    text = sf.spoil_five.render_text(state)
     assert "hand over" in text
     assert re.search(r"won the pot of \d+ chips|Spoiled|jinked and failed", text)
-    ET.fromstring(sf.render_svg(state))
+    ET.fromstring(sf.spoil_five.render_svg(state))
 
 
-def test_jupyter_repr_and_batches(mid_trick: sf.State) -> None:
+def test_jupyter_repr_and_batches(mid_trick: sf.spoil_five.State) -> None:
     svg = mid_trick._repr_svg_()
     assert svg is not None and svg.startswith("<svg")
-    assert svg == sf.render_svg(mid_trick)  # the table view
+    assert svg == sf.spoil_five.render_svg(mid_trick)  # the table view
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), mid_trick)
     assert batch._repr_svg_() is None
     with pytest.raises(ValueError, match="batch of hands"):
-        sf.render_text(batch)
+        sf.spoil_five.render_text(batch)
     with pytest.raises(ValueError, match="batch of hands"):
-        sf.render_svg(batch)
+        sf.spoil_five.render_svg(batch)
 
 
 @pytest.mark.parametrize("player", [4, -1, "0", True])
-def test_bad_player(mid_trick: sf.State, player: object) -> None:
+def test_bad_player(mid_trick: sf.spoil_five.State, player: object) -> None:
     with pytest.raises(ValueError, match="player"):
-        sf.render_text(mid_trick, player=player)  # type: ignore[arg-type]
+        sf.spoil_five.render_text(mid_trick, player=player)  # type: ignore[arg-type]

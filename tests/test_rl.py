@@ -65,7 +65,7 @@ def test_saved_agent_reloads_as_a_policy(trained, tmp_path):
 
     policy = agent.load_policy(path)
     assert policy.__name__ == "tiny"
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     out = sf.rollout(1, env, [policy, "random", "random"], num_hands=128, batch_size=128)
     assert out.rewards.shape == (128, 3) and (out.decisions >= 9).all()
 
@@ -75,7 +75,7 @@ def test_saved_agent_reloads_as_a_policy(trained, tmp_path):
     assert action.dtype == np.int32 and bool(state.legal_action_mask[action])
 
     with pytest.raises(ValueError, match="3-player"):
-        policy(jax.random.PRNGKey(0), sf.SpoilFive(4).init(jax.random.PRNGKey(0)), 0)
+        policy(jax.random.PRNGKey(0), sf.spoil_five.SpoilFive(4).init(jax.random.PRNGKey(0)), 0)
     with pytest.raises(ValueError, match="not a spoilfive_jax agent"):
         np.savez(tmp_path / "other.npz", x=np.zeros(3))
         agent.load_agent(tmp_path / "other.npz")
@@ -88,10 +88,10 @@ def test_shipped_agent_loads_and_plays():
 
     path = Path(__file__).resolve().parents[1] / "examples" / "agents" / "ppo_seat.npz"
     loaded = agent.load_agent(path)
-    assert loaded.game == "spoil_five" and loaded.env == sf.SpoilFive(5, loaded.rules)
+    assert loaded.game == "spoil_five" and loaded.env == sf.spoil_five.SpoilFive(5, loaded.rules)
     out = sf.rollout(0, loaded.env, [loaded.policy(), *["heuristic"] * 4], 64, batch_size=64)
     assert out.rewards.shape == (64, 5)
     meta = agent.metadata_for(agent.PPOConfig(num_players=3))
     assert meta["game"] == "spoil_five" and meta["observation_shape"] == [
-        *sf.SpoilFive(3).observation_shape
+        *sf.spoil_five.SpoilFive(3).observation_shape
     ]

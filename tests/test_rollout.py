@@ -17,15 +17,19 @@ import spoilfive_jax as sf
 from spoilfive_jax.games.spoil_five import fast
 
 PRESETS = {
-    "seed": sf.Rules(),
-    "traditional": sf.Rules.traditional(),
-    "trick-norob-nojink": sf.Rules(renege="trick", rob="off", jink=False, deal_packets=(3, 2)),
-    "forced-dealer-ante": sf.Rules(rob="forced", ante_after_spoil="dealer", ante=2, jink_bonus=3),
+    "seed": sf.spoil_five.Rules(),
+    "traditional": sf.spoil_five.Rules.traditional(),
+    "trick-norob-nojink": sf.spoil_five.Rules(
+        renege="trick", rob="off", jink=False, deal_packets=(3, 2)
+    ),
+    "forced-dealer-ante": sf.spoil_five.Rules(
+        rob="forced", ante_after_spoil="dealer", ante=2, jink_bonus=3
+    ),
 }
 
 
 @functools.cache
-def _fast_fns(n: int, rules: sf.Rules):
+def _fast_fns(n: int, rules: sf.spoil_five.Rules):
     """Jitted deal / legal / apply of the fast kernel for a batch (one compile per config)."""
     deal = jax.jit(lambda deck, dealer, carried: fast.deal(deck, dealer, carried, n, rules))
     legal = jax.jit(lambda h, table: fast.legal(h, table, rules))
@@ -35,8 +39,8 @@ def _fast_fns(n: int, rules: sf.Rules):
 
 
 @functools.cache
-def _public_fns(n: int, rules: sf.Rules):
-    env = sf.SpoilFive(n, rules)
+def _public_fns(n: int, rules: sf.spoil_five.Rules):
+    env = sf.spoil_five.SpoilFive(n, rules)
     init = jax.jit(jax.vmap(env.init_from_deck))
     step = jax.jit(jax.vmap(env.step))
     return env, init, step
@@ -101,9 +105,11 @@ def test_fast_kernel_matches_public_step(n, preset):
                 positions[i] = (
                     fast.POSITION[trump[i], actions[i]]
                     if actions[i] < 52
-                    else {sf.PASS: fast.P_PASS, sf.JINK: fast.P_JINK, sf.CLAIM: fast.P_CLAIM}[
-                        actions[i]
-                    ]
+                    else {
+                        sf.spoil_five.PASS: fast.P_PASS,
+                        sf.spoil_five.JINK: fast.P_JINK,
+                        sf.spoil_five.CLAIM: fast.P_CLAIM,
+                    }[actions[i]]
                 )
         h = apply(h, table, jnp.asarray(positions))
         state = step(state, jnp.asarray(actions))
@@ -121,18 +127,21 @@ def test_fast_kernel_matches_public_step(n, preset):
 
 def _public_heuristic(key, state, player):
     """The built-in heuristic called as an arbitrary user policy (forces the public path)."""
-    return sf.HEURISTIC(key, state, player)
+    return sf.spoil_five.HEURISTIC(key, state, player)
 
 
 @pytest.mark.parametrize(
     "rules",
-    [sf.Rules(), pytest.param(sf.Rules.traditional(), marks=pytest.mark.slow)],
+    [
+        sf.spoil_five.Rules(),
+        pytest.param(sf.spoil_five.Rules.traditional(), marks=pytest.mark.slow),
+    ],
     ids=["seed", "trad"],
 )
 def test_heuristic_same_on_fast_and_public_paths(rules):
     """The heuristic on the fast kernel and on the public State choose identically, so the two
     rollout paths give identical hands for the same key."""
-    env = sf.SpoilFive(4, rules)
+    env = sf.spoil_five.SpoilFive(4, rules)
     fast_out = sf.rollout(3, env, "heuristic", num_hands=1024, batch_size=1024)
     public_out = sf.rollout(3, env, _public_heuristic, num_hands=1024, batch_size=1024)
     for field in ("rewards", "tricks_won", "winner", "decisions", "robbed", "jinked"):
@@ -140,7 +149,7 @@ def test_heuristic_same_on_fast_and_public_paths(rules):
 
 
 def test_rollout_contract_shapes_and_dtypes():
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     out = sf.rollout(jax.random.PRNGKey(0), env, policy="random", num_hands=1000)
     assert out.rewards.shape == (1000, 5) and out.rewards.dtype == np.float32
     assert out.tricks_won.shape == (1000, 5) and out.tricks_won.dtype == np.int32
@@ -187,7 +196,7 @@ def test_rollout_deal_is_a_uniform_shuffle_with_consistent_positions():
 
 
 def test_rollout_deterministic_and_batch_independent():
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     a = sf.rollout(7, env, "random", num_hands=1000)  # one batch of 1024
     b = sf.rollout(7, env, "random", num_hands=1000, batch_size=256)  # four calls' worth
     c = sf.rollout(8, env, "random", num_hands=1000)
@@ -197,7 +206,7 @@ def test_rollout_deterministic_and_batch_independent():
 
 
 def test_rollout_progress_and_summary():
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     seen = []
     out = sf.rollout(
         1, env, "random", num_hands=2500, batch_size=1024, progress=lambda d, t: seen.append((d, t))
@@ -213,7 +222,7 @@ def test_rollout_progress_and_summary():
 
 
 def test_rollout_mixed_seat_policies_and_heuristic_beats_random():
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     mixed = sf.rollout(
         2, env, ["heuristic", "random", "random", "random", "random"], num_hands=8192
     )
@@ -223,7 +232,7 @@ def test_rollout_mixed_seat_policies_and_heuristic_beats_random():
 
 
 def test_rollout_validation():
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     with pytest.raises(ValueError, match="num_hands"):
         sf.rollout(0, env, num_hands=0)
     with pytest.raises(ValueError, match="policy"):
@@ -237,8 +246,8 @@ def test_rollout_validation():
 
 
 def test_rollout_carried_pot_and_dealer_antes():
-    rules = sf.Rules(ante_after_spoil="dealer")
-    env = sf.SpoilFive(4, rules)
+    rules = sf.spoil_five.Rules(ante_after_spoil="dealer")
+    env = sf.spoil_five.SpoilFive(4, rules)
     out = sf.rollout(4, env, "random", num_hands=2048, dealer=2, carried=6)
     # Only the dealer (seat 2) antes when chips are carried in: pot = 6 + 1.
     w = out.winner
@@ -253,7 +262,7 @@ def test_rollout_carried_pot_and_dealer_antes():
 SHARD_SCRIPT = textwrap.dedent(
     """
     import sys, numpy as np, jax, spoilfive_jax as sf
-    out = sf.rollout(11, sf.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
+    out = sf.rollout(11, sf.spoil_five.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
     sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_players=4, num_rollouts=512)
     np.savez(sys.argv[1], r=out.rewards, w=out.winner, s=sc.expected_chips,
              n=jax.device_count())
@@ -270,7 +279,7 @@ def test_sharded_over_four_devices_gives_same_results(tmp_path):
     subprocess.run([sys.executable, str(script), str(path)], env=env, check=True)
     four = np.load(path)
     assert int(four["n"]) == 4 and jax.device_count() == 1
-    out = sf.rollout(11, sf.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
+    out = sf.rollout(11, sf.spoil_five.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
     sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_players=4, num_rollouts=512)
     np.testing.assert_array_equal(out.rewards, four["r"])
     np.testing.assert_array_equal(out.winner, four["w"])
@@ -281,7 +290,7 @@ def test_sharded_over_four_devices_gives_same_results(tmp_path):
 
 
 def test_sessions_conserve_chips_and_stop_on_bust():
-    env = sf.SpoilFive(4, sf.Rules(ante_after_spoil="dealer"))
+    env = sf.spoil_five.SpoilFive(4, sf.spoil_five.Rules(ante_after_spoil="dealer"))
     res = sf.play_sessions(0, env, "heuristic", num_sessions=200, max_hands=60, stack=8)
     total = res.stacks.sum(1) + res.pot
     assert (total == 4 * 8).all()  # chips plus the carried pot are conserved exactly
@@ -298,7 +307,7 @@ def test_sessions_conserve_chips_and_stop_on_bust():
 
 
 def test_sessions_rotate_the_dealer_and_carry_the_pot():
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     res = sf.play_sessions(1, env, "random", num_sessions=50, max_hands=12, stack=100)
     # With "all" antes, a hand after a spoil has a pot of 3 + carried: some win more than 2.
     wins = res.chips_by_hand[res.chips_by_hand > 0]
@@ -309,7 +318,7 @@ def test_sessions_rotate_the_dealer_and_carry_the_pot():
 
 
 def test_auto_reset_starts_a_new_hand_and_keeps_final_rewards():
-    env = sf.SpoilFive(3)
+    env = sf.spoil_five.SpoilFive(3)
     auto = sf.auto_reset(env.step, env.init)
 
     @jax.jit

@@ -56,7 +56,7 @@ def test_score_hands_is_unbiased_against_plain_rollouts():
     determinized estimates match the seat's win rate in ordinary rollouts."""
     n, seat, q = 4, 2, 300
     rng = np.random.default_rng(0)
-    env = sf.SpoilFive(n)
+    env = sf.spoil_five.SpoilFive(n)
     # Deck positions dealt to seat 2 (dealer 0, packets 2 then 3): 2, 3, then 11, 12, 13.
     rows = np.array([2, 3, 11, 12, 13])
     decks = np.stack([rng.permutation(52) for _ in range(q)])
@@ -91,7 +91,10 @@ def test_score_hands_validation():
 
 def test_evaluate_heuristic_beats_random_with_confidence():
     res = sf.evaluate(
-        5, sf.SpoilFive(5), {"heuristic": "heuristic", "random": "random"}, num_hands=3000
+        5,
+        sf.spoil_five.SpoilFive(5),
+        {"heuristic": "heuristic", "random": "random"},
+        num_hands=3000,
     )
     assert res.rotations == 10  # lcm(5 seats, 2 policies)
     h, r = res.names.index("heuristic"), res.names.index("random")
@@ -102,5 +105,5 @@ def test_evaluate_heuristic_beats_random_with_confidence():
 
 def test_evaluate_same_policy_is_even():
     """Two copies of one policy: zero difference within the confidence interval."""
-    res = sf.evaluate(6, sf.SpoilFive(4), {"a": "random", "b": "random"}, num_hands=3000)
+    res = sf.evaluate(6, sf.spoil_five.SpoilFive(4), {"a": "random", "b": "random"}, num_hands=3000)
     assert abs(res.mean_chips[0] - res.mean_chips[1]) < 2 * max(res.ci95)

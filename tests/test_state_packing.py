@@ -50,7 +50,7 @@ def test_every_packed_attribute_has_a_range_and_the_fields_do_not_overlap() -> N
 
 @pytest.mark.parametrize("n", [2, 10])
 def test_round_trip_at_the_extremes_leaves_the_neighbours(n: int) -> None:
-    state = sf.SpoilFive(n).init(jax.random.PRNGKey(n))
+    state = sf.spoil_five.SpoilFive(n).init(jax.random.PRNGKey(n))
     before = {name: np.asarray(getattr(state, name)) for name in PACKED}
     for name, (lo, hi) in RANGES.items():
         for value in (lo, hi):
@@ -64,7 +64,7 @@ def test_round_trip_at_the_extremes_leaves_the_neighbours(n: int) -> None:
 
 
 def test_all_extremes_together() -> None:
-    state = sf.SpoilFive(10).init(jax.random.PRNGKey(0))
+    state = sf.spoil_five.SpoilFive(10).init(jax.random.PRNGKey(0))
     for pick in itertools.product((0, 1), repeat=3):  # a few mixes of low and high ends
         values = {name: RANGES[name][pick[i % 3]] for i, name in enumerate(sorted(RANGES))}
         out = state.replace(**values)
@@ -79,7 +79,7 @@ def test_pack_cuts_a_value_to_its_field() -> None:
 
 
 def test_batched_reads_and_replace() -> None:
-    env = sf.SpoilFive(5)
+    env = sf.spoil_five.SpoilFive(5)
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(1), 6))
     seats = jnp.arange(6, dtype=jnp.int32) % 5
     out = states.replace(current_player=seats, terminated=seats > 2, tricks_won=jnp.ones((6, 5)))
@@ -95,7 +95,7 @@ def test_batched_reads_and_replace() -> None:
 
 
 def test_tricks_won_round_trip_for_ten_seats() -> None:
-    state = sf.SpoilFive(10).init(jax.random.PRNGKey(2))
+    state = sf.spoil_five.SpoilFive(10).init(jax.random.PRNGKey(2))
     counts = np.array([5, 0, 3, 1, 4, 2, 5, 5, 0, 3], np.int32)
     np.testing.assert_array_equal(state.replace(tricks_won=counts).tricks_won, counts)
 
@@ -106,7 +106,7 @@ def _sets(b: Bits) -> list[set[int]]:
 
 
 def test_hands_follow_the_plays_and_replace_takes_hands() -> None:
-    env = sf.SpoilFive(4, sf.Rules(rob="forced"))
+    env = sf.spoil_five.SpoilFive(4, sf.spoil_five.Rules(rob="forced"))
     key = jax.random.PRNGKey(3)
     for _ in range(40):  # a deal with a robber, played to the end
         key, k = jax.random.split(key)
@@ -134,7 +134,7 @@ def test_hands_follow_the_plays_and_replace_takes_hands() -> None:
 
 
 def test_replace_keeps_hands_unless_a_held_card_is_played() -> None:
-    state = sf.SpoilFive(3).init(jax.random.PRNGKey(4))
+    state = sf.spoil_five.SpoilFive(3).init(jax.random.PRNGKey(4))
     seat = int(state.current_player)
     card = min(_sets(state.hands)[seat])
     assert _sets(state.replace(discard=jnp.int32(card)).hands) == _sets(state.hands)

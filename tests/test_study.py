@@ -58,18 +58,20 @@ def test_win_by_holding_shapes() -> None:
 def test_family_heuristic_is_its_own_player() -> None:
     # The study hands the family heuristic itself to sf.analyze and pimc (the full run was made
     # when the library still read the family's *name* "heuristic" as greedy there).
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     assert getattr(common.policy_of(env, "heuristic"), "policy_name", None) == "heuristic"
     assert getattr(common.policy_of(env, "greedy"), "policy_name", None) == "greedy"
-    assert common.policy_of(sf.SpoilFive(4), "heuristic") is sf.HEURISTIC
+    assert common.policy_of(sf.spoil_five.SpoilFive(4), "heuristic") is sf.spoil_five.HEURISTIC
     assert getattr(common.pimc_of(env, 2).rollout_policy, "policy_name", None) == "heuristic"
 
 
 def test_paired_values_share_worlds() -> None:
-    got = common.collect(2, sf.SpoilFive(4), "heuristic", 64, s5._is_rob)
+    got = common.collect(2, sf.spoil_five.SpoilFive(4), "heuristic", 64, s5._is_rob)
     pos = common.take(got.positions, np.arange(6))
-    same = np.full((6, 2), sf.PASS)
-    v = common.paired_values(1, sf.SpoilFive(4), pos, same, "heuristic", num_worlds=2, batch=4)
+    same = np.full((6, 2), sf.spoil_five.PASS)
+    v = common.paired_values(
+        1, sf.spoil_five.SpoilFive(4), pos, same, "heuristic", num_worlds=2, batch=4
+    )
     assert v.shape == (6, 2)
     np.testing.assert_array_equal(v[:, 0], v[:, 1])  # one world, one key: the same playout
     assert np.all(np.abs(v) <= 4 * 20)
@@ -98,7 +100,7 @@ def test_renege_value_shapes() -> None:
 
 
 def test_spoiler_plays_legal_cards() -> None:
-    got = common.collect(3, sf.SpoilFive(4), "heuristic", 2048, s5._is_renege)
+    got = common.collect(3, sf.spoil_five.SpoilFive(4), "heuristic", 2048, s5._is_renege)
     actions = common.policy_actions(s5.spoiler, got.positions)
     legal = np.asarray(jax.vmap(lambda s: s.legal_action_mask)(got.positions))
     assert got.led.shape == (actions.size, 4)

@@ -53,7 +53,7 @@ def test_documented_submodules_work_in_a_fresh_process() -> None:
 
 @pytest.mark.parametrize("value", [0, -1, 2.5, "x", True])
 def test_sizes_must_be_positive_integers(value: object) -> None:
-    env = sf.SpoilFive(4)
+    env = sf.spoil_five.SpoilFive(4)
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         sf.rollout(0, env, num_hands=8, batch_size=value)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_hands must be a positive integer"):
@@ -67,33 +67,35 @@ def test_sizes_must_be_positive_integers(value: object) -> None:
     with pytest.raises(ValueError, match="num_sessions must be a positive integer"):
         sf.play_sessions(0, env, num_sessions=value)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_games must be a positive integer"):
-        sf.play_games(0, sf.FortyFive(4), num_games=value)  # type: ignore[arg-type]
+        sf.forty_five.play_games(0, sf.forty_five.FortyFive(4), num_games=value)  # type: ignore[arg-type]
 
 
 def test_family_games_take_builtin_names_and_one_sessions_entry_point() -> None:
-    env = sf.FortyFive(4)
-    games = sf.play_games(0, env, "greedy", 8, max_hands=12, batch_size=8)
+    env = sf.forty_five.FortyFive(4)
+    games = sf.forty_five.play_games(0, env, "greedy", 8, max_hands=12, batch_size=8)
     assert (games.scores.max(1) >= 45).all()
     same = sf.play_sessions(0, env, "greedy", 8, max_hands=12, batch_size=8)
     np.testing.assert_array_equal(same.scores, games.scores)
     np.testing.assert_array_equal(same.points_by_hand, games.points_by_hand)
-    mixed = sf.play_games(
+    mixed = sf.forty_five.play_games(
         0,
         env,
-        ["greedy", "heuristic", sf.FortyFive(4).builtin_policy("greedy"), "random"],
+        ["greedy", "heuristic", sf.forty_five.FortyFive(4).builtin_policy("greedy"), "random"],
         8,
         max_hands=12,
         batch_size=8,
     )
     assert mixed.summary()["games"] == 8
     with pytest.raises(ValueError, match="unknown policy 'smart'"):  # (the family's heuristic
-        sf.play_games(0, env, "smart", 8)  # plays above: its own, since the fast45 merge)
-    chips = sf.play_sessions(0, sf.SpoilFive(3), "heuristic", 4, max_hands=5, stack=9)
-    assert isinstance(chips, sf.SessionResult) and (chips.hands_played <= 5).all()
+        sf.forty_five.play_games(
+            0, env, "smart", 8
+        )  # plays above: its own, since the fast45 merge)
+    chips = sf.play_sessions(0, sf.spoil_five.SpoilFive(3), "heuristic", 4, max_hands=5, stack=9)
+    assert isinstance(chips, sf.spoil_five.SessionResult) and (chips.hands_played <= 5).all()
 
 
 def test_auto_reset_follows_pgx_and_legal_actions_see_the_new_hand() -> None:
-    for env in (sf.SpoilFive(3), sf.FortyFive(4)):
+    for env in (sf.spoil_five.SpoilFive(3), sf.forty_five.FortyFive(4)):
         auto = jax.jit(sf.auto_reset(env.step, env.init))
         state = env.init(jax.random.PRNGKey(0))
         ended = 0
@@ -109,24 +111,27 @@ def test_auto_reset_follows_pgx_and_legal_actions_see_the_new_hand() -> None:
                 assert float(jnp.abs(state.rewards).sum()) > 0
         assert ended >= 2
     over = (
-        sf.SpoilFive(3)
+        sf.spoil_five.SpoilFive(3)
         .init(jax.random.PRNGKey(0))
         .replace(terminated=jnp.bool_(True), current_player=jnp.int32(-1))
     )
-    assert sf.SpoilFive(3).legal_actions(over) == []
+    assert sf.spoil_five.SpoilFive(3).legal_actions(over) == []
 
 
 def test_rollout_result_reads_the_games_fields() -> None:
-    out = sf.rollout(0, sf.SpoilFive(3), "random", 16, batch_size=16)
+    out = sf.rollout(0, sf.spoil_five.SpoilFive(3), "random", 16, batch_size=16)
     assert out.game == "spoil_five" and out.num_hands == 16 and out.rewards.shape == (16, 3)
     with pytest.raises(AttributeError, match="no field 'team_points'"):
         _ = out.team_points
     np.testing.assert_array_equal(out.hands_won(), out.winner[:, None] == np.arange(3))
-    assert sf.SpoilFive.score_unit == "chips" and sf.FortyFive.score_unit == "points"
+    assert (
+        sf.make("spoil_five").capability(sf.capabilities.Rollouts).score_unit(None) == "chips"
+        and sf.make("forty_five").capability(sf.capabilities.Rollouts).score_unit(None) == "points"
+    )
     with pytest.raises(ValueError, match="carried is Spoil Five's pot"):
-        sf.rollout(0, sf.FortyFive(4), "random", 8, carried=1)
+        sf.rollout(0, sf.forty_five.FortyFive(4), "random", 8, carried=1)
     with pytest.raises(ValueError, match="takes no rollout option"):
-        sf.rollout(0, sf.SpoilFive(3), "random", 8, pot=1)
+        sf.rollout(0, sf.spoil_five.SpoilFive(3), "random", 8, pot=1)
 
 
 @pytest.mark.parametrize("game", ["spoil_five", "forty_five"])

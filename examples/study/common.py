@@ -103,8 +103,8 @@ def policy_of(env: Any, spec: Any) -> Callable[..., Any]:
     the family heuristic itself (the same player the name means now)."""
     if callable(spec):
         return spec
-    if isinstance(env, sf.SpoilFive):
-        return {"heuristic": sf.HEURISTIC, "random": sf.RANDOM}[spec]
+    if isinstance(env, sf.spoil_five.SpoilFive):
+        return {"heuristic": sf.spoil_five.HEURISTIC, "random": sf.spoil_five.RANDOM}[spec]
     return env.builtin_policy(spec)  # type: ignore[no-any-return]
 
 
@@ -116,13 +116,15 @@ def pimc_of(env: Any, num_samples: int, rollout: Any = "heuristic") -> Any:
 
 def max_steps(env: Any) -> int:
     """The most decisions one hand of ``env`` can take."""
-    if isinstance(env, sf.SpoilFive):
+    if isinstance(env, sf.spoil_five.SpoilFive):
         return 5 * env.num_players + 2
     return int(env.max_decisions)
 
 
 def play_phase(env: Any) -> int:
-    return sf_game.PHASE_PLAY if isinstance(env, sf.SpoilFive) else family_game.PHASE_PLAY
+    return (
+        sf_game.PHASE_PLAY if isinstance(env, sf.spoil_five.SpoilFive) else family_game.PHASE_PLAY
+    )
 
 
 # ------------------------------------------------------------------------ collecting positions
@@ -255,9 +257,13 @@ def _pair_chunk(env: Any, policy: Any, keys: jax.Array, states: Any, actions: ja
     player = jnp.maximum(states.current_player, 0)
     world_keys = jax.vmap(lambda k: jax.random.fold_in(k, 0))(keys)
     play_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
-    worlds = jax.vmap(env.resample_hidden)(world_keys, states, player)
-    out = env.analysis_playout(play_keys, worlds, actions, player, policy)
-    return out[env.analysis_fields()[0]]
+    worlds = jax.vmap(
+        functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env)
+    )(world_keys, states, player)
+    out = env.capability(sf.capabilities.Analysis).playout(
+        env, play_keys, worlds, actions, player, policy
+    )
+    return out[env.capability(sf.capabilities.Analysis).analysis_fields(env)[0]]
 
 
 def paired_values(

@@ -70,7 +70,7 @@ def five_of_trumps(
     playing the 5, by who is winning the trick and whether the partner is still to play
     (``sf.analyze``, ``policy`` playouts).  ``check``: a second playout policy (e.g. pimc)
     re-valuing the two cards in the first ``check_positions`` positions."""
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     pos, _, _, hands = collect(
         key, env, "heuristic", num_hands, _is_five_follow, progress=Progress("five")
     )
@@ -147,7 +147,7 @@ def partner_suit(
     partner's real holding, ``policy`` playouts: what the tip is worth to a player who can
     read the partner's lead) and (b) by ``sf.analyze`` (worlds resampled from the public record
     only: what pimc credits it with).  ``check``: as in ``five_of_trumps``."""
-    env = sf.FortyFive(4)
+    env = sf.forty_five.FortyFive(4)
     pol = policy_of(env, policy)
     pos, _, hands, led = _collect_with_led(key, env, num_hands)
     dev = jax.tree.map(jnp.asarray, pos)
@@ -190,7 +190,9 @@ def _true_value(env: Any, pol: Any, states: Any, actions: np.ndarray) -> np.ndar
 def _true_playout(env: Any, pol: Any, states: Any, actions: jax.Array) -> jax.Array:
     keys = jax.random.split(jax.random.PRNGKey(7), actions.shape[0])
     player = jnp.maximum(states.current_player, 0)
-    out = env.analysis_playout(keys, states, actions[:, None], player, pol)
+    out = env.capability(sf.capabilities.Analysis).playout(
+        env, keys, states, actions[:, None], player, pol
+    )
     return out["expected_points"][:, 0]
 
 
@@ -205,7 +207,7 @@ def _is_first_play(state: Any, led: jax.Array) -> jax.Array:
 def auction_make_rates(key: int, num_hands: int, policy: Any = "heuristic") -> dict[str, Any]:
     """Q10 (Auction Forty-Fives, 4 players): how often the bidder's side makes its bid, by the
     bid and by the bidder's holding when play starts (after the draw), ``policy`` everywhere."""
-    env = sf.AuctionFortyFives(4)
+    env = sf.forty_five.AuctionFortyFives(4)
     pos, _, final, hands = collect(
         key, env, policy, num_hands, _is_first_play, progress=Progress("auction")
     )

@@ -11,6 +11,7 @@ import numpy as np
 import spoilfive_jax as sf
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.games.spoil_five import PASS
 from spoilfive_jax.games.spoil_five import game as g
 from spoilfive_jax.games.spoil_five.state import held
 from study.common import (
@@ -61,7 +62,7 @@ def win_by_holding(
     ``policy``), so the total is about ``num_hands`` hands."""
     q = max(num_hands // 2, 8)
     deals = random_deals(key, q, num_players)
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     scores = sf.score_hands(
         key,
         deals["hands"],
@@ -110,23 +111,23 @@ def rob_value(
     (PASS), how often declining is better, and which discard is best (``sf.analyze`` with
     ``policy`` playouts).  ``check``: a second playout policy (e.g. pimc) that re-values the
     best rob and PASS in the first ``check_positions`` positions (``check_gain``)."""
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     pos, _, _, hands = collect(key, env, "heuristic", num_hands, _is_rob, progress=Progress("rob"))
     sel, ev = analyze_split(key, env, pos, num_samples, policy)
     legal = sel.legal[:, :52]
     best_card, rob_v = best_of(sel.expected_chips[:, :52], ev.expected_chips[:, :52], legal)
     chips, se = ev.expected_chips, ev.expected_chips_se
     m = np.arange(best_card.shape[0])
-    pass_v = chips[:, sf.PASS]
+    pass_v = chips[:, sf.spoil_five.PASS]
     gain = rob_v - pass_v
-    heur = policy_actions(sf.HEURISTIC, pos)
+    heur = policy_actions(sf.spoil_five.HEURISTIC, pos)
     heur_gain = chips[m, heur] - pass_v
     seat = pos.current_player
     held = _held(pos, seat)
     trumps = held_trumps(held, pos.trump)
     dealer_rob = seat == pos.dealer
     turnup_ace = (pos.turnup % 13) == 0
-    sure = gain + 2 * np.maximum(se[m, best_card], se[:, sf.PASS]) < 0
+    sure = gain + 2 * np.maximum(se[m, best_card], se[:, sf.spoil_five.PASS]) < 0
     kind = _discard_kind(best_card, heur, pos.trump)
     return {
         "players": num_players,
@@ -145,7 +146,7 @@ def rob_value(
         "decline_better_ace_held": prop_ci(gain[~(dealer_rob & turnup_ace)] < 0),
         "best_discard": {k: prop_ci(kind == k)["mean"] for k in _KINDS},
         "heuristic_discard_loss": mean_ci(rob_v - chips[m, heur]),
-        **check_pairs(key, env, pos, np.stack([np.full_like(best_card, sf.PASS), best_card], 1),
+        **check_pairs(key, env, pos, np.stack([np.full_like(best_card, PASS), best_card], 1),
                  gain, check, check_positions, {"decline better": gain < 0}),
     }  # fmt: skip
 
@@ -202,7 +203,7 @@ def renege_value(
     """Q3: when a lower trump is led and a top trump may be withheld, the chip value of
     withholding (the best other legal card) over playing the top trump, by situation.
     ``check``/``check_positions``: as in ``rob_value``."""
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     pos, _, _, hands = collect(
         key, env, "heuristic", num_hands, _is_renege, progress=Progress("renege")
     )
@@ -247,7 +248,7 @@ def spoiler(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
     """A spoil-oriented variant of the heuristic: when following, it only tries to win a trick
     that would otherwise go to a player on two tricks (or when it has two itself); otherwise
     it ducks with its weakest legal card, keeping its trumps to stop a winner later."""
-    base = sf.HEURISTIC(key, state, player)
+    base = sf.spoil_five.HEURISTIC(key, state, player)
     cur = jnp.maximum(state.current_player, 0)
     following = (state.phase == g.PHASE_PLAY) & (cur != state.leader)
     threat = (state.tricks_won[jnp.maximum(state.best_seat, 0)] >= 2) | (state.tricks_won[cur] >= 2)
@@ -280,7 +281,7 @@ def spoil_vs_win(
     deals = random_deals(key + 1, q, num_players)
     seats = tuple(range(num_players)) if seats is None else seats
     deals["seat"] = np.asarray(seats, np.int32)[deals["seat"] % len(seats)]
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     out = {name: np.zeros((3, q)) for name in players}
     show = Progress(f"spoil {num_players}p")
     for i, s in enumerate(seats):
@@ -395,13 +396,13 @@ def jink_decisions(
     """Q5/Q6: at jink decisions reached by heuristic play, the analysed chance p that JINK
     wins tricks 4 and 5 (heuristic playouts), the share of decisions where p clears the
     break-even for each carried pot, and what the heuristic does there."""
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     found = collect(key, env, "heuristic", num_hands, _is_jink, progress=Progress("jink"))
     pos, hands = found.positions, found.hands
-    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=sf.HEURISTIC)
-    p = res.win_prob[:, sf.JINK]
-    heur = policy_actions(sf.HEURISTIC, pos)
-    jinks = heur == sf.JINK
+    res = sf.analyze(key, env, pos, num_samples=num_samples, policy=sf.spoil_five.HEURISTIC)
+    p = res.win_prob[:, sf.spoil_five.JINK]
+    heur = policy_actions(sf.spoil_five.HEURISTIC, pos)
+    jinks = heur == sf.spoil_five.JINK
     by_pot = []
     for c in carried:
         pot = num_players + c
@@ -423,7 +424,7 @@ def jink_decisions(
 
 def jink_rates(key: int, num_players: int, num_hands: int, policy: Any) -> dict[str, Any]:
     """How often ``policy`` (every seat) jinks per hand and how often its jinks succeed."""
-    env = sf.SpoilFive(num_players)
+    env = sf.spoil_five.SpoilFive(num_players)
     out = sf.rollout(key, env, policy, num_hands, progress=quiet)
     return {
         "hands": num_hands,
@@ -440,7 +441,7 @@ def seat_advantage(
 ) -> dict[str, Any]:
     """Q7: each seat's share of pots (dealer = seat 0, eldest = seat 1) with every seat playing
     ``policy``; also the dealer's share when it may rob (an ace turned up) and when not."""
-    env = sf.SpoilFive(num_players, sf.Rules(rob=rob))
+    env = sf.spoil_five.SpoilFive(num_players, sf.spoil_five.Rules(rob=rob))
     out = sf.rollout(key, env, policy, num_hands, progress=Progress(f"seats {num_players}p"))
     win = out.winner[:, None] == np.arange(num_players)
     dealer_robs = out.robber == 0

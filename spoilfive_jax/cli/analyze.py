@@ -21,11 +21,13 @@ from spoilfive_jax.cli.output import (
     check_outputs,
     show_table,
     table_wanted,
+    words,
     write_csv,
     write_json,
 )
 from spoilfive_jax.cli.policies import PIMC, resolve
 from spoilfive_jax.cli.progress import status
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.present import Table
 
 EXAMPLE = "players=5; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
@@ -87,8 +89,9 @@ def read_states(env: Any, positions: list[tuple[str, str]]) -> list[tuple[Any, A
     out = []
     for where, text in positions:
         try:
-            table = env.position_env(text)
-            out.append((table, table.position_from_history(text)))
+            table = env.capability(caps.Positions, "analyze").position_env(env, text)
+            positions_of = table.capability(caps.Positions, "analyze")
+            out.append((table, positions_of.position_from_history(table, text)))
         except NotImplementedError as e:
             raise CliError(str(e)) from None
         except ValueError as e:
@@ -142,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         for (_, text), (table, res) in zip(positions, results, strict=True):
             columns, rows = res.cells()
             title = (
-                f"{table.title} · {table.table_text} · player {int(res.player)} to act · "
+                f"{words(table).title(table)} · {words(table).table_text(table)} · "
+                f"player {int(res.player)} to act · "
                 f"{args.samples} samples a move · rollouts: {spec}\n{text}"
             )
             show_table(Table(title, columns, rows))

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from spoilfive_jax.cli.errors import CliError, int_at_least
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.present import RuleOption
 from spoilfive_jax.registry import available_games, env_class, make
@@ -82,7 +83,7 @@ def add_game_options(p: argparse.ArgumentParser, players: bool = True) -> None:
         g.add_argument("-n", "--players", type=_players, help=f"2..10 (default {defaults}, ...)")
     owners: dict[str, list[tuple[list[str], RuleOption]]] = {}
     for cls, games in classes.items():
-        for opt in cls.rule_options():
+        for opt in _class_words(cls).rule_options():
             owners.setdefault(opt.name, []).append((games, opt))
     groups: dict[str, argparse._ArgumentGroup] = {}
     for name, held in owners.items():
@@ -132,14 +133,14 @@ def _add_rule_option(
 def rule_values(game: str, given: dict[str, tuple[str, str]]) -> dict[str, Any]:
     """The values of the rule flags given, checked against ``game``'s own options."""
     cls = env_class(game)
-    opts = {o.name: o for o in cls.rule_options()}
+    opts = {o.name: o for o in _class_words(cls).rule_options()}
     values: dict[str, Any] = {}
     for name, (flag, raw) in given.items():
         if name not in opts:
             others = [
                 g
                 for g in available_games()
-                if name in {o.name for o in env_class(g).rule_options()}
+                if name in {o.name for o in _class_words(env_class(g)).rule_options()}
             ]
             raise CliError(
                 f"{flag} is not an option of --game {game}; it is one of {', '.join(others)}"
@@ -167,14 +168,14 @@ def rule_values(game: str, given: dict[str, tuple[str, str]]) -> dict[str, Any]:
 
 
 def _options_of(game: str) -> tuple[RuleOption, ...]:
-    return env_class(game).rule_options()
+    return _class_words(env_class(game)).rule_options()
 
 
 def env_from_args(args: argparse.Namespace) -> Env[Any, Any]:
     """The environment ``--game``, ``--players`` and the rule options describe."""
     game = args.game
     values = rule_values(game, getattr(args, "rule_given", None) or {})
-    rules = env_class(game).rules_from_options(game, values)
+    rules = _class_words(env_class(game)).rules_from_options(game, values)
     return make(game, getattr(args, "players", None), rules=rules)
 
 
@@ -185,3 +186,9 @@ def check_seat(flag: str, seat: int, n: int) -> None:
 
 def names_text(names: Sequence[str]) -> str:
     return names[0] if len(set(names)) == 1 else ",".join(names)
+
+
+def _class_words(cls: type[Env[Any, Any]]) -> caps.Presentation:
+    """The ``Presentation`` a game's class declares (its rule flags are read before any table
+    is made)."""
+    return caps.resolve(cls.__name__, cls.capabilities, caps.Presentation, "the command line")

@@ -17,6 +17,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from spoilfive_jax.cli.errors import CliError
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.present import Report, Table
 
 # What matplotlib's Agg canvas writes (``savefig`` picks the format by the extension).
@@ -206,3 +208,8 @@ def write_records(args: argparse.Namespace, meta: dict[str, Any], records: list[
     if args.csv is not None:
         header = list(records[0])
         write_csv(args.csv, header, [[r[k] for k in header] for r in records])
+
+
+def words(env: Env[Any, Any]) -> caps.Presentation:
+    """What the command line shows of ``env``'s game (its ``Presentation`` capability)."""
+    return env.capability(caps.Presentation, "the command line")

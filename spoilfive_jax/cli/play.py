@@ -9,6 +9,7 @@ from typing import Any
 from spoilfive_jax.cli.errors import int_at_least
 from spoilfive_jax.cli.options import add_game_options, check_seat, env_from_args
 from spoilfive_jax.cli.policies import builtin_or_agent
+from spoilfive_jax.core import capabilities as caps
 
 
 def add_parser(sub: Any) -> None:
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     check_seat("--seat", args.seat, env.num_players)
     check_seat("--dealer", args.dealer, env.num_players)
     name = args.bots or env.policy_names[-1]
-    env.play_terminal(
+    env.capability(caps.TerminalPlay, "play").play_terminal(
+        env,
         sys.stdin,
         sys.stdout,
         human=args.seat,

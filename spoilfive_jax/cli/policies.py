@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from spoilfive_jax.cli.errors import CliError
+from spoilfive_jax.cli.output import words
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 
 AGENT_PREFIX = "agent:"
@@ -28,7 +30,7 @@ def pimc_policy(spec: str, env: Env[Any, Any]) -> Any:
             raise CliError(f"bad policy {spec!r}: use pimc or pimc:K with K samples >= 1")
         samples = int(text)
     try:
-        env.max_legal_actions()
+        env.capability(caps.Analysis, "analyze").max_legal_actions(env)
     except NotImplementedError:
         raise CliError(f"--game {env.id} has no position analysis, so no pimc bot") from None
     return pimc(env, samples)
@@ -91,7 +93,7 @@ def builtin_or_agent(spec: str, env: Env[Any, Any]) -> Any:
 def seat_policies(text: str | None, env: Env[Any, Any]) -> tuple[list[Any], list[str]]:
     """One spec for every seat or one per seat, comma-separated: (policies, names)."""
     n = env.num_players
-    text = text or env.default_policy
+    text = text or words(env).default_policy(env)
     names = [s.strip() for s in text.split(",")]
     if len(names) == 1:
         names = names * n

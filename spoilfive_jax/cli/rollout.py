@@ -14,6 +14,7 @@ from spoilfive_jax.cli.output import (
     check_outputs,
     show_report,
     table_wanted,
+    words,
     write_csv,
     write_json,
 )
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     meta = {
         "game": env.id,
         "players": n,
-        "rules": env.rules_in_force(),
+        "rules": words(env).rules_in_force(env),
         "policies": names,
         "seed": args.seed,
         "dealer": args.dealer,
@@ -94,20 +95,27 @@ def run(args: argparse.Namespace) -> int:
             write_json(args.json, {**meta, **summary, "seconds": result.seconds})
     if args.csv is not None:
         header, rows = (
-            per_hand_rows(env, result) if args.per_hand else env.summary_rows(summary, names)
+            per_hand_rows(env, result)
+            if args.per_hand
+            else words(env).summary_rows(env, summary, names)
         )
         write_csv(args.csv, header, rows)
     if args.plot:
-        env.plot_rollout(result, names, args.plot)
+        import matplotlib  # an optional extra: loaded only when a plot is asked for
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        words(env).plot_rollout(plt, env, result, names, args.plot)
     if table_wanted(args):
-        show_report(env.rollout_report(summary, names, result.seconds))
+        show_report(words(env).rollout_report(env, summary, names, result.seconds))
         if args.plot:
             print(f"plot written to {args.plot}")
     return 0
 
 
 def per_hand_rows(env: Any, result: Any) -> tuple[list[str], list[list[Any]]]:
-    fields, block, _, prefix = env.per_hand_columns(result)
+    fields, block, _, prefix = words(env).per_hand_columns(env, result)
     header = ["hand", *fields]
     header += [f"{prefix}_{i}" for i in range(block.shape[1])]
     header += [f"tricks_{s}" for s in range(result.tricks_won.shape[1])]
@@ -120,7 +128,7 @@ def per_hand_rows(env: Any, result: Any) -> tuple[list[str], list[list[Any]]]:
 
 
 def per_hand_records(env: Any, result: Any) -> list[dict[str, Any]]:
-    fields, block, name, _ = env.per_hand_columns(result)
+    fields, block, name, _ = words(env).per_hand_columns(env, result)
     records = []
     for h in range(result.num_hands):
         rec: dict[str, Any] = {"hand": h}

@@ -7,6 +7,7 @@ from typing import Any
 
 from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.cli.options import add_game_options, env_from_args
+from spoilfive_jax.cli.output import words
 from spoilfive_jax.core.cards import SUIT_SYMBOLS, SUITS
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
@@ -37,5 +38,5 @@ def suit_index(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     suit = None if args.suit is None else suit_index(args.suit)
     env = env_from_args(args)
-    print(env.rules_text(suit))
+    print(words(env).rules_text(env, suit))
     return 0

@@ -22,10 +22,12 @@ from spoilfive_jax.cli.output import (
     check_outputs,
     show_report,
     table_wanted,
+    words,
     write_records,
 )
 from spoilfive_jax.cli.policies import seat_policies
 from spoilfive_jax.cli.rollout import POLICY_HELP
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import card_symbol
 
 FILE_HELP = (
@@ -80,7 +82,7 @@ class Query:
 
 def _cards(env: Any, text: Any, source: str) -> list[int]:
     try:
-        return env.read_cards(text)  # type: ignore[no-any-return]
+        return words(env).read_cards(env, text)  # type: ignore[no-any-return]
     except ValueError as e:
         raise CliError(f"{source}: {e}") from None
 
@@ -94,10 +96,11 @@ def _query(env: Any, text: str, turnup: int | None, seat: int, source: str) -> Q
         raise CliError(f"{source}: more than one seat number in {text.strip()!r}")
     if numbers:
         seat = int(numbers[0])
-    if not env.has_turnup:
+    if not words(env).has_turnup(env):
         if len(cards) != 5:
             raise CliError(
-                f"{source}: a hand has 5 cards ({env.title} has no turn-up), got {len(cards)} in "
+                f"{source}: a hand has 5 cards ({words(env).title(env)} has no turn-up), "
+                f"got {len(cards)} in "
                 f"{text.strip()!r}"
             )
         turn = -1
@@ -157,8 +160,8 @@ def _file_lines(name: str) -> list[str]:
 def read_queries(args: argparse.Namespace, env: Any) -> list[Query]:
     turnup = None
     if args.turnup is not None:
-        if not env.has_turnup:
-            raise CliError(f"--turnup: {env.title} has no turn-up")
+        if not words(env).has_turnup(env):
+            raise CliError(f"--turnup: {words(env).title(env)} has no turn-up")
         ids = _cards(env, args.turnup, "--turnup")
         if len(ids) != 1:
             raise CliError(f"--turnup takes one card, got {args.turnup!r}")
@@ -179,10 +182,11 @@ def run(args: argparse.Namespace) -> int:
 
     env = env_from_args(args)
     threshold = args.threshold
-    if threshold is not None and env.score_threshold is None:
+    default = env.capability(caps.HandScoring, "score").score_threshold(env)
+    if threshold is not None and default is None:
         raise CliError(f"--threshold: --game {env.id} scores no points threshold")
     if threshold is None:
-        threshold = env.score_threshold
+        threshold = default
     queries = read_queries(args, env)
     check_outputs(args)
     policies, names = seat_policies(args.policy, env)
@@ -190,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
     scores = sf.score_hands(
         args.seed,
         np.array([q.hand for q in queries], np.int32),
-        np.array([q.turnup for q in queries], np.int32) if env.has_turnup else None,
+        np.array([q.turnup for q in queries], np.int32) if words(env).has_turnup(env) else None,
         np.array([q.seat for q in queries], np.int32),
         policy=policies,
         num_rollouts=args.rollouts,
@@ -201,16 +205,16 @@ def run(args: argparse.Namespace) -> int:
     meta = {
         "game": env.id,
         "players": env.num_players,
-        "rules": env.rules_in_force(),
+        "rules": words(env).rules_in_force(env),
         "policies": names,
         "rollouts": args.rollouts,
         **extra,
     }
-    write_records(args, meta, env.score_records(queries, scores))
+    write_records(args, meta, words(env).score_records(env, queries, scores))
     if table_wanted(args):
         heading = (
-            f"{env.title} · {env.table_text} · {names_text(names)} play · "
+            f"{words(env).title(env)} · {words(env).table_text(env)} · {names_text(names)} play · "
             f"{args.rollouts:,} rollouts a hand · seat 0 deals, seat 1 leads"
         )
-        show_report(env.score_report(queries, scores, heading, threshold))
+        show_report(words(env).score_report(env, queries, scores, heading, threshold))
     return 0

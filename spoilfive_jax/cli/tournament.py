@@ -15,6 +15,7 @@ from spoilfive_jax.cli.output import (
     check_outputs,
     show_table,
     table_wanted,
+    words,
     write_csv,
     write_json,
 )
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         data = {
             "game": env.id,
             "players": env.num_players,
-            "rules": env.rules_in_force(),
+            "rules": words(env).rules_in_force(env),
             "deals": result.hands,
             "seatings": result.rotations,
             "seconds": seconds,
@@ -91,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
         write_csv(args.csv, header, [[r[k] for k in header] for r in records])
     if table_wanted(args):
         title = (
-            f"{env.title} · {result.hands:,} deals × {result.rotations} seatings · "
-            f"{env.table_text} · {seconds:.1f} s\nrules: {env.rules_line()}"
+            f"{words(env).title(env)} · {result.hands:,} deals × {result.rotations} seatings · "
+            f"{words(env).table_text(env)} · {seconds:.1f} s\nrules: {words(env).rules_line(env)}"
         )
-        if env.tournament_note:
-            title += "\n" + env.tournament_note
+        if words(env).tournament_note(env):
+            title += "\n" + words(env).tournament_note(env)
         order = np.argsort(-result.mean_chips)
         rows = [
             [

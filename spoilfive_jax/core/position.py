@@ -65,7 +65,7 @@ def check_table(env: Any, num_players: int, rules: Any) -> None:
     if rules != env.rules:
         raise ValueError(
             "the position's rules differ from the table's: build its table with "
-            "env.position_env(text)"
+            "sf.position_env(env, text)"
         )
 
 

@@ -43,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from pettingzoo import AECEnv
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.registry import available_games, env_class, make
 
@@ -112,7 +113,7 @@ class CardGameAEC(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         d = self.table.observation_shape
         num_actions = self._num_actions = int(self.table.num_actions)
-        low = self.table.observation_low
+        low = self.table.capability(caps.AgentInfo).observation_low(self.table)
         # One space object per agent (PettingZoo checks identity and seeds them separately).
         self.observation_spaces = {
             a: gymnasium.spaces.Dict(
@@ -214,12 +215,12 @@ class CardGameAEC(AECEnv):
         self._mask = np.asarray(mask).astype(np.int8)
 
     def _final_info(self) -> dict[str, Any]:
-        return self.table.final_info(self.state)
+        return self.table.capability(caps.AgentInfo).final_info(self.table, self.state)
 
     def _text(self) -> str:
         if self.state is None:
             return "(no hand dealt: call reset)"
-        return self.table.state_text(self.state)
+        return self.table.capability(caps.AgentInfo).state_text(self.table, self.state)
 
 
 SpoilFiveAEC = CardGameAEC  # the first name of the class, kept

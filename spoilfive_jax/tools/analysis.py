@@ -2,31 +2,34 @@
 
 ``analyze(key, env, state, num_samples, policy)`` answers "how good is each of my legal moves
 here?" for ``state.current_player`` (p) by perfect-information Monte Carlo over the worlds p
-cannot tell apart: each sample deals the cards p cannot see uniformly over the deals consistent
-with the public history (``env.resample_hidden_many``), then for each legal action applies it and
-plays the hand out with ``policy`` at every seat (``env.analysis_playout``).  Every action uses
-the same samples and the same policy randomness (common random numbers), so the differences
-between actions are estimated more precisely than the values.
+cannot tell apart: each sample deals the cards p cannot see uniformly over the deals
+consistent with the public history (``Analysis.resample_hidden_many``), then for each legal
+action applies it and plays the hand out with ``policy`` at every seat
+(``Analysis.playout``).  Every action uses the same samples and the same policy randomness
+(common random numbers), so the differences between actions are estimated more precisely than
+the values.
 
-This module is game-generic: it never imports a game package.  What it needs from an ``env``
-(the analysis hooks of ``core.env.Env``):
+This module is game-generic: it never imports a game package.  It needs the game's
+``Analysis`` capability (``core.capabilities``; a game without it gets one
+``MissingCapability`` error):
 
-- ``env.num_actions`` (int);
-- ``env.resample_hidden_many(key, state, player, count) -> State[count]``: independent worlds,
-  each uniform over the deals consistent with what ``player`` knows (jittable, one hand);
-- ``env.analysis_playout(keys, states, actions, player, policy) -> dict[str, float32[B, L]]``:
-  apply each of ``actions`` int32[B, L] to the states [B] and play to the end with ``policy``
-  at every seat (one key per state, shared by its L playouts); per-rollout values for
-  ``player``;
-- ``env.analysis_fields() -> tuple[str, ...]``: the names of those values, the first is the one
-  ``best`` maximises (expected chips, or points);
-- ``env.max_legal_actions() -> int``: the most legal actions a decision can have;
-- ``env.action_str(action) -> str``: an action's text, for ``table()``.
+- ``resample_hidden_many(env, key, state, player, count) -> State[count]``: independent
+  worlds, each uniform over the deals consistent with what ``player`` knows (jittable, one
+  hand);
+- ``playout(env, keys, states, actions, player, policy) -> dict[str, float32[B, L]]``: apply
+  each of ``actions`` int32[B, L] to the states [B] and play to the end with ``policy`` at
+  every seat (one key per state, shared by its L playouts); per-rollout values for ``player``;
+- ``analysis_fields(env) -> tuple[str, ...]``: the names of those values, the first is the
+  one ``best`` maximises (expected chips, or points), and ``analysis_labels(env)`` their
+  headings;
+- ``max_legal_actions(env) -> int``: the most legal actions a decision can have;
+
+and of the core ``env.num_actions`` and ``env.action_str`` (for ``table()``).
 
 Randomness: a position's samples are drawn in blocks of ``block_size(num_samples)`` (64, or
 fewer samples): block ``j`` uses ``fold_in(key, j)`` only (one pooled resampling loop,
-``env.resample_hidden_many``), and a chunk holds whole blocks, so a position's result is the
-same whatever ``batch_size`` or whichever other positions are analysed with it.
+``resample_hidden_many``), and a chunk holds whole blocks, so a position's result is the same
+whatever ``batch_size`` or whichever other positions are analysed with it.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
 from spoilfive_jax.tools.policies import bind
 from spoilfive_jax.tools.sharding import round_to_devices, shard_batch
 
@@ -68,14 +73,16 @@ def block_values(
     each (jittable).
 
     keys: [B] PRNG keys (one per block); states: [B] the positions (p = current player).  The
-    worlds come from ``env.resample_hidden_many(fold_in(key, 0), ...)``; world l's playouts use
-    the key ``fold_in(fold_in(key, 1), l)``.  Returns (values {field: float32[B, block,
+    worlds come from ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; world l's
+    playouts use the key ``fold_in(fold_in(key, 1), l)``.  Returns (values {field: float32[B, block,
     width]}, action ids int32[B, width], used bool[B, width])."""
     b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)
 
     def worlds_of(key: jax.Array, state: Any, p: jax.Array) -> Any:
-        return env.resample_hidden_many(jax.random.fold_in(key, 0), state, p, block)
+        return env.capability(caps.Analysis, "analyze").resample_hidden_many(
+            env, jax.random.fold_in(key, 0), state, p, block
+        )
 
     worlds = jax.vmap(worlds_of)(keys, states, player)  # [B, block]
     lanes = jnp.arange(block)
@@ -87,7 +94,8 @@ def block_values(
     def flat(x: jax.Array) -> jax.Array:
         return x.reshape((b * block, *x.shape[2:]))
 
-    values = env.analysis_playout(
+    values = env.capability(caps.Analysis, "analyze").playout(
+        env,
         flat(play_keys),
         jax.tree.map(flat, worlds),
         jnp.repeat(actions, block, axis=0),
@@ -136,6 +144,7 @@ class Analysis:
     player: np.ndarray  # int[...]: the seat analysed
     num_samples: int
     action_names: tuple[str, ...]  # text of each action id
+    labels: dict[str, str] = dataclasses.field(default_factory=dict)  # field -> heading (game's)
 
     def __getattr__(self, name: str) -> np.ndarray:
         values = self.__dict__.get("values", {})
@@ -167,7 +176,7 @@ class Analysis:
             index = (index,)
         columns = ["action"]
         for f in self.fields:
-            columns += [_label(f), "±"]
+            columns += [self.labels.get(f, f), "±"]
         rows = []
         for row in self.rows(index):
             cells = [row["text"]]
@@ -187,7 +196,7 @@ class Analysis:
         if isinstance(index, int):
             index = (index,)
         lines = []
-        head = f"{'action':<8}" + "".join(f"{_label(f):>20}" for f in self.fields)
+        head = f"{'action':<8}" + "".join(f"{self.labels.get(f, f):>20}" for f in self.fields)
         lines.append(head)
         for row in self.rows(index):
             cells = []
@@ -202,16 +211,6 @@ class Analysis:
             lines.append(f"{row['text']:<8}" + "".join(cells))
         lines.append(f"({self.num_samples} samples per action, player {int(self.player[index])})")
         return "\n".join(lines)
-
-
-def _label(field: str) -> str:
-    return {
-        "expected_chips": "chips",
-        "win_prob": "win %",
-        "spoil_prob": "spoil %",
-        "expected_points": "points",
-        "make_prob": "make %",
-    }.get(field, field)
 
 
 def analyze(
@@ -242,8 +241,8 @@ def analyze(
     if np.asarray(flat.terminated).any():
         raise ValueError("analyze needs live positions: a state is terminated")
     num_pos = int(np.asarray(flat.current_player).shape[0])
-    width = int(env.max_legal_actions())
-    fields = tuple(env.analysis_fields())
+    width = int(env.capability(caps.Analysis, "analyze").max_legal_actions(env))
+    fields = tuple(env.capability(caps.Analysis, "analyze").analysis_fields(env))
     block = block_size(k_count)
     per_pos = -(-k_count // block)  # blocks of a position (the last one may be partly used)
     sums = {f: np.zeros((num_pos, width)) for f in fields}
@@ -299,8 +298,17 @@ def analyze(
     best = np.argmax(primary, axis=-1).reshape(batch_shape)
     names = tuple(env.action_str(a) for a in range(a_count))
     player = np.asarray(flat.current_player).reshape(batch_shape)
+    labels = dict(env.capability(caps.Analysis, "analyze").analysis_labels(env))
     return Analysis(
-        legal.reshape((*batch_shape, a_count)), values, ses, fields, best, player, k_count, names
+        legal.reshape((*batch_shape, a_count)),
+        values,
+        ses,
+        fields,
+        best,
+        player,
+        k_count,
+        names,
+        labels,
     )
 
 
@@ -316,3 +324,17 @@ def hint_text(
     ``hint``); ``policy``: the game's strongest built-in policy by default."""
     chosen = env.policy_names[-1] if policy is None else policy
     return analyze(key, env, state, num_samples, chosen).table()
+
+
+def position_env(env: Env[Any, Any], text: str | None = None, **fields: Any) -> Env[Any, Any]:
+    """The table a position names (its ``players=`` and ``rules=`` fields; ``env``'s where not
+    given), through the game's ``Positions`` capability."""
+    return env.capability(caps.Positions, "position_env").position_env(env, text, **fields)
+
+
+def position_from_history(env: Env[Any, Any], text: str | None = None, **fields: Any) -> Any:
+    """The state of a position given as text (``players=5; dealer=0; turnup=7D; player=1;
+    hand=...; history=...``) or as the same fields, at ``env``'s table; a one-line
+    ``ValueError`` naming the problem for an impossible or inconsistent history."""
+    positions = env.capability(caps.Positions, "position_from_history")
+    return positions.position_from_history(env, text, **fields)

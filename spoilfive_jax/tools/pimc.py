@@ -2,13 +2,14 @@
 
 ``pimc(env, num_samples, rollout_policy)`` returns a jittable ``policy(key, state, player)``
 that, at each decision, samples ``num_samples`` worlds consistent with what the player knows
-(``env.resample_hidden_many``), tries every legal action in each (common random numbers), plays the
-hand out with ``rollout_policy`` at every seat, and plays the action with the highest mean of
-``env.analysis_fields()[0]`` (expected chips, or points).  It is a policy like any other:
-``sf.rollout``, ``sf.evaluate``, ``sf.score_hands``, ``sf.play_sessions`` and the play loops
-accept it.  ``pimc(num_samples=..., rollout_policy=...)`` without an env returns an *unbound*
-bot: a policy spec that every tool binds to its own env (``tools.policies.resolve_one`` calls
-``bind(env)``); calling an unbound bot directly is a ``ValueError``.
+(``Analysis.resample_hidden_many``), tries every legal action in each (common random
+numbers), plays the hand out with ``rollout_policy`` at every seat, and plays the action with
+the highest mean of ``Analysis.analysis_fields(env)[0]`` (expected chips, or points).  It is
+a policy like any other: ``sf.rollout``, ``sf.evaluate``, ``sf.score_hands``,
+``sf.play_sessions`` and the play loops accept it. ``pimc(num_samples=..., rollout_policy=...)``
+without an env returns an *unbound* bot: a policy spec that every tool binds to its own env
+(``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound bot directly is a
+``ValueError``.
 
 Game-generic: it calls only the env methods listed in ``tools.analysis``.
 """
@@ -22,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.tools.analysis import block_values
 from spoilfive_jax.tools.policies import bind
 
@@ -63,12 +65,13 @@ class PimcPolicy:
                 "tool (sf.rollout, sf.evaluate, sf.score_hands, sf.play_sessions), which binds it"
             )
         del player  # the analysis is for ``state.current_player``
-        width = int(self.env.max_legal_actions())
+        width = int(self.env.capability(caps.Analysis, "pimc").max_legal_actions(self.env))
         states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
         values, actions, used = block_values(
             self.env, self.rollout_policy, width, self.num_samples, key[None], states
         )
-        primary = values[self.env.analysis_fields()[0]][0].mean(0)  # [width]
+        first = self.env.capability(caps.Analysis, "pimc").analysis_fields(self.env)[0]
+        primary = values[first][0].mean(0)  # [width]
         best = jnp.argmax(jnp.where(used[0], primary, -jnp.inf))
         return actions[0, best]
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
@@ -155,16 +156,21 @@ def play_deals(
     deal: Any,
     seat_policy: jax.Array,
 ) -> dict[str, jax.Array]:
-    """Jittable: play a batch of deals (``env.rollout_deal``/``env.known_deal``) to the end and
-    return the batched ``env.outcome`` records: on the game's kernel when every seat plays a
-    built-in policy and the game has one (``env.rollout_kernel``), else through ``play_out``."""
-    kernel = env.rollout_kernel(lineup.names) if lineup.builtin else None  # type: ignore[arg-type]
+    """Jittable: play a batch of deals (``Rollouts.rollout_deal``/``HandScoring.known_deal``) to
+    the end and return the batched ``Rollouts.outcome`` records: on the game's kernel when every
+    seat plays a built-in policy and the game declares one (``RolloutKernel``, the one optional
+    capability: without it hands are played through the public step), else through
+    ``play_out``."""
+    fast = caps.declared(env, caps.RolloutKernel)
+    names = cast(tuple[str, ...], lineup.names)  # all built-in names when ``builtin``
+    kernel = fast.rollout_kernel(env, names) if fast and lineup.builtin else None
     if kernel is not None:
-        return kernel(deal, keys, ids, seat_policy)  # type: ignore[no-any-return]
-    states = env.deal_states(deal)
-    hand_keys = env.hand_keys(keys, ids)
+        return kernel(deal, keys, ids, seat_policy)
+    rollouts = env.capability(caps.Rollouts)
+    states = rollouts.deal_states(env, deal)
+    hand_keys = rollouts.hand_keys(env, keys, ids)
     final, rewards = play_batch(env, lineup.policies, seat_policy, hand_keys, states)
-    return jax.vmap(env.outcome)(final, rewards)  # type: ignore[no-any-return]
+    return jax.vmap(lambda s, r: rollouts.outcome(env, s, r))(final, rewards)
 
 
 def choose_batch(

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
@@ -75,7 +76,7 @@ def _rollout_chunk(
 
     def one(i: jax.Array) -> dict[str, jax.Array]:
         ids = shard_batch(first + (i * b + jnp.arange(b, dtype=U32)))
-        deal = env.rollout_deal(keys, ids, options)
+        deal = env.capability(caps.Rollouts).rollout_deal(env, keys, ids, options)
         return play_deals(env, who, keys, ids, deal, seat_policy)
 
     def skip(i: jax.Array) -> dict[str, jax.Array]:
@@ -126,11 +127,11 @@ class RolloutResult:
         spoil and jink rates, mean chips per seat, with standard errors; the family: mean
         points per seat and team, team win rates, the trick distribution, jink, rob and bid
         rates."""
-        return self.env.summarize(self)
+        return self.env.capability(caps.Rollouts).summarize(self.env, self)
 
     def hands_won(self) -> np.ndarray:
         """bool[H, N]: the hands each seat won (``Env.hands_won``)."""
-        return self.env.hands_won(self)
+        return self.env.capability(caps.Rollouts).hands_won(self.env, self)
 
 
 def _copy_out(
@@ -171,10 +172,10 @@ def rollout(
     num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
     if num_hands >= 2**32:
         raise ValueError("num_hands must be below 2**32 per key; split the run over keys")
-    deal_options = env.deal_options(dealer=dealer, **options)
+    deal_options = env.capability(caps.Rollouts).deal_options(env, dealer=dealer, **options)
     b = batch_size_for(batch_size, num_hands)
     who, seat_policy = lineup(env, policy)
-    keys = env.rollout_keys(as_key(key))
+    keys = env.capability(caps.Rollouts).rollout_keys(env, as_key(key))
     opts = {k: jnp.int32(v) for k, v in deal_options.items()}
     # Each call plays up to k batches (~256k hands: progress is reported between calls); the
     # batch count is a traced argument, so one compile serves every run size.

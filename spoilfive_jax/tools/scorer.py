@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import query_stats
 from spoilfive_jax.core.validate import positive_int
@@ -44,9 +45,10 @@ def _score_chunk(
     ids = shard_batch(first + jnp.arange(size, dtype=U32))
     q = jnp.minimum(ids // num_rollouts.astype(U32), hands.shape[0] - 1).astype(I32)
     me = seat[q]
-    deal = env.known_deal(keys, ids, hands[q], turnup[q], me)
+    scoring = env.capability(caps.HandScoring, "score_hands")
+    deal = scoring.known_deal(env, keys, ids, hands[q], turnup[q], me)
     out = play_deals(env, who, keys, ids, deal, seat_policy)
-    return env.query_samples(out, me)  # type: ignore[no-any-return]
+    return scoring.query_samples(env, out, me)
 
 
 def score_hands(
@@ -95,7 +97,7 @@ def score_hands(
     total = h.shape[0] * r
     size = batch_size_for(batch_size, total)
     who, seat_policy = lineup(env, policy)
-    keys = env.rollout_keys(as_key(key))
+    keys = env.capability(caps.Rollouts).rollout_keys(env, as_key(key))
     parts: list[tuple[np.ndarray, ...]] = []
     for first in range(0, total, size):
         out = _score_chunk(
@@ -112,7 +114,8 @@ def score_hands(
         )
         parts.append(tuple(np.asarray(x) for x in out))
     samples = [np.concatenate(x)[:total].reshape(-1, r) for x in zip(*parts, strict=True)]
-    return env.hand_scores(samples, r, threshold=threshold)
+    scoring = env.capability(caps.HandScoring, "score_hands")
+    return scoring.hand_scores(env, samples, r, threshold=threshold)
 
 
 def check_queries(
@@ -134,7 +137,7 @@ def check_queries(
         raise ValueError(f"seat must be integers, got {seat!r}")
     if ((s < 0) | (s >= n)).any():
         raise ValueError(f"seat must be 0..{n - 1} (dealer = seat 0), got {s.tolist()}")
-    t = env.check_turnup(h, turnup)
+    t = env.capability(caps.HandScoring, "score_hands").check_turnup(env, h, turnup)
     for i in range(q):
         row = h[i].tolist()
         if len(set(row)) != 5:

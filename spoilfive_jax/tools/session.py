@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.tools.policies import PolicySpec, lineup
@@ -39,7 +40,9 @@ def play_sessions(
     num = positive_int("num_sessions", num_sessions)
     assert num is not None
     who, seat_policy = lineup(env, policy)
-    return env.play_sessions(as_key(key), who, seat_policy, num, **options)
+    return env.capability(caps.Sessions, "play_sessions").play_sessions(
+        env, as_key(key), who, seat_policy, num, **options
+    )
 
 
 def auto_reset(

@@ -14,6 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.tools.policies import PolicySpec, resolve_one
@@ -103,7 +104,7 @@ def evaluate(
         assign = [(i + r) % p_count for i in range(n)]
         seating: list[Any] = [specs[a] for a in assign]
         out = rollout(key, env, seating, num_hands, batch_size)
-        won = env.hands_won(out)
+        won = env.capability(caps.Rollouts).hands_won(env, out)
         for i, a in enumerate(assign):
             per_deal[:, a] += out.rewards[:, i]
             seats_held[:, a] += 1
@@ -114,7 +115,15 @@ def evaluate(
     count = present.sum(0)
     ci = 1.96 * np.nanstd(chips, axis=0, ddof=1) / np.sqrt(np.maximum(count, 1))
     win_rate = wins / seats_held.sum(0)
-    return TournamentResult(tuple(names), mean, ci, win_rate, num_hands, rotations, env.score_unit)
+    return TournamentResult(
+        tuple(names),
+        mean,
+        ci,
+        win_rate,
+        num_hands,
+        rotations,
+        env.capability(caps.Rollouts).score_unit(env),
+    )
 
 
 __all__ = ["TournamentResult", "evaluate"]

@@ -7,7 +7,8 @@ naming the problem; ``checked_step`` refuses an illegal action instead of ending
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -17,60 +18,17 @@ import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
 from spoilfive_jax.core import bits
-from spoilfive_jax.core.cards import card_id as _card_id
-from spoilfive_jax.core.cards import card_str as _card_str
-from spoilfive_jax.core.cards import card_symbol
-from spoilfive_jax.core.cards import parse_cards as _parse_cards
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.games.forty_five import games, history, infer, provider, report
+from spoilfive_jax.games.forty_five.actions import action_id as action_id
+from spoilfive_jax.games.forty_five.actions import action_str as action_str
+from spoilfive_jax.games.forty_five.actions import card_id as card_id
+from spoilfive_jax.games.forty_five.actions import card_text as card_text
+from spoilfive_jax.games.forty_five.actions import parse_cards as parse_cards
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_ACTIONS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-
-card_text = _card_str  # the family's old name for ``core.cards.card_str`` (knows the joker)
-
-
-def card_id(text: str) -> int:
-    """Card id of ``"5H"``, ``"10h"``, ``"10♥"`` ... or ``"JK"``/``"JOKER"`` (52)."""
-    return _card_id(text, joker=True)
-
-
-def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
-    """Card ids from ``"5H JK A♥"`` (spaces or commas) or a list of card texts."""
-    return _parse_cards(text, joker=True)
-
-
-_SPECIAL_NAMES = {
-    game.PASS: "PASS",
-    game.BID_15: "BID15",
-    game.BID_20: "BID20",
-    game.BID_25: "BID25",
-    game.BID_30: "BID30",
-    game.HOLD: "HOLD",
-    game.NAME_CLUBS: "TRUMP_C",
-    game.NAME_DIAMONDS: "TRUMP_D",
-    game.NAME_HEARTS: "TRUMP_H",
-    game.NAME_SPADES: "TRUMP_S",
-    game.JINK: "JINK",
-}
-_SPECIAL_IDS = {v: k for k, v in _SPECIAL_NAMES.items()} | {"DONE": game.DONE}
-
-
-def action_str(action: Any) -> str:
-    """Text of an action id for people: a card (``"5♥"``, ``"10♦"``, ``"JK"``: ``card_symbol``),
-    ``"PASS"`` (also DONE and "no jink"), ``"BID15"``..``"BID30"``, ``"HOLD"``,
-    ``"TRUMP_C"``..``"TRUMP_S"`` or ``"JINK"``."""
-    a = int(action)
-    if 0 <= a <= JOKER:
-        return card_symbol(a)
-    return _SPECIAL_NAMES.get(a, f"<invalid action {a}>")
-
-
-def action_id(text: str | int) -> int:
-    """Inverse of ``action_str`` (case-insensitive; ``"DONE"`` is ``PASS``)."""
-    if isinstance(text, (int, np.integer)):
-        return int(text)
-    key = text.strip().upper()
-    return _SPECIAL_IDS[key] if key in _SPECIAL_IDS else card_id(key)
 
 
 class FortyFive(Env[State, FortyFiveRules]):
@@ -281,85 +239,19 @@ class FortyFive(Env[State, FortyFiveRules]):
         """Shape of ``observe_full`` for this table."""
         return (_observe.full_observation_size(self.num_players),)
 
-    # ---------------- presentation hooks (cli): documented on core.env.Env; the words are
-    # in ``report.py`` (``report_module``)
-
-    report_module = "spoilfive_jax.games.forty_five.report"
-    # The analysis hooks (core.env.Env) call these modules' functions with the env first.
-    infer_module = "spoilfive_jax.games.forty_five.infer"
-    history_module = "spoilfive_jax.games.forty_five.history"
-
-    @property
-    def title(self) -> str:
-        from spoilfive_jax.games.forty_five.report import TITLES
-
-        return TITLES[self.id]
-
-    @property
-    def table_text(self) -> str:
-        from spoilfive_jax.core.present import teams_text
-
-        return f"{self.num_players} players ({teams_text(self.num_players, self.num_teams)})"
-
-    @property
-    def default_policy(self) -> str:
-        return "random"
-
-    @property
-    def has_turnup(self) -> bool:
-        return not self.rules.auction
-
-    def read_cards(self, text: str | list[str]) -> list[int]:
-        cards = parse_cards(text)
-        if JOKER in cards and not self.rules.joker:
-            raise ValueError("the joker (JK) is not in play: add --joker")
-        return cards
-
-    @property
-    def score_threshold(self) -> int | None:
-        return 15
-
-    @property
-    def tournament_note(self) -> str:
-        return "points: the seat's team's per hand; won: hands its team outscored the rest"
-
-    # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
-    # (deals from a counter hash of (seed, hand id); built-in policies on the ``fast`` kernel)
-
-    provider_module = "spoilfive_jax.games.forty_five.provider"
-    score_unit = "points"
-
-    def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
-        """``dealer`` deals every hand (each at a new game).  ``carried`` is Spoil Five's."""
-        if not isinstance(carried, (int, np.integer)) or isinstance(carried, bool) or carried:
-            raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
-        return super().deal_options(dealer, **options)
-
-    def play_sessions(
-        self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any
-    ) -> Any:
-        """Whole games to the target (``games.play_games``): options ``max_hands`` (30),
-        ``batch_size`` (4096)."""
-        from spoilfive_jax.games.forty_five.games import games
-
-        return games(key, self, lineup, seat_policy, num, **options)
-
-    def final_info(self, state: State) -> dict[str, Any]:
-        return {
-            "illegal": bool(state.illegal),
-            "hand_points": np.asarray(state.hand_points).tolist(),
-            "tricks_won": np.asarray(state.tricks_won).tolist(),
-        }
-
-    def state_text(self, state: State) -> str:
-        up, trump = int(state.turnup), int(state.trump)
-        head = (
-            f"{self.id}: phase {game.PHASE_NAMES[int(state.phase)]}, "
-            + (f"turn-up {card_text(up)}, " if up >= 0 else "")
-            + f"trump {'CDHS'[trump] if trump >= 0 else '-'}, "
-            f"tricks {np.asarray(state.tricks_won).tolist()}"
-        )
-        return "\n".join([head, *self._text_tail(state)])
+    # What the game can do beyond the core (``core.capabilities``), each a module of
+    # functions taking the env first.
+    capabilities: ClassVar[Mapping[type, object]] = {
+        caps.Rollouts: provider,
+        caps.RolloutKernel: provider,
+        caps.HandScoring: provider,
+        caps.Sessions: games,
+        caps.Analysis: infer,
+        caps.Positions: history,
+        caps.Presentation: report,
+        caps.TerminalPlay: report,
+        caps.AgentInfo: report,
+    }
 
 
 def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:

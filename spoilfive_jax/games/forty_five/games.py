@@ -26,7 +26,7 @@ from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 
-if TYPE_CHECKING:  # (env.py imports this module for ``FortyFive.play_sessions``)
+if TYPE_CHECKING:  # the type only: env.py declares this module as its game's Sessions
     from spoilfive_jax.games.forty_five.env import FortyFive
 
 
@@ -273,3 +273,16 @@ __all__ = [
     "random_policy",
     "rollout_hands",
 ]
+
+
+def play_sessions(
+    env: FortyFive, key: jax.Array, who: Lineup, seat_policy: np.ndarray, num: int, **options: Any
+) -> GameResult:
+    """The ``Sessions`` capability: ``num`` whole games to the target (options ``max_hands``
+    (30), ``batch_size`` (4096); another is a ``ValueError`` naming it)."""
+    unknown = set(options) - {"max_hands", "batch_size"}
+    if unknown:
+        raise ValueError(
+            f"{env.id} games take max_hands and batch_size, not {', '.join(sorted(unknown))}"
+        )
+    return games(key, env, who, seat_policy, num, **options)

@@ -45,6 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.infer as infer
 from spoilfive_jax.core.cards import card_str
 from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
@@ -54,7 +55,7 @@ from spoilfive_jax.core.position import (
     position_table,
     table_for,
 )
-from spoilfive_jax.games.forty_five.env import card_id
+from spoilfive_jax.games.forty_five.actions import card_id
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 _FIELDS = ("players", "dealer", "scores", "rules", "turnup", "player", "hand", "history")
@@ -192,7 +193,7 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     state = _replay(deal.start(env, scores), moves, p, apply, legal, deal)
 
     # Pass 2: one consistent deal of the unseen cards, replayed with every check.
-    world = jax.device_get(env.resample_hidden(jax.random.PRNGKey(0), state, p))
+    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, p))
     again = deal.from_world(world)
     final = _replay(again.start(env, scores), moves, p, apply, legal, again, check_all=True)
     return final

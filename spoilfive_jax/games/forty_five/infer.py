@@ -47,6 +47,21 @@ MAX_LEGAL = 6  # five cards and PASS/DONE; PASS, four bids and HOLD
 FIELDS = ("expected_points", "make_prob")
 
 
+def analysis_fields(env: Any) -> tuple[str, ...]:
+    """``FIELDS``: the seat's team's points, and (Auction) the chance the bid is made."""
+    return FIELDS
+
+
+def analysis_labels(env: Any) -> dict[str, str]:
+    """Table headings of ``FIELDS``."""
+    return {"expected_points": "points", "make_prob": "make %"}
+
+
+def max_legal_actions(env: Any) -> int:
+    """``MAX_LEGAL``."""
+    return MAX_LEGAL
+
+
 def _deck(rules: FortyFiveRules) -> Bits:
     return bits.const(range(53 if rules.joker else 52))
 
@@ -96,9 +111,9 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
     return spec, known
 
 
-def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array | int) -> State:
     """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand at
-    ``env``'s table: ``env.resample_hidden``): the other hands, the other seats' discards and the
+    ``env``'s table): the other hands, the other seats' discards and the
     stock are re-dealt."""
     p = jnp.asarray(player, jnp.int32)
     k_deal, k_rest = jax.random.split(key)

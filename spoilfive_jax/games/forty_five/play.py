@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import jax
 import jax.numpy as jnp
@@ -31,7 +31,7 @@ import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.present import SUIT_NAMES
 from spoilfive_jax.core.terminal import Quit, TerminalTable, prompt_action
-from spoilfive_jax.games.forty_five.env import FortyFive, card_id
+from spoilfive_jax.games.forty_five.actions import card_id
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
     BID_30,
@@ -59,6 +59,9 @@ from spoilfive_jax.games.forty_five.render import (
     trick_line,
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
+
+if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
+    from spoilfive_jax.games.forty_five.env import FortyFive
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]
 

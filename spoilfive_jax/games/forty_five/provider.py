@@ -24,6 +24,7 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.stats import query_stats, se
@@ -34,6 +35,23 @@ _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen 
 
 
 # ------------------------------------------------------------------------ deals and the kernel
+
+
+def score_unit(env: Any) -> str:
+    """Rewards are points (the seat's team's)."""
+    return "points"
+
+
+def deal_options(env: Any, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
+    """``dealer`` deals every hand (each at a new game).  ``carried`` is Spoil Five's."""
+    if not isinstance(carried, (int, np.integer)) or isinstance(carried, bool) or carried:
+        raise ValueError("carried is Spoil Five's pot; the Forty-Five family has none")
+    return generic.deal_options(env, dealer, **options)
+
+
+def score_threshold(env: Any) -> int | None:
+    """A score's ``p_above``: the chance of 15 points or more."""
+    return 15
 
 
 class Deal(NamedTuple):

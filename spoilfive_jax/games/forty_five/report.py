@@ -9,8 +9,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import JOKER_TEXT, card_str, card_symbol
 from spoilfive_jax.core.present import (
     FOLLOW,
@@ -28,7 +30,11 @@ from spoilfive_jax.core.present import (
     se_or_nan,
     teams_text,
 )
-from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.forty_five import game
+from spoilfive_jax.games.forty_five.actions import card_text, parse_cards
+from spoilfive_jax.games.forty_five.game import JOKER
+from spoilfive_jax.games.forty_five.play import play_family
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 VARIANTS = {
     "forty_five": "forty_five",
@@ -105,6 +111,73 @@ _TIE_BREAK = {
 }
 
 
+def title(env: Any) -> str:
+    """``"Forty-Five"``, ``"Twenty-Five"`` or ``"Auction Forty-Fives"``."""
+    return TITLES[env.id]
+
+
+def table_text(env: Any) -> str:
+    """``"4 players (0&2 v 1&3)"``."""
+    return f"{env.num_players} players ({teams_text(env.num_players, num_teams(env.num_players))})"
+
+
+def rule_options() -> tuple[RuleOption, ...]:
+    """``RULE_OPTIONS``."""
+    return RULE_OPTIONS
+
+
+def has_turnup(env: Any) -> bool:
+    """Turn-up games turn a card up for trump; Auction names trump."""
+    return not env.rules.auction
+
+
+def default_policy(env: Any) -> str:
+    """The random player."""
+    return "random"
+
+
+def read_cards(env: Any, text: str | list[str]) -> list[int]:
+    """Card ids of ``5H``, ``10♦``, ``JK`` ..., refusing the joker when it is not in play."""
+    cards = parse_cards(text)
+    if JOKER in cards and not env.rules.joker:
+        raise ValueError("the joker (JK) is not in play: add --joker")
+    return cards
+
+
+def tournament_note(env: Any) -> str:
+    """What a seat's points and wins mean at a team table."""
+    return "points: the seat's team's per hand; won: hands its team outscored the rest"
+
+
+# ---------------------------------------------------------------------------- AgentInfo
+
+
+def observation_low(env: Any) -> float:
+    """No bound is declared for the family's observations."""
+    return -float("inf")
+
+
+def final_info(env: Any, state: Any) -> dict[str, Any]:
+    """Whether the hand ended on an illegal action, the hand's points and the tricks won."""
+    return {
+        "illegal": bool(state.illegal),
+        "hand_points": np.asarray(state.hand_points).tolist(),
+        "tricks_won": np.asarray(state.tricks_won).tolist(),
+    }
+
+
+def state_text(env: Any, state: Any) -> str:
+    """The phase, the turn-up and trump, the tricks, then the trick and who is to act."""
+    up, trump = int(state.turnup), int(state.trump)
+    head = (
+        f"{env.id}: phase {game.PHASE_NAMES[int(state.phase)]}, "
+        + (f"turn-up {card_text(up)}, " if up >= 0 else "")
+        + f"trump {'CDHS'[trump] if trump >= 0 else '-'}, "
+        f"tricks {np.asarray(state.tricks_won).tolist()}"
+    )
+    return "\n".join([head, *generic.text_tail(env, state)])
+
+
 def rules_from_options(game_id: str, options: dict[str, Any]) -> FortyFiveRules:
     return FortyFiveRules(variant=VARIANTS[game_id], **options)  # type: ignore[arg-type]
 
@@ -130,10 +203,6 @@ def rules_in_force(env: Any) -> dict[str, Any]:
 
 def trump_order(suit: int, rules: FortyFiveRules) -> list[int]:
     """The trumps of ``suit`` highest first, the joker placed by the engine's own strengths."""
-    import jax.numpy as jnp
-
-    from spoilfive_jax.games.forty_five import game
-
     ids = np.arange(rules.deck_size)
     strength = np.asarray(game.trump_strength(jnp.asarray(ids), jnp.int32(suit), rules))
     trumps = ids[strength >= 0]
@@ -141,8 +210,6 @@ def trump_order(suit: int, rules: FortyFiveRules) -> list[int]:
 
 
 def rules_text(env: Any, suit: int | None) -> str:
-    from spoilfive_jax.games.forty_five import game
-
     rules: FortyFiveRules = env.rules
     scoring = "twenty_five" if rules.variant == "twenty_five" else rules.scoring
     hand = "all five tricks are played; " + _SCORING[scoring]
@@ -200,7 +267,7 @@ def rules_text(env: Any, suit: int | None) -> str:
     items.append(
         ("deal", f"{rules.deal_packets[0]} then {rules.deal_packets[1]} cards to each player")
     )
-    lines = [f"Rules ({env.title})", *item_lines(items)]
+    lines = [f"Rules ({title(env)})", *item_lines(items)]
     tops = len(game.top_trump_strengths(rules))
     for t in range(4) if suit is None else [suit]:
         lines += ranking_lines(t, trump_order(t, rules), tops)
@@ -213,10 +280,10 @@ def rules_text(env: Any, suit: int | None) -> str:
 def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: float) -> Report:
     n, h = len(names), s["hands"]
     t = s["mean_team_points"].shape[0]
-    title = (
-        f"{env.title} · {h:,} hands · {env.table_text} · "
+    heading = (
+        f"{title(env)} · {h:,} hands · {table_text(env)} · "
         f"{seconds:.1f} s ({s['hands_per_s']:,.0f} hands/s, compile included)\n"
-        f"rules: {env.rules_line()}"
+        f"rules: {rules_line(env)}"
     )
     seats = [
         [
@@ -258,7 +325,7 @@ def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: f
     parts.append(f"{s['mean_decisions']:.1f} decisions/hand")
     return Report(
         [
-            Table(title, ["seat", "team", "policy", "points/hand"], seats, left=3),
+            Table(heading, ["seat", "team", "policy", "points/hand"], seats, left=3),
             Table(
                 "teams (won: more points than every other team in the hand; "
                 "k tricks: % of hands in which the team took k tricks)",
@@ -320,7 +387,7 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Sequence[str], path: st
     left.set_xticks(seats, [f"{i}\n{names[int(i)]}\nteam {i % t}" for i in seats], fontsize=8)
     left.set_xlabel("seat (0 = dealer)")
     left.set_ylabel("points per hand (the seat's team)")
-    left.set_title(f"{env.title}: points by seat ({s['hands']:,} hands)")
+    left.set_title(f"{title(env)}: points by seat ({s['hands']:,} hands)")
     width = 0.8 / t
     for i in range(t):
         right.bar(
@@ -344,7 +411,7 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Sequence[str], path: st
 
 def score_records(env: Any, queries: Sequence[Any], scores: Any) -> list[dict[str, Any]]:
     """One JSON/CSV record per query (cards in machine text, ``card_str``)."""
-    t = env.num_teams
+    t = num_teams(env.num_players)
     return [
         {
             "hand": " ".join(card_str(c) for c in q.hand),
@@ -365,7 +432,7 @@ def score_records(env: Any, queries: Sequence[Any], scores: Any) -> list[dict[st
 def score_report(
     env: Any, queries: Sequence[Any], scores: Any, heading: str, threshold: int
 ) -> Report:
-    t, turnup = env.num_teams, env.has_turnup
+    t, turnup = num_teams(env.num_players), has_turnup(env)
     rows = []
     for i, q in enumerate(queries):
         row = [" ".join(card_symbol(c) for c in q.hand)]
@@ -390,12 +457,10 @@ def play_terminal(
 ) -> Any:  # fmt: skip
     """Terminal play of a whole game (``games/forty_five/play.py``) after a line saying what
     is played."""
-    from spoilfive_jax.games.forty_five.play import play_family
-
     cap = f", {hands} hand{'s' if hands > 1 else ''} at most" if hands else ""
-    teams = teams_text(env.num_players, env.num_teams)
+    teams = teams_text(env.num_players, num_teams(env.num_players))
     output.write(
-        f"{env.title}: you are seat {human} of {env.num_players} ({teams}), against "
+        f"{title(env)}: you are seat {human} of {env.num_players} ({teams}), against "
         f"{bots_name} bots; a game to {env.rules.goal}{cap}. Type hint (or ?) for advice, "
         "help, q to quit.\n"
     )

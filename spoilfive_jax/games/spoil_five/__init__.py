@@ -26,19 +26,29 @@ from spoilfive_jax.games.spoil_five.game import PASS as PASS
 from spoilfive_jax.games.spoil_five.game import PHASE_NAMES as PHASE_NAMES
 from spoilfive_jax.games.spoil_five.game import State as State
 from spoilfive_jax.games.spoil_five.game import state_bytes as state_bytes
+from spoilfive_jax.games.spoil_five.policies import HEURISTIC as HEURISTIC
+from spoilfive_jax.games.spoil_five.policies import RANDOM as RANDOM
 from spoilfive_jax.games.spoil_five.provider import HandScores as HandScores
+from spoilfive_jax.games.spoil_five.render import render_svg as render_svg
+from spoilfive_jax.games.spoil_five.render import render_text as render_text
 from spoilfive_jax.games.spoil_five.rules import Rules as Rules
+from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
 
 __all__ = [
     "CLAIM",
+    "HEURISTIC",
     "JINK",
     "NUM_ACTIONS",
     "PASS",
     "PHASE_NAMES",
+    "RANDOM",
     "HandScores",
     "Rules",
+    "SessionResult",
     "SpoilFive",
     "State",
     "action_str",
+    "render_svg",
+    "render_text",
     "state_bytes",
 ]

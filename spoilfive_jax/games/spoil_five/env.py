@@ -8,7 +8,8 @@ host-side step that refuses an illegal action instead of ending the hand.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -17,10 +18,13 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.observe as _observe
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.games.spoil_five import history, infer, provider, render, report, session
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
+from spoilfive_jax.games.spoil_five.policies import BUILTIN
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 
@@ -125,8 +129,6 @@ class SpoilFive(Env[State, Rules]):
         return ("random", "heuristic")
 
     def builtin_policy(self, name: str) -> PolicyFn:
-        from spoilfive_jax.games.spoil_five.policies import BUILTIN
-
         if name not in BUILTIN:
             raise ValueError(f"unknown policy {name!r} for spoil_five; built-in: random, heuristic")
         return BUILTIN[name]
@@ -150,60 +152,20 @@ class SpoilFive(Env[State, Rules]):
     def full_observation_shape(self) -> tuple[int, ...]:
         return _observe.full_observation_shape(self.num_players)
 
-    # ---------------- presentation hooks (cli): documented on core.env.Env; the words are
-    # in ``report.py`` (``report_module``)
-
-    report_module = "spoilfive_jax.games.spoil_five.report"
-    # The analysis hooks (core.env.Env) call these modules' functions with the env first.
-    infer_module = "spoilfive_jax.games.spoil_five.infer"
-    history_module = "spoilfive_jax.games.spoil_five.history"
-
-    @property
-    def title(self) -> str:
-        return "Spoil Five"
-
-    @property
-    def default_policy(self) -> str:
-        return "heuristic"
-
-    # ---------------- tools hooks (tools): see ``core.env.Env`` and ``provider``
-
-    provider_module = "spoilfive_jax.games.spoil_five.provider"
-    score_unit = "chips"
-
-    def deal_options(self, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
-        """``dealer`` deals every hand and ``carried`` chips from spoiled hands are in its pot."""
-        out = super().deal_options(dealer, **options)
-        if isinstance(carried, bool):
-            raise ValueError(f"carried must be an integer, got {carried!r}")
-        check_int("carried", carried, 0, None)
-        return {**out, "carried": int(carried)}
-
-    def play_sessions(
-        self, key: jax.Array, lineup: Any, seat_policy: np.ndarray, num: int, **options: Any
-    ) -> Any:
-        """Chip sessions (``session.play_sessions``): options ``max_hands``, ``stack``,
-        ``batch_size``."""
-        from spoilfive_jax.games.spoil_five.session import sessions
-
-        return sessions(key, self, lineup, seat_policy, num, **options)
-
-    observation_low = 0.0  # (observations are indicators and counts)
-
-    def final_info(self, state: State) -> dict[str, Any]:
-        return {
-            "winner": int(state.winner),
-            "illegal": bool(state.illegal),
-            "carried_out": int(state.carried_out),
-        }
-
-    def state_text(self, state: State) -> str:
-        head = (
-            f"phase {game.PHASE_NAMES[int(state.phase)]}, trump turn-up "
-            f"{action_str(int(state.turnup))}, pot {int(state.pot)}, "
-            f"tricks {np.asarray(state.tricks_won).tolist()}"
-        )
-        return "\n".join([head, *self._text_tail(state)])
+    # What the game can do beyond the core (``core.capabilities``), each a module of
+    # functions taking the env first.
+    capabilities: ClassVar[Mapping[type, object]] = {
+        caps.Rollouts: provider,
+        caps.RolloutKernel: provider,
+        caps.HandScoring: provider,
+        caps.Sessions: session,
+        caps.Analysis: infer,
+        caps.Positions: history,
+        caps.Presentation: report,
+        caps.TerminalPlay: report,
+        caps.Rendering: render.RENDERING,
+        caps.AgentInfo: report,
+    }
 
 
 def action_str(action: Any) -> str:

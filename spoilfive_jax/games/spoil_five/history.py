@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.infer as infer
 from spoilfive_jax.core.cards import NUM_CARDS, card_id, card_str
 from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
@@ -198,7 +199,7 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
 
     # Pass 2: one deal of the unseen cards consistent with the record, replayed with every
     # legality check (any failure: no consistent deal exists).
-    world = jax.device_get(env.resample_hidden(jax.random.PRNGKey(0), state, p))
+    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, p))
     hands = [_cards(world.hands.lo[s], world.hands.hi[s]) for s in range(n)]
     initial = [sorted(set(hands[s]) | set(by_seat[s])) for s in range(n)]
     if bool(world.robbed):

@@ -54,11 +54,26 @@ MAX_LEGAL = 6  # five cards and PASS (a rob decision); play has at most 5, a jin
 FIELDS = ("expected_chips", "win_prob", "spoil_prob")
 
 
+def analysis_fields(env: Any) -> tuple[str, ...]:
+    """``FIELDS``: the seat's net chips, the chance it takes the pot, the chance of a spoil."""
+    return FIELDS
+
+
+def analysis_labels(env: Any) -> dict[str, str]:
+    """Table headings of ``FIELDS``."""
+    return {"expected_chips": "chips", "win_prob": "win %", "spoil_prob": "spoil %"}
+
+
+def max_legal_actions(env: Any) -> int:
+    """``MAX_LEGAL``."""
+    return MAX_LEGAL
+
+
 def _zero() -> Bits:
     return Bits(jnp.uint32(0), jnp.uint32(0))
 
 
-def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSpec, Bits]:
+def hidden_spec(state: State, player: jax.Array | int, rules: Rules) -> tuple[HiddenSpec, Bits]:
     """(the constraints on what ``player`` cannot see, the cards it knows each seat holds).
 
     The second value (uint32[N] x 2) is ``player``'s own hand and the robbed turn-up while its
@@ -103,9 +118,9 @@ def hidden_spec(state: State, player: jax.Array, rules: Rules) -> tuple[HiddenSp
     return spec, known
 
 
-def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array) -> State:
+def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array | int) -> State:
     """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand
-    at ``env``'s table: ``env.resample_hidden``).
+    at ``env``'s table).
 
     ``player``'s hand and the public record are kept; the other hands, the rob discard (of
     another seat) and so the stock are re-dealt.  Jittable and vmappable.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import jax
 import jax.numpy as jnp
@@ -25,7 +25,6 @@ import numpy as np
 
 from spoilfive_jax.core.cards import NUM_CARDS, TRUMP_STRENGTH, card_id, card_symbol
 from spoilfive_jax.core.terminal import Quit, TerminalTable, prompt_action
-from spoilfive_jax.games.spoil_five.env import SpoilFive
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
     JINK,
@@ -45,6 +44,10 @@ from spoilfive_jax.games.spoil_five.render import (
     view,
 )
 from spoilfive_jax.games.spoil_five.rules import Rules
+
+if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
+    from spoilfive_jax.games.spoil_five.env import SpoilFive
+
 
 Policy = Callable[[jax.Array, State, jax.Array], jax.Array]
 _NAMED = {"pass": PASS, "jink": JINK, "claim": CLAIM}

@@ -17,13 +17,34 @@ import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
+from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import query_stats, se
+from spoilfive_jax.core.validate import check_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 OUTCOME_FIELDS = tuple(f for f in Outcome._fields if f != "done")
+
+
+def score_unit(env: Any) -> str:
+    """Rewards are chips."""
+    return "chips"
+
+
+def deal_options(env: Any, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
+    """``dealer`` deals every hand and ``carried`` chips from spoiled hands are in its pot."""
+    out = generic.deal_options(env, dealer, **options)
+    if isinstance(carried, bool):
+        raise ValueError(f"carried must be an integer, got {carried!r}")
+    check_int("carried", carried, 0, None)
+    return {**out, "carried": int(carried)}
+
+
+def score_threshold(env: Any) -> int | None:
+    """Spoil Five's scores take no threshold."""
+    return None
 
 
 class Deal(NamedTuple):

@@ -414,3 +414,17 @@ def render_svg(state: State, player: int | None = None) -> str:
         y += 18
     out.append("</svg>")
     return "\n".join(out)
+
+
+class _Rendering:
+    """The ``Rendering`` capability (``core.capabilities``): the pictures need nothing of the
+    env that the state does not hold."""
+
+    def render_text(self, env: Any, state: State, *, player: int | None = None) -> str:
+        return render_text(state, player)
+
+    def render_svg(self, env: Any, state: State, *, player: int | None = None) -> str:
+        return render_svg(state, player)
+
+
+RENDERING = _Rendering()

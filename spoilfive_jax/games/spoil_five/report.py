@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from spoilfive_jax.core.cards import card_str, card_symbol, trump_order
+from spoilfive_jax.core import generic
+from spoilfive_jax.core.cards import card_str, card_symbol, parse_cards, trump_order
 from spoilfive_jax.core.present import (
     FOLLOW,
     FOLLOW_HELP,
@@ -27,6 +28,8 @@ from spoilfive_jax.core.present import (
     ranking_lines,
     se_or_nan,
 )
+from spoilfive_jax.games.spoil_five.game import PHASE_NAMES
+from spoilfive_jax.games.spoil_five.play import play_terminal as play
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 RULE_OPTIONS = (
@@ -63,6 +66,68 @@ RULE_OPTIONS = (
         metavar="CHIPS",
     ),
 )
+
+
+def title(env: Any) -> str:
+    """``"Spoil Five"``."""
+    return "Spoil Five"
+
+
+def table_text(env: Any) -> str:
+    """``"5 players"``: each plays for themselves."""
+    return f"{env.num_players} players"
+
+
+def rule_options() -> tuple[RuleOption, ...]:
+    """``RULE_OPTIONS``."""
+    return RULE_OPTIONS
+
+
+def has_turnup(env: Any) -> bool:
+    """Every hand turns up a card for trump."""
+    return True
+
+
+def default_policy(env: Any) -> str:
+    """The heuristic."""
+    return "heuristic"
+
+
+def read_cards(env: Any, text: str | list[str]) -> list[int]:
+    """Card ids of ``5H``, ``10♦`` ... (no joker in Spoil Five)."""
+    return parse_cards(text)
+
+
+def tournament_note(env: Any) -> str:
+    """Chips need no note."""
+    return ""
+
+
+# ---------------------------------------------------------------------------- AgentInfo
+
+
+def observation_low(env: Any) -> float:
+    """Observations are indicators and counts."""
+    return 0.0
+
+
+def final_info(env: Any, state: Any) -> dict[str, Any]:
+    """Who took the pot, whether the hand ended on an illegal action, the pot carried out."""
+    return {
+        "winner": int(state.winner),
+        "illegal": bool(state.illegal),
+        "carried_out": int(state.carried_out),
+    }
+
+
+def state_text(env: Any, state: Any) -> str:
+    """The phase, the turn-up, the pot and the tricks, then the trick and who is to act."""
+    head = (
+        f"phase {PHASE_NAMES[int(state.phase)]}, trump turn-up "
+        f"{card_symbol(int(state.turnup))}, pot {int(state.pot)}, "
+        f"tricks {np.asarray(state.tricks_won).tolist()}"
+    )
+    return "\n".join([head, *generic.text_tail(env, state)])
 
 
 def rules_from_options(game_id: str, options: dict[str, Any]) -> Rules:
@@ -119,9 +184,9 @@ def rules_text(env: Any, suit: int | None) -> str:
 
 def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: float) -> Report:
     h = s["hands"]
-    title = (
-        f"{env.title} · {h:,} hands · {env.table_text} · {seconds:.1f} s "
-        f"({s['hands_per_s']:,.0f} hands/s, compile included)\nrules: {env.rules_line()}"
+    heading = (
+        f"{title(env)} · {h:,} hands · {table_text(env)} · {seconds:.1f} s "
+        f"({s['hands_per_s']:,.0f} hands/s, compile included)\nrules: {rules_line(env)}"
     )
     rows = [
         [
@@ -134,7 +199,7 @@ def rollout_report(env: Any, s: dict[str, Any], names: Sequence[str], seconds: f
         ]
         for i, name in enumerate(names)
     ]
-    table = Table(title, ["seat", "policy", "win %", "chips/hand"], rows, left=2)
+    table = Table(heading, ["seat", "policy", "win %", "chips/hand"], rows, left=2)
     line = (
         f"spoiled {plus_minus(s['spoil_rate'], se_or_nan(s['spoil_rate_se'], h), 100)} % · "
         f"jinked {100 * s['jink_rate']:.2f} % (won {100 * s['jink_success_rate']:.1f} %) · "
@@ -241,8 +306,6 @@ def play_terminal(
     hands: int | None, dealer: int, seed: int,
 ) -> Any:  # fmt: skip
     """Terminal play (``games/spoil_five/play.py``) after a line saying what is played."""
-    from spoilfive_jax.games.spoil_five.play import play_terminal as play
-
     hands = hands or 1
     output.write(
         f"Spoil Five: you are seat {human} of {env.num_players}, against {bots_name} bots; "

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
+import spoilfive_jax.games.spoil_five.provider as provider
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32
 from spoilfive_jax.games.spoil_five.provider import Deal
@@ -102,7 +103,7 @@ def sessions(
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     stack = positive_int("stack", stack)  # type: ignore[assignment]
     b = positive_int("batch_size", batch_size, allow_none=True)
-    keys = env.rollout_keys(key)
+    keys = provider.rollout_keys(env, key)
     size = batch_for(b or 4096, num_sessions)
     parts = []
     for first in range(0, num_sessions, size):
@@ -122,3 +123,17 @@ def sessions(
         np.concatenate([np.asarray(p[i]) for p in parts])[:num_sessions] for i in range(5)
     )
     return SessionResult(stacks, pot, played, over, chips, int(stack))
+
+
+def play_sessions(
+    env: Any, key: jax.Array, lineup: Lineup, seat_policy: np.ndarray, num: int, **options: Any
+) -> Any:
+    """The ``Sessions`` capability: ``num`` chip sessions (options ``max_hands``, ``stack``,
+    ``batch_size``; another is a ``ValueError`` naming it)."""
+    unknown = set(options) - {"max_hands", "stack", "batch_size"}
+    if unknown:
+        raise ValueError(
+            "spoil_five sessions take max_hands, stack and batch_size, not "
+            + ", ".join(sorted(unknown))
+        )
+    return sessions(key, env, lineup, seat_policy, num, **options)

@@ -1,0 +1,476 @@
+"""Capabilities: what a game can do beyond the core ``Env``, declared as typed objects.
+
+The core ``Env`` (``core.env``) is what every game must be: an id, seats, actions, ``init``, the
+step, observations, action text and built-in policies.  Everything else a tool needs is a
+*capability*: a ``typing.Protocol`` below, implemented by any object whose attributes match it
+(a module of functions, or an instance of a class), and declared by the game in its class's
+``capabilities`` mapping::
+
+    class SpoilFive(Env[State, Rules]):
+        capabilities = {**Env.capabilities, HandScoring: provider, Analysis: infer, ...}
+
+Every capability function takes the env first (``cap.outcome(env, state, rewards)``), so one
+module of plain functions serves every table and rules of its game.  A tool asks for what it
+needs with ``env.capability(HandScoring, "score_hands")``; a game that does not declare it gets
+one ``MissingCapability`` error naming the game and the capability.  Nothing falls back: a
+declared implementation that lacks a member (a misspelt function) is refused when the game's
+class is defined (``check_implementation``), and ``testing.api_test`` checks the behaviour of
+every capability a game declares.
+
+Every game has ``Rollouts`` and ``AgentInfo`` from the base class (``core.generic``: rollouts
+through the public step, the plain outcome record); a game replaces them by declaring its own.
+
+Batched arguments carry a leading batch axis B; ``ids`` uint32[B] are the hands' indices in the
+run, and a hand's deal and decisions depend only on the run's key material and its index (so
+results do not depend on the batch size or the number of devices).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+import jax
+import numpy as np
+
+if TYPE_CHECKING:  # the types only: core.env imports this module, never the reverse at run time
+    from spoilfive_jax.core.env import Env
+
+__all__ = [
+    "CAPABILITIES",
+    "AgentInfo",
+    "Analysis",
+    "HandScoring",
+    "MissingCapability",
+    "Positions",
+    "Presentation",
+    "Rendering",
+    "RolloutKernel",
+    "Rollouts",
+    "Sessions",
+    "TerminalPlay",
+    "check_implementation",
+    "declared",
+]
+
+Kernel = Callable[..., dict[str, jax.Array]]
+"""``kernel(deal, keys, ids, seat_policy) -> outcome``: see ``RolloutKernel``."""
+
+
+class MissingCapability(ValueError, NotImplementedError):
+    """A tool needs a capability the game does not declare (a ``ValueError``)."""
+
+
+@runtime_checkable
+class Rollouts(Protocol):
+    """How ``rollout``, ``evaluate`` and the scorer deal and record the hands of a run."""
+
+    def score_unit(self, env: Env[Any, Any]) -> str:
+        """What ``rewards`` count, for people: ``"chips"``, ``"points"``."""
+        ...
+
+    def rollout_keys(self, env: Env[Any, Any], key: jax.Array) -> Any:
+        """The key material of a run with PRNG ``key`` (a pytree, passed on as ``keys``)."""
+        ...
+
+    def deal_options(self, env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
+        """Validate the keyword options of ``rollout`` that shape every hand (``dealer``, and
+        a game's own) as host ints; ``ValueError`` for an unknown or bad one."""
+        ...
+
+    def rollout_deal(
+        self, env: Env[Any, Any], keys: Any, ids: jax.Array, options: dict[str, jax.Array]
+    ) -> Any:
+        """Jittable: the deals of hands ``ids`` (a pytree with batch axis B)."""
+        ...
+
+    def deal_states(self, env: Env[Any, Any], deal: Any) -> Any:
+        """Jittable: the batch of first states of ``deal``."""
+        ...
+
+    def hand_keys(self, env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
+        """Jittable: one PRNG key per hand for its decisions (decision t: ``fold_in(key, t)``)."""
+        ...
+
+    def outcome(self, env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
+        """Jittable, ONE finished hand: the record a rollout keeps (``RolloutResult``'s fields).
+        ``rewards`` float32[N] summed over the hand; the record holds ``rewards`` float32[N]
+        and ``decisions`` int32[] at least."""
+        ...
+
+    def summarize(self, env: Env[Any, Any], result: Any) -> dict[str, Any]:
+        """Host: the summary of a ``RolloutResult`` (``result.summary()``)."""
+        ...
+
+    def hands_won(self, env: Env[Any, Any], result: Any) -> np.ndarray:
+        """Host: bool[H, N], the hands each seat won (tournaments' win rate)."""
+        ...
+
+
+@runtime_checkable
+class RolloutKernel(Protocol):
+    """A faster way to play hands whose every seat plays a built-in policy."""
+
+    def rollout_kernel(self, env: Env[Any, Any], names: tuple[str, ...]) -> Kernel | None:
+        """``names``: the distinct built-in policies (``tools.policies.lineup`` order).  The
+        kernel ``kernel(deal, keys, ids, seat_policy) -> outcome`` (jittable; ``deal`` from
+        ``rollout_deal``/``known_deal``; ``seat_policy`` int32[N] indexes ``names``) plays the
+        same deals and returns the batched ``outcome`` record; None: no kernel for ``names``."""
+        ...
+
+
+@runtime_checkable
+class HandScoring(Protocol):
+    """``score_hands``: what a hand is worth to a seat that knows only its own cards."""
+
+    def score_threshold(self, env: Env[Any, Any]) -> int | None:
+        """The default threshold of a score's ``p_above`` (None: the game takes none)."""
+        ...
+
+    def check_turnup(self, env: Env[Any, Any], hands: np.ndarray, turnup: Any) -> np.ndarray:
+        """Host: check query ``hands`` int[Q, K] and the ``turnup`` the seat sees (one, or one
+        per query) and return the turn-ups int32[Q] (-1: none); ``ValueError`` naming a problem."""
+        ...
+
+    def known_deal(
+        self,
+        env: Env[Any, Any],
+        keys: Any,
+        ids: jax.Array,
+        hands: jax.Array,
+        turnup: jax.Array,
+        seat: jax.Array,
+    ) -> Any:
+        """Jittable: deals (as ``rollout_deal``) in which seat ``seat`` int32[B] holds ``hands``
+        int32[B, K] and sees ``turnup`` int32[B]; every unseen card dealt uniformly."""
+        ...
+
+    def query_samples(
+        self, env: Env[Any, Any], outcome: dict[str, jax.Array], seat: jax.Array
+    ) -> tuple[jax.Array, ...]:
+        """Jittable: the per-rollout samples of the query seat from a batched ``outcome``."""
+        ...
+
+    def hand_scores(
+        self, env: Env[Any, Any], samples: list[np.ndarray], num_rollouts: int, **options: Any
+    ) -> Any:
+        """Host: the score record of the queries from ``samples`` (each [Q, R])."""
+        ...
+
+
+@runtime_checkable
+class Sessions(Protocol):
+    """``play_sessions``: hands in sequence at one table (chip sessions, whole games)."""
+
+    def play_sessions(
+        self,
+        env: Env[Any, Any],
+        key: jax.Array,
+        lineup: Any,
+        seat_policy: np.ndarray,
+        num: int,
+        **options: Any,
+    ) -> Any:
+        """``num`` sessions; ``lineup`` from ``tools.policies.lineup``; ``ValueError`` for an
+        unknown option, naming it."""
+        ...
+
+
+@runtime_checkable
+class Analysis(Protocol):
+    """``analyze`` and ``pimc``: worlds consistent with what a seat knows, and playouts."""
+
+    def analysis_fields(self, env: Env[Any, Any]) -> tuple[str, ...]:
+        """The per-rollout values of ``playout``; the first is what ``best`` maximises."""
+        ...
+
+    def analysis_labels(self, env: Env[Any, Any]) -> dict[str, str]:
+        """Each field's words for people (table headings)."""
+        ...
+
+    def max_legal_actions(self, env: Env[Any, Any]) -> int:
+        """The most legal actions any decision can have."""
+        ...
+
+    def resample_hidden(self, env: Env[Any, Any], key: jax.Array, state: Any, player: Any) -> Any:
+        """One hand, jittable: a state drawn uniformly from the deals consistent with what
+        ``player`` knows."""
+        ...
+
+    def resample_hidden_many(
+        self, env: Env[Any, Any], key: jax.Array, state: Any, player: Any, count: int
+    ) -> Any:
+        """One hand, jittable: ``count`` independent worlds (leading axis [count])."""
+        ...
+
+    def playout(
+        self,
+        env: Env[Any, Any],
+        keys: jax.Array,
+        states: Any,
+        actions: jax.Array,
+        player: jax.Array,
+        policy: Any,
+    ) -> dict[str, jax.Array]:
+        """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand out
+        with ``policy`` at every seat; float32[B, L] per field for ``player`` int32[B]."""
+        ...
+
+
+@runtime_checkable
+class Positions(Protocol):
+    """Positions as text (``spoilfive analyze "players=5; ...; history=..."``)."""
+
+    def position_from_history(
+        self, env: Env[Any, Any], text: str | None = None, **fields: Any
+    ) -> Any:
+        """Host: the state of a position given as text or fields; a one-line ``ValueError``
+        naming the problem for an impossible or inconsistent history."""
+        ...
+
+    def position_env(self, env: Env[Any, Any], text: str | None = None, **fields: Any) -> Any:
+        """Host: the table the position names (its ``players=`` and ``rules=``)."""
+        ...
+
+
+@runtime_checkable
+class Presentation(Protocol):
+    """What the command line shows of a game (tables are ``core.present`` values; texts for
+    people write cards as ``10♦``, JSON/CSV records as ``TD``)."""
+
+    def title(self, env: Env[Any, Any]) -> str:
+        """The game's name for people, e.g. ``"Spoil Five"``."""
+        ...
+
+    def table_text(self, env: Env[Any, Any]) -> str:
+        """The table in words, e.g. ``"5 players"``."""
+        ...
+
+    def rule_options(self) -> tuple[Any, ...]:
+        """The ``core.present.RuleOption`` flags of the game's rules on the command line."""
+        ...
+
+    def rules_from_options(self, game_id: str, options: dict[str, Any]) -> Any:
+        """The rules of ``game_id`` from the given ``rule_options`` values."""
+        ...
+
+    def rules_line(self, env: Env[Any, Any]) -> str:
+        """The rules in force on one line, ``name=value ...``."""
+        ...
+
+    def rules_in_force(self, env: Env[Any, Any]) -> dict[str, Any]:
+        """Every rule field with its value in force (JSON ``"rules"``)."""
+        ...
+
+    def rules_text(self, env: Env[Any, Any], suit: int | None = None) -> str:
+        """``spoilfive rules``: the options in words and the card order."""
+        ...
+
+    def has_turnup(self, env: Env[Any, Any]) -> bool:
+        """Whether a hand has a turn-up card (a score query then names one)."""
+        ...
+
+    def default_policy(self, env: Env[Any, Any]) -> str:
+        """The built-in policy ``rollout`` and ``score`` use when none is given."""
+        ...
+
+    def read_cards(self, env: Env[Any, Any], text: str | list[str]) -> list[int]:
+        """Card ids from people's text, refusing cards not in this game."""
+        ...
+
+    def tournament_note(self, env: Env[Any, Any]) -> str:
+        """A line under a tournament's title saying what its unit means ("" for none)."""
+        ...
+
+    def rollout_report(
+        self, env: Env[Any, Any], summary: dict[str, Any], names: Any, seconds: float
+    ) -> Any:
+        """The ``Report`` of a rollout (``summary``: ``RolloutResult.summary()``)."""
+        ...
+
+    def summary_rows(
+        self, env: Env[Any, Any], summary: dict[str, Any], names: Any
+    ) -> tuple[list[str], list[Any]]:
+        """CSV of a rollout's summary, long format: (header, rows)."""
+        ...
+
+    def per_hand_columns(
+        self, env: Env[Any, Any], result: Any
+    ) -> tuple[tuple[str, ...], Any, str, str]:
+        """Per-hand records: (scalar fields, the per-seat block int[H, K], its JSON name, its
+        CSV column prefix)."""
+        ...
+
+    def plot_rollout(
+        self, plt: Any, env: Env[Any, Any], result: Any, names: Any, path: str
+    ) -> None:
+        """Draw the rollout's figure to ``path`` with matplotlib's ``plt``."""
+        ...
+
+    def score_records(self, env: Env[Any, Any], queries: Any, scores: Any) -> list[dict[str, Any]]:
+        """JSON/CSV records of ``score_hands`` results."""
+        ...
+
+    def score_report(
+        self, env: Env[Any, Any], queries: Any, scores: Any, heading: str, threshold: Any
+    ) -> Any:
+        """The ``Report`` of ``score_hands`` results under ``heading``."""
+        ...
+
+
+@runtime_checkable
+class TerminalPlay(Protocol):
+    """``spoilfive play``: a person against bots in a terminal (any text streams)."""
+
+    def play_terminal(
+        self,
+        env: Env[Any, Any],
+        input: Any,
+        output: Any,
+        *,
+        human: int,
+        bots: Any,
+        bots_name: str,
+        hands: int | None,
+        dealer: int,
+        seed: int,
+    ) -> Any:
+        """Play against ``bots``; ``hands`` None: the game's own default."""
+        ...
+
+
+@runtime_checkable
+class Rendering(Protocol):
+    """Pictures of one hand for people."""
+
+    def render_text(self, env: Env[Any, Any], state: Any, *, player: int | None = None) -> str:
+        """The hand as text (``player``: only that seat's cards face up; None: all)."""
+        ...
+
+    def render_svg(self, env: Env[Any, Any], state: Any, *, player: int | None = None) -> str:
+        """The hand as an SVG picture."""
+        ...
+
+
+@runtime_checkable
+class AgentInfo(Protocol):
+    """What RL wrappers (``rl.pettingzoo``) report besides observations."""
+
+    def observation_low(self, env: Env[Any, Any]) -> float:
+        """The least value an observation entry can take (a bound for observation spaces)."""
+        ...
+
+    def final_info(self, env: Env[Any, Any], state: Any) -> dict[str, Any]:
+        """Host: what a finished hand reports (PettingZoo's ``info``)."""
+        ...
+
+    def state_text(self, env: Env[Any, Any], state: Any) -> str:
+        """Host: a few lines on one hand for logs (PettingZoo's ``render``)."""
+        ...
+
+
+CAPABILITIES: tuple[type, ...] = (
+    Rollouts,
+    RolloutKernel,
+    HandScoring,
+    Sessions,
+    Analysis,
+    Positions,
+    Presentation,
+    TerminalPlay,
+    Rendering,
+    AgentInfo,
+)
+"""Every capability kind, in the order ``api_test`` checks them."""
+
+C = TypeVar("C")
+
+
+def members(kind: type) -> tuple[str, ...]:
+    """The names a ``kind`` asks for (its public functions)."""
+    return tuple(n for n, v in vars(kind).items() if not n.startswith("_") and callable(v))
+
+
+def check_implementation(game: str, kind: type, impl: object) -> None:
+    """``TypeError`` unless ``impl`` has every member of capability ``kind``, each callable and
+    taking at least the protocol's parameters.  For an instance of a class, its class may not
+    define public functions the capability does not have (a misspelt override would otherwise
+    leave the inherited one in force)."""
+    if kind not in CAPABILITIES:
+        raise TypeError(f"{game}: {kind!r} is not a capability (spoilfive_jax.capabilities)")
+    for name in members(kind):
+        fn = getattr(impl, name, None)
+        if not callable(fn):
+            raise TypeError(f"{game} declares {kind.__name__} by {_name(impl)}, which lacks {name}")
+        want = _params(getattr(kind, name), drop=1)
+        got = _params(fn, drop=0)
+        if got is not None and want is not None and not _accepts(got, want):
+            raise TypeError(
+                f"{game}: {_name(impl)}.{name} takes ({', '.join(got)}); {kind.__name__}.{name} "
+                f"is called with ({', '.join(want)})"
+            )
+    if not inspect.ismodule(impl):
+        known = _all_members(impl)
+        own = [
+            (n, v)
+            for klass in type(impl).__mro__
+            if klass.__module__ != "builtins"
+            for n, v in list(vars(klass).items())
+        ]
+        extra = sorted({n for n, v in own if not n.startswith("_") and callable(v)} - known)
+        if extra:
+            raise TypeError(
+                f"{game}: {type(impl).__name__} has {', '.join(extra)}, which no capability it "
+                f"is declared for has (misspelt?)"
+            )
+
+
+def _all_members(impl: object) -> set[str]:
+    return {n for kind in CAPABILITIES if isinstance(impl, kind) for n in members(kind)}
+
+
+def _name(impl: object) -> str:
+    return impl.__name__ if inspect.ismodule(impl) else type(impl).__name__  # type: ignore[attr-defined]
+
+
+def _params(fn: Any, drop: int) -> list[str] | None:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    return [
+        ("**" if p.kind is p.VAR_KEYWORD else "*" if p.kind is p.VAR_POSITIONAL else "") + p.name
+        for p in list(sig.parameters.values())[drop:]
+    ]
+
+
+def _accepts(got: list[str], want: list[str]) -> bool:
+    """Whether a function with parameters ``got`` can be called as the protocol's ``want``:
+    at least as many plain parameters (or ``*args``), and every keyword-only one by name (or
+    ``**kwargs``)."""
+    plain = [p for p in got if not p.startswith("*")]
+    varargs = any(p.startswith("*") and not p.startswith("**") for p in got)
+    if not varargs and len(plain) < len([p for p in want if not p.startswith("*")]):
+        return False
+    if any(p.startswith("**") for p in got):
+        return True
+    return all(p in plain for p in want if not p.startswith("*")) or len(plain) >= len(want)
+
+
+def declared(env: Env[Any, Any], kind: type[C]) -> C | None:
+    """The game's implementation of ``kind``, or None: for the optional fast paths alone
+    (``RolloutKernel``); a tool that needs a capability asks ``env.capability``."""
+    return type(env).capabilities.get(kind)  # type: ignore[return-value]
+
+
+def resolve(game: str, capabilities: Mapping[type, object], kind: type[C], needed_by: str) -> C:
+    """The implementation of ``kind`` in ``capabilities``, or ``MissingCapability``."""
+    impl = capabilities.get(kind)
+    if impl is None:
+        have = ", ".join(k.__name__ for k in capabilities) or "none"
+        why = f" ({needed_by} needs it)" if needed_by else ""
+        raise MissingCapability(
+            f"{game} does not declare the {kind.__name__} capability{why}; it declares: {have}"
+        )
+    return impl  # type: ignore[return-value]

@@ -1,0 +1,120 @@
+"""The capabilities every game has from the base ``Env``: ``Rollouts`` and ``AgentInfo``.
+
+Hands are dealt by the game's ``init`` and played through the public step; the record a rollout
+keeps of a hand is its rewards, tricks and decision count.  A game declares its own module in
+place of this one when it deals faster or records more (``core.capabilities``); it can reuse
+any function here by naming it in its own module (``hand_keys = generic.hand_keys``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import jax
+import numpy as np
+
+from spoilfive_jax.core.stats import se
+from spoilfive_jax.core.validate import check_int
+
+if TYPE_CHECKING:  # the types only: core.env declares this module as its default
+    from spoilfive_jax.core.env import Env
+
+
+# ---------------------------------------------------------------------------- Rollouts
+
+
+def score_unit(env: Env[Any, Any]) -> str:
+    """``"points"``."""
+    return "points"
+
+
+def rollout_keys(env: Env[Any, Any], key: jax.Array) -> Any:
+    """The run's key itself."""
+    return key
+
+
+def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
+    """``dealer`` only (0..N-1); any other option is refused by name."""
+    if options:
+        raise ValueError(f"{env.id} takes no rollout option {', '.join(options)}")
+    if isinstance(dealer, bool):
+        raise ValueError(f"dealer must be an integer, got {dealer!r}")
+    check_int("dealer", dealer, 0, env.num_players - 1)
+    return {"dealer": int(dealer)}
+
+
+def rollout_deal(env: Env[Any, Any], keys: Any, ids: jax.Array, options: dict[str, Any]) -> Any:
+    """The first states themselves: ``init(fold_in(fold_in(key, id), 0), dealer)``."""
+    deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
+    return jax.vmap(lambda k: env.init(k, options["dealer"]))(deal_keys)
+
+
+def deal_states(env: Env[Any, Any], deal: Any) -> Any:
+    """The deal is the states."""
+    return deal
+
+
+def hand_keys(env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
+    """``fold_in(fold_in(key, id), 1)``."""
+    return jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 1))(ids)
+
+
+def outcome(env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
+    """``rewards``, ``tricks_won`` and ``decisions``."""
+    return {"rewards": rewards, "tricks_won": state.tricks_won, "decisions": state._step_count}
+
+
+def summarize(env: Env[Any, Any], result: Any) -> dict[str, Any]:
+    """Hands, decisions and the mean reward of each seat with its standard error."""
+    r = result.rewards.astype(np.float64)
+    return {
+        "game": env.id,
+        "hands": result.num_hands,
+        "decisions": int(result.decisions.sum()),
+        "mean_rewards": r.mean(0),
+        "mean_rewards_se": se(r),
+        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+    }
+
+
+def hands_won(env: Env[Any, Any], result: Any) -> np.ndarray:
+    """A seat won the hands where its reward is the hand's best."""
+    r = result.rewards
+    return r == r.max(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------- AgentInfo
+
+
+def observation_low(env: Env[Any, Any]) -> float:
+    """No bound: ``-inf``."""
+    return -np.inf
+
+
+def final_info(env: Env[Any, Any], state: Any) -> dict[str, Any]:
+    """Whether the hand ended on an illegal action, and the tricks won."""
+    return {"illegal": bool(state.illegal), "tricks_won": np.asarray(state.tricks_won).tolist()}
+
+
+def state_text(env: Env[Any, Any], state: Any) -> str:
+    """The phase and tricks, then ``text_tail``."""
+    head = (
+        f"{env.id}: phase {env.phase_names[int(state.phase)]}, "
+        f"tricks {np.asarray(state.tricks_won).tolist()}"
+    )
+    return "\n".join([head, *text_tail(env, state)])
+
+
+def text_tail(env: Env[Any, Any], state: Any) -> list[str]:
+    """The current trick (where the state has ``trick_cards``) and who is to act, or the
+    rewards once the hand is over."""
+    trick = getattr(state, "trick_cards", None)
+    lines = []
+    if trick is not None:
+        cards = [env.action_str(int(c)) if c >= 0 else "--" for c in np.asarray(trick)]
+        lines.append("trick: " + " ".join(cards))
+    if bool(state.terminated):
+        lines.append(f"hand over: rewards {np.asarray(state.rewards).tolist()}")
+    else:
+        lines.append(f"to act: player_{int(state.current_player)}")
+    return lines
