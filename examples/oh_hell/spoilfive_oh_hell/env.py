@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -11,7 +12,9 @@ import numpy as np
 
 import spoilfive_oh_hell.game as game
 import spoilfive_oh_hell.observe as _observe
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_oh_hell import infer, report
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
 from spoilfive_oh_hell.policies import BUILTIN
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, OhHellRules, card_str, card_symbol, check_table
@@ -31,6 +34,13 @@ class OhHell(Env[State, OhHellRules]):
     default_num_players = 4
     phase_names = game.PHASE_NAMES
     num_actions = BID + OhHellRules().num_tricks + 1  # of the default rules; per table below
+    # What it can do beyond the core (``core.capabilities``): modules of functions taking the
+    # env first; rollouts and the RL wrappers' info are the base class's (``core.generic``).
+    capabilities: ClassVar[Mapping[type, object]] = {
+        **Env.capabilities,
+        caps.Analysis: infer,
+        caps.Presentation: report,
+    }
 
     def __init__(self, num_players: int | None = None, rules: OhHellRules | None = None) -> None:
         super().__init__(num_players, rules)
