@@ -150,10 +150,13 @@ def rollout_report(env: Any, summary: dict[str, Any], names: Any, seconds: float
             str(i),
             name,
             plus_minus(s["mean_rewards"][i], se_or_nan(s["mean_rewards_se"][i], h), digits=3),
+            f"{s['mean_bid'][i]:.2f}",
+            plus_minus(s["bid_made_rate"][i], se_or_nan(s["bid_made_rate_se"][i], h), 100, 1),
         ]
         for i, name in enumerate(names)
     ]
-    table = Table(head, ["seat", "policy", "points/hand"], rows, left=2)
+    columns = ["seat", "policy", "points/hand", "mean bid", "bid made %"]
+    table = Table(head, columns, rows, left=2)
     return Report([table], [f"{s['decisions'] / max(h, 1):.1f} decisions/hand"])
 
 
@@ -163,6 +166,9 @@ def summary_rows(env: Any, summary: dict[str, Any], names: Any) -> tuple[list[st
         ["mean_points", i, name, s["mean_rewards"][i], s["mean_rewards_se"][i]]
         for i, name in enumerate(names)
     ]
+    for i, name in enumerate(names):
+        rows.append(["mean_bid", i, name, s["mean_bid"][i], ""])
+        rows.append(["bid_made_rate", i, name, s["bid_made_rate"][i], s["bid_made_rate_se"][i]])
     rows += [[stat, "", "", s[stat], ""] for stat in ("hands", "decisions", "hands_per_s")]
     return ["stat", "seat", "policy", "value", "se"], rows
 

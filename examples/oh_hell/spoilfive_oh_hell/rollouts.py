@@ -1,0 +1,45 @@
+"""The ``Rollouts`` capability: the base class's (``core.generic``), with each hand's bids kept
+and the share of bids made in the summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from spoilfive_jax.core import generic
+from spoilfive_jax.core.stats import se
+
+score_unit = generic.score_unit
+rollout_keys = generic.rollout_keys
+rollout_deal = generic.rollout_deal
+deal_states = generic.deal_states
+hand_keys = generic.hand_keys
+hands_won = generic.hands_won
+
+
+def deal_options(env: Any, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:
+    """``dealer`` deals every hand.  ``carried`` (Spoil Five's pot, which ``spoilfive rollout``
+    passes to every game) must be 0: Oh Hell has no pot."""
+    if isinstance(carried, bool) or not isinstance(carried, (int, np.integer)) or carried:
+        raise ValueError(
+            f"oh_hell has no pot to carry chips into: carried must be 0, got {carried!r}"
+        )
+    return generic.deal_options(env, dealer, **options)
+
+
+def outcome(env: Any, state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
+    """The base record (rewards, tricks won, decisions) and the bids."""
+    return {**generic.outcome(env, state, rewards), "bids": state.bids}
+
+
+def summarize(env: Any, result: Any) -> dict[str, Any]:
+    """The base summary, and each seat's mean bid and share of bids made (with its s.e.)."""
+    made = (result.bids == result.tricks_won).astype(np.float64)
+    return {
+        **generic.summarize(env, result),
+        "mean_bid": result.bids.mean(0),
+        "bid_made_rate": made.mean(0),
+        "bid_made_rate_se": se(made),
+    }
