@@ -4,9 +4,10 @@
 
 ``heuristic``:
 
-1. Bidding: count the sure-looking tricks, the trumps from the jack up and the other aces, and
-   bid that (at most T); when that bid is barred (the dealer's restriction) bid the nearest
-   legal one, lower first.
+1. Bidding: add up the tricks the cards look worth (a trump queen, king or ace 1, a trump ten
+   or jack 1/2, a lower trump 1/4; another suit's ace 3/4, its king 1/2), round, and bid that
+   (at most T); when that bid is barred (the dealer's restriction) bid the nearest legal one,
+   lower first.
 2. Playing while short of the bid: lead the strongest card; following, win as cheaply as
    possible (the lowest card that beats the card winning so far), or throw the weakest card.
 3. Playing once the bid is made (or beaten): duck with the strongest card that loses to the
@@ -24,7 +25,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.env import PolicyFn
 from spoilfive_oh_hell.game import PHASE_BID
-from spoilfive_oh_hell.rules import ACE, BID, JACK, NUM_CARDS, NUM_SUITS
+from spoilfive_oh_hell.rules import ACE, BID, KING, NUM_CARDS, NUM_SUITS, QUEEN, TEN
 from spoilfive_oh_hell.state import State
 
 _SUIT = np.arange(NUM_CARDS) % NUM_SUITS
@@ -50,8 +51,12 @@ def strength(trump: jax.Array, led: jax.Array) -> jax.Array:
 
 def _bid(state: State, hand: jax.Array, trump: jax.Array) -> jax.Array:
     suit, rank = jnp.asarray(_SUIT), jnp.asarray(_RANK)
-    sure = hand & (((suit == trump) & (rank >= JACK)) | ((suit != trump) & (rank == ACE)))
-    want = jnp.minimum(sure.sum(), state.num_tricks)
+    quarters = jnp.where(
+        suit == trump,
+        jnp.where(rank >= QUEEN, 4, jnp.where(rank >= TEN, 2, 1)),
+        jnp.where(rank == ACE, 3, jnp.where(rank == KING, 2, 0)),
+    )
+    want = jnp.minimum((jnp.where(hand, quarters, 0).sum() + 2) // 4, state.num_tricks)
     k = jnp.arange(state.num_tricks + 1)
     legal = bits.to_bool(state.legal_set, state.num_actions)[BID:]
     cost = jnp.where(legal, 2 * jnp.abs(k - want) + (k > want), 1 << 20)
