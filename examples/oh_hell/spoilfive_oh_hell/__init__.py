@@ -7,6 +7,7 @@ num_players=4, num_tricks=5)``, the tools, the CLI and the RL wrappers find it. 
 ``policies``, ``env``.
 """
 
+from spoilfive_oh_hell import infer as infer
 from spoilfive_oh_hell.env import OhHell as OhHell
 from spoilfive_oh_hell.env import action_str as action_str
 from spoilfive_oh_hell.rules import BID as BID
