@@ -46,7 +46,7 @@ def proposal_spread(state, p: int, deals: list[tuple[int, ...]]) -> float:
     """max / min over ``deals`` of how likely the sampler's sequential proposal (seats dealt
     most constrained first, each a uniform card of what it may still take) makes each: > 1
     when the voids make the proposal itself non-uniform, so the acceptance step must fix it."""
-    unseen, _, allowed, _ = jax.device_get(infer.hidden(state, p))
+    _, _, allowed, _ = jax.device_get(infer.hidden(state, p))
     others = [x for x in range(4) if x != p]
     ok = {x: _seat_cards(allowed, x) for x in others}
     order = sorted(others, key=lambda x: len(ok[x]))
