@@ -15,7 +15,7 @@ import spoilfive_oh_hell.observe as _observe
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
-from spoilfive_oh_hell import infer, play, report, rollouts
+from spoilfive_oh_hell import agent, history, infer, play, report, rollouts
 from spoilfive_oh_hell.policies import BUILTIN
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, OhHellRules, card_str, card_symbol, check_table
 from spoilfive_oh_hell.state import State
@@ -35,11 +35,13 @@ class OhHell(Env[State, OhHellRules]):
     phase_names = game.PHASE_NAMES
     num_actions = BID + OhHellRules().num_tricks + 1  # of the default rules; per table below
     # What it can do beyond the core (``core.capabilities``): modules of functions taking the
-    # env first; the RL wrappers' info is the base class's (``core.generic``).
+    # env first.
     capabilities: ClassVar[Mapping[type, object]] = {
         **Env.capabilities,
         caps.Rollouts: rollouts,
+        caps.AgentInfo: agent,
         caps.Analysis: infer,
+        caps.Positions: history,
         caps.Presentation: report,
         caps.TerminalPlay: play,
     }

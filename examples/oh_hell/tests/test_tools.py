@@ -98,3 +98,37 @@ def test_cli_play_and_rules() -> None:
 def test_cli_refuses_a_bad_table() -> None:
     out = _cli("rollout", "--game", "oh_hell", "-n", "7", "--num-tricks", "8", "--hands", "4")
     assert out.returncode != 0 and "too many for 7 players" in out.stderr
+
+
+POSITION = (
+    "players=4; rules=num_tricks=3; dealer=0; trump=7D; player=3; hand=QS 4H 2C; "
+    "history=1:bid:1 2:bid:0 3:bid:1 0:bid:0 1:AC 2:KC"
+)
+
+
+def test_positions_from_text() -> None:
+    env = sf.position_env(ENV, POSITION)
+    state = sf.position_from_history(env, POSITION)
+    assert int(state.current_player) == 3 and state.bids.tolist() == [0, 1, 0, 1]
+    assert env.legal_actions(state) == sf_cards("2C")  # holding clubs, follow
+    for text, words in [
+        (POSITION.replace("hand=QS 4H 2C", "hand=QS 4H"), "the hand must be"),
+        (POSITION.replace("0:bid:0", "0:bid:1"), "history move 4: illegal action"),
+        (POSITION + " 3:QS", "cards seen twice"),
+        (POSITION.replace("player=3; hand=QS 4H 2C", "player=2; hand=QS 4H"), "seat 3 is to act"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            sf.position_from_history(env, text)
+
+
+def sf_cards(text: str) -> list[int]:
+    from spoilfive_oh_hell.rules import parse_cards
+
+    return parse_cards(text)
+
+
+def test_cli_analyze() -> None:
+    out = _cli("analyze", "--game", "oh_hell", "--samples", "8", "--json", "--quiet", POSITION)
+    assert out.returncode == 0, out.stderr
+    moves = json.loads(out.stdout)["moves"]
+    assert [m["text"] for m in moves] == ["2♣"]
