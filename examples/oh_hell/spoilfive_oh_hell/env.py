@@ -50,7 +50,7 @@ class OhHell(Env[State, OhHellRules]):
         super().__init__(num_players, rules)
         check_table(self.num_players, self.rules)
         # The action count depends on the rules (bids 0..T): an instance value over the class's.
-        self.num_actions = game.num_actions(self.rules)  # type: ignore[misc]
+        self.num_actions = game.num_actions(self.rules)
 
     @property
     def id(self) -> str:

@@ -210,7 +210,7 @@ def apply_action(state: State, action: jax.Array, rules: OhHellRules) -> State:
     next_player = jnp.where(trick_over, best_seat, nxt)
     next_player = jnp.where(hand_over, -1, next_player)
 
-    def pick(play_value: jax.Array, bid_value: jax.Array) -> jax.Array:
+    def pick(play_value: jax.Array, bid_value: jax.Array | int) -> jax.Array:
         return jnp.where(playing, play_value, bid_value)
 
     clear = trick_over

@@ -83,7 +83,10 @@ def _try(
         got = _pick(avail, sizes[x], jax.lax.dynamic_slice(u, (i * most,), (most,)), most)
         return (rem.without(got), log_w), got
 
-    (_, log_w), got = jax.lax.scan(seat, (unseen, jnp.float32(0.0)), jnp.arange(n))
+    scanned: tuple[tuple[Bits, jax.Array], Bits] = jax.lax.scan(
+        seat, (unseen, jnp.float32(0.0)), jnp.arange(n)
+    )
+    (_, log_w), got = scanned
     back = jnp.argsort(order)
     hands = Bits(got.lo[back], got.hi[back])
     k = sizes[order]
