@@ -93,11 +93,11 @@ def _rollout_chunk(
 class RolloutResult:
     """Per-hand outcomes of a rollout: host numpy arrays with H hands first, read as attributes
     (``result.rewards``, ``result.tricks_won``, ...).  Which fields there are is the game's
-    ``Env.outcome`` record; every game has ``rewards`` float32[H, N] (Spoil Five: net chips per
+    ``Rollouts.outcome`` record; every game has ``rewards`` float32[H, N] (Spoil Five: net chips per
     seat; the Forty-Five family: the hand's points of each seat's team) and ``decisions``
     int32[H].  Spoil Five adds ``tricks_won``, ``winner``, ``jinked``, ``jink_won``, ``robbed``,
-    ``robber``, ``carried_out``; the family adds ``team_points``, ``bid``, ``bidder`` too (and
-    ``winner`` -1, ``carried_out`` 0).  ``summary()`` is the game's (``Env.summarize``)."""
+    ``robber``, ``carried_out``; the family has ``team_points``, ``bid``, ``bidder`` instead of
+    ``winner`` and ``carried_out``.  ``summary()`` is the game's (``Rollouts.summarize``)."""
 
     fields: dict[str, np.ndarray]
     env: Env[Any, Any]

@@ -10,6 +10,7 @@ imports no game.
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import jax
@@ -20,6 +21,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import query_stats
 from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env
 from spoilfive_jax.tools.sharding import shard_batch
@@ -146,14 +148,22 @@ def check_queries(
 
 
 def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:
-    """The env of ``num_players`` and ``rules`` (a game's rules object; None: Spoil Five)."""
-    from spoilfive_jax.registry import available_games, env_class
-
+    """The env of ``num_players`` and ``rules`` (a registered game's rules object).  Without
+    either ``env`` or ``rules`` the table was Spoil Five's; that default is deprecated (a tool
+    names no game), and goes with the next release."""
+    if rules is None:
+        warnings.warn(
+            "score_hands without env= or rules= is deprecated: pass the table, e.g. "
+            "env=sf.make('spoil_five', 5)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return make("spoil_five", num_players)
     for game_id in available_games():
         cls = env_class(game_id)
-        if (rules is None and game_id == "spoil_five") or isinstance(rules, cls.rules_type):
+        if isinstance(rules, cls.rules_type):
             return cls(num_players, rules)
-    raise ValueError(f"rules must be the rules of a game, got {type(rules).__name__}")
+    raise ValueError(f"rules must be the rules of a registered game, got {type(rules).__name__}")
 
 
 __all__ = ["query_stats", "score_hands"]
