@@ -1,10 +1,11 @@
 """Rollouts: millions of whole hands of any game inside jitted loops, chunked on the host.
 
 Hand ``i`` of a rollout with key ``k`` is dealt and played from ``k`` and ``i`` alone (the game
-decides how: ``Env.rollout_keys``, ``Env.rollout_deal``, ``Env.hand_keys``), so results do not
-depend on the batch size, the chunking or the number of devices.  Hands whose every seat plays a
-built-in policy run on the game's kernel when it has one (``Env.rollout_kernel``); any other
-policy plays the same deals through ``env.step`` (``tools.policies.play_out``).
+decides how: ``Rollouts.rollout_keys``, ``Rollouts.rollout_deal``, ``Rollouts.hand_keys``), so
+results do not depend on the batch size, the chunking or the number of devices.  Hands whose every
+seat plays a built-in policy run on the game's kernel when it has one
+(``RolloutKernel.rollout_kernel``); any other policy plays the same deals through ``env.step``
+(``tools.policies.play_out``).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
 """
@@ -123,14 +124,14 @@ class RolloutResult:
         return int(self.fields["decisions"].shape[0])
 
     def summary(self) -> dict[str, Any]:
-        """The game's summary of the hands (``Env.summarize``): Spoil Five: win rate per seat,
+        """The game's summary of the hands (``Rollouts.summarize``): Spoil Five: win rate per seat,
         spoil and jink rates, mean chips per seat, with standard errors; the family: mean
         points per seat and team, team win rates, the trick distribution, jink, rob and bid
         rates."""
         return self.env.capability(caps.Rollouts).summarize(self.env, self)
 
     def hands_won(self) -> np.ndarray:
-        """bool[H, N]: the hands each seat won (``Env.hands_won``)."""
+        """bool[H, N]: the hands each seat won (``Rollouts.hands_won``)."""
         return self.env.capability(caps.Rollouts).hands_won(self.env, self)
 
 

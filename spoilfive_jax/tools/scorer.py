@@ -1,10 +1,10 @@
 """The batch scorer: what a hand is worth to a seat that knows its own five cards and the
 turn-up (``score_hands``), by determinized Monte Carlo over whole hands on the rollout engine.
 
-The game says how to deal around the known cards (``Env.known_deal``), what each rollout tells
-about the query seat (``Env.query_samples``) and what the estimates are called
-(``Env.hand_scores``: Spoil Five's ``HandScores``, the family's ``FamilyScores``).  This module
-imports no game.
+The game says how to deal around the known cards (``HandScoring.known_deal``), what each rollout
+tells about the query seat (``HandScoring.query_samples``) and what the estimates are called
+(``HandScoring.hand_scores``: Spoil Five's ``HandScores``, the family's ``FamilyScores``).  This
+module imports no game.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _score_chunk(
     seat_policy: jax.Array,
 ) -> tuple[jax.Array, ...]:
     """Rollouts ``first .. first+size-1`` (query = id // num_rollouts): the query seat's
-    samples (``Env.query_samples``)."""
+    samples (``HandScoring.query_samples``)."""
     ids = shard_batch(first + jnp.arange(size, dtype=U32))
     q = jnp.minimum(ids // num_rollouts.astype(U32), hands.shape[0] - 1).astype(I32)
     me = seat[q]
@@ -125,7 +125,7 @@ def check_queries(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
     checks every game shares here, the card ids and the turn-up by the game
-    (``Env.check_turnup``)."""
+    (``HandScoring.check_turnup``)."""
     h = np.asarray(hands)
     if h.ndim == 1:
         h = h[None]

@@ -87,8 +87,8 @@ def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
 
 
 def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
-    """The family's rollout kernel for the built-in policies ``names`` (see
-    ``Env.rollout_kernel``): every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
+    """The family's rollout kernel for the built-in policies ``names`` (``RolloutKernel``):
+    every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
     n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
         return None
