@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
         report["tournament_vs_heuristic"] = {
             "names": list(t.names),
-            "mean_chips": t.mean_chips.tolist(),
+            "mean_chips": t.mean_reward.tolist(),
             "ci95": t.ci95.tolist(),
             "win_rate": t.win_rate.tolist(),
             "deals": t.hands,

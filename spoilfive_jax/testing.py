@@ -38,6 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core.env import Env, transition
+from spoilfive_jax.registry import available_games, env_class, make
+from spoilfive_jax.tools.conformance import check_capabilities
 
 __all__ = ["api_test"]
 
@@ -56,12 +58,20 @@ _FIELDS: dict[str, tuple[Any, tuple[str | int, ...]]] = {
 }
 
 
-def api_test(env: Env[Any, Any], num: int = 100, *, seed: int = 0, no_jit: bool = True) -> None:
+def api_test(
+    env: Env[Any, Any],
+    num: int = 100,
+    *,
+    seed: int = 0,
+    no_jit: bool = True,
+    capabilities: bool = True,
+) -> None:
     """Check that ``env`` follows the game interface, over ``num`` random hands.
 
     ``seed`` picks the deals and the random actions; ``no_jit=False`` skips the comparison of
-    one decision taken without ``jax.jit`` (the slowest part for big tables).  Raises
-    ``AssertionError`` naming the first broken rule.
+    one decision taken without ``jax.jit`` (the slowest part for big tables).
+    ``capabilities``: also check every capability the game declares (``tools.conformance``).
+    Raises ``AssertionError`` naming the first broken rule.
     """
     if not isinstance(env, Env):
         raise ValueError(f"api_test takes a spoilfive_jax Env, got {type(env).__name__}")
@@ -73,6 +83,8 @@ def api_test(env: Env[Any, Any], num: int = 100, *, seed: int = 0, no_jit: bool 
     t.check_terminal_step(history[-1])
     t.check_illegal(history)
     t.check_single_hand(history, actions, no_jit)
+    if capabilities:
+        check_capabilities(env, history, seed)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -125,8 +137,6 @@ def _assert_same(a: Any, b: Any, what: str, skip: tuple[str, ...] = ()) -> None:
 
 
 def _check_surface(env: Env[Any, Any]) -> None:
-    from spoilfive_jax.registry import available_games, env_class, make
-
     name = f"{env!r}"
     assert isinstance(env.id, str) and env.id in available_games(), (
         f"{name}: env.id {env.id!r} is not one of available_games() {available_games()}"

@@ -228,7 +228,7 @@ def test_heuristic_beats_greedy() -> None:
     res = sf.evaluate(
         1, sf.forty_five.FortyFive(4), {"heuristic": "heuristic", "greedy": "greedy"}, 20_000
     )
-    h, g = res.mean_points
+    h, g = res.mean_reward
     assert h - g > res.ci95[0] + res.ci95[1]
 
 

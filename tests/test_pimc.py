@@ -50,7 +50,7 @@ def test_unbound_pimc_in_rollout_matches_the_bound_bot() -> None:
 def test_unbound_pimc_in_evaluate() -> None:
     res = sf.evaluate(1, SF3, {"pimc": sf.pimc(num_samples=2), "random": "random"}, num_hands=2)
     assert res.names == ("pimc", "random") and res.rotations == 6
-    assert np.all(np.isfinite(res.mean_chips))
+    assert np.all(np.isfinite(res.mean_reward))
 
 
 def test_unbound_pimc_in_a_family_rollout() -> None:

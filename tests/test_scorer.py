@@ -98,7 +98,7 @@ def test_evaluate_heuristic_beats_random_with_confidence():
     )
     assert res.rotations == 10  # lcm(5 seats, 2 policies)
     h, r = res.names.index("heuristic"), res.names.index("random")
-    assert res.mean_chips[h] - res.ci95[h] > res.mean_chips[r] + res.ci95[r]
+    assert res.mean_reward[h] - res.ci95[h] > res.mean_reward[r] + res.ci95[r]
     assert res.win_rate[h] > res.win_rate[r]
     assert "heuristic" in res.table() and "95% CI" in res.table()
 
@@ -106,4 +106,4 @@ def test_evaluate_heuristic_beats_random_with_confidence():
 def test_evaluate_same_policy_is_even():
     """Two copies of one policy: zero difference within the confidence interval."""
     res = sf.evaluate(6, sf.spoil_five.SpoilFive(4), {"a": "random", "b": "random"}, num_hands=3000)
-    assert abs(res.mean_chips[0] - res.mean_chips[1]) < 2 * max(res.ci95)
+    assert abs(res.mean_reward[0] - res.mean_reward[1]) < 2 * max(res.ci95)

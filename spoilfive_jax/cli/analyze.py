@@ -1,7 +1,7 @@
 """``spoilfive analyze``: every legal move of a position scored (``sf.analyze``).
 
 A position is one line of text read by the game (``Env.position_env`` for its table,
-``Env.position_from_history`` for the state), e.g. for Spoil Five
+``Positions.position_from_history`` for the state), e.g. for Spoil Five
 ``players=5; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history=1:rob 2:QC``; so this
 module never names a game.  ``--file`` reads one position a line (``#`` starts a comment).  An
 impossible or inconsistent history is a one-line error naming the position.

@@ -1,9 +1,9 @@
 """``--game``, ``--players`` and the rule options, built from what each game declares.
 
-Every registered game lists its flags (``Env.rule_options``, ``core.present.RuleOption``); a
-flag several games share is one argparse option.  The values are checked against the chosen
-game only after parsing, so ``--ante`` under ``--game forty_five`` is named as an option of
-another game, and a flag given twice with different values (``--jink --no-jink``) is refused.
+Every registered game lists its flags (``Presentation.rule_options``, ``core.present.RuleOption``);
+a flag several games share is one argparse option.  The values are checked against the chosen game
+only after parsing, so ``--ante`` under ``--game forty_five`` is named as an option of another game,
+and a flag given twice with different values (``--jink --no-jink``) is refused.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def add_game_options(p: argparse.ArgumentParser, players: bool = True) -> None:
         g.add_argument("-n", "--players", type=_players, help=f"2..10 (default {defaults}, ...)")
     owners: dict[str, list[tuple[list[str], RuleOption]]] = {}
     for cls, games in classes.items():
-        for opt in _class_words(cls).rule_options():
+        for opt in _flags_of(cls):
             owners.setdefault(opt.name, []).append((games, opt))
     groups: dict[str, argparse._ArgumentGroup] = {}
     for name, held in owners.items():
@@ -138,9 +138,7 @@ def rule_values(game: str, given: dict[str, tuple[str, str]]) -> dict[str, Any]:
     for name, (flag, raw) in given.items():
         if name not in opts:
             others = [
-                g
-                for g in available_games()
-                if name in {o.name for o in _class_words(env_class(g)).rule_options()}
+                g for g in available_games() if name in {o.name for o in _flags_of(env_class(g))}
             ]
             raise CliError(
                 f"{flag} is not an option of --game {game}; it is one of {', '.join(others)}"
@@ -192,3 +190,11 @@ def _class_words(cls: type[Env[Any, Any]]) -> caps.Presentation:
     """The ``Presentation`` a game's class declares (its rule flags are read before any table
     is made)."""
     return caps.resolve(cls.__name__, cls.capabilities, caps.Presentation, "the command line")
+
+
+def _flags_of(cls: type[Env[Any, Any]]) -> tuple[RuleOption, ...]:
+    """The rule flags of a game's class; none for a game without ``Presentation`` (the command
+    line lists the others' flags, and refuses that game by name when it is asked for)."""
+    if caps.Presentation not in cls.capabilities:
+        return ()
+    return tuple(_class_words(cls).rule_options())

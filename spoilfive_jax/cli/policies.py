@@ -3,7 +3,6 @@ search bot, ``sf.pimc``, K samples a decision) or ``agent:PATH``."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +42,8 @@ def load_agent(path: str) -> Any:
         raise CliError(f"an agent file must end in .npz or .msgpack, got {path!r}")
     if not p.is_file():
         raise CliError(f"agent file not found: {path}")
-    try:
-        module = importlib.import_module("spoilfive_jax.rl.agent")
+    try:  # the RL extra (flax, optax) loads only when an agent is asked for
+        from spoilfive_jax.rl import agent as module
     except ModuleNotFoundError as e:
         if e.name not in (None, "spoilfive_jax.rl.agent"):
             raise CliError(

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     records = [
         {
             "policy": name,
-            f"mean_{unit}": result.mean_chips[i],
+            f"mean_{unit}": result.mean_reward[i],
             "ci95": result.ci95[i],
             "win_rate": result.win_rate[i],
         }
@@ -97,11 +97,11 @@ def run(args: argparse.Namespace) -> int:
         )
         if words(env).tournament_note(env):
             title += "\n" + words(env).tournament_note(env)
-        order = np.argsort(-result.mean_chips)
+        order = np.argsort(-result.mean_reward)
         rows = [
             [
                 result.names[i],
-                f"{result.mean_chips[i]:+.4f}",
+                f"{result.mean_reward[i]:+.4f}",
                 f"± {result.ci95[i]:.4f}",
                 f"{100 * result.win_rate[i]:.2f}",
             ]

@@ -1,6 +1,6 @@
 """What a game hands the command line to show: tables, reports and its rule options.
 
-The presentation hooks of ``Env`` (see the block at the end of ``core.env.Env``) return these
+The ``Presentation`` capability (``core.capabilities``) returns these
 plain values; ``spoilfive_jax.cli`` prints them (rich or plain text), writes them as JSON/CSV
 and builds its ``--flags`` from them, without ever naming a game.
 """

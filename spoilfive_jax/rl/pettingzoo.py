@@ -25,7 +25,7 @@ Every game of ``sf.available_games()`` works the same way through the game inter
 (``core.env.Env``): ``env(game="forty_five", num_players=4)`` (also ``"twenty_five"`` and
 ``"auction_forty_fives"``; ``rules=`` a ``FortyFiveRules``) or ``env(table=sf.make(...))``; the
 environment's ``metadata["name"]`` is ``f"{game_id}_v0"``, ``info`` at the end of a hand is the
-game's ``Env.final_info`` and the text view its ``Env.state_text``.  For the family one
+game's ``AgentInfo.final_info`` and the text view its ``AgentInfo.state_text``.  For the family one
 episode is one hand (dealt with zero game scores): 64 actions (``FortyFive``), the family
 observation (layout in ``games.forty_five.observe``; its SCORES block can be negative), and
 rewards the hand's points for each seat's team on the step that ends it (``info``:

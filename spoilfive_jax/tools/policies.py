@@ -15,7 +15,7 @@ game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *poli
 ``env.max_decisions`` decisions; a finished hand stands); ``play_batch`` is the same loop for a
 batch, which skips a policy at the decisions where no hand needs it.  Every tool that plays hands
 with arbitrary policies uses them; a game may play its own built-in policies faster
-(``Env.rollout_kernel``).
+(``RolloutKernel.rollout_kernel``).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
 """

@@ -1,10 +1,11 @@
 """Rollouts: millions of whole hands of any game inside jitted loops, chunked on the host.
 
 Hand ``i`` of a rollout with key ``k`` is dealt and played from ``k`` and ``i`` alone (the game
-decides how: ``Env.rollout_keys``, ``Env.rollout_deal``, ``Env.hand_keys``), so results do not
-depend on the batch size, the chunking or the number of devices.  Hands whose every seat plays a
-built-in policy run on the game's kernel when it has one (``Env.rollout_kernel``); any other
-policy plays the same deals through ``env.step`` (``tools.policies.play_out``).
+decides how: ``Rollouts.rollout_keys``, ``Rollouts.rollout_deal``, ``Rollouts.hand_keys``), so
+results do not depend on the batch size, the chunking or the number of devices.  Hands whose every
+seat plays a built-in policy run on the game's kernel when it has one
+(``RolloutKernel.rollout_kernel``); any other policy plays the same deals through ``env.step``
+(``tools.policies.play_out``).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
 """
@@ -93,11 +94,11 @@ def _rollout_chunk(
 class RolloutResult:
     """Per-hand outcomes of a rollout: host numpy arrays with H hands first, read as attributes
     (``result.rewards``, ``result.tricks_won``, ...).  Which fields there are is the game's
-    ``Env.outcome`` record; every game has ``rewards`` float32[H, N] (Spoil Five: net chips per
+    ``Rollouts.outcome`` record; every game has ``rewards`` float32[H, N] (Spoil Five: net chips per
     seat; the Forty-Five family: the hand's points of each seat's team) and ``decisions``
     int32[H].  Spoil Five adds ``tricks_won``, ``winner``, ``jinked``, ``jink_won``, ``robbed``,
-    ``robber``, ``carried_out``; the family adds ``team_points``, ``bid``, ``bidder`` too (and
-    ``winner`` -1, ``carried_out`` 0).  ``summary()`` is the game's (``Env.summarize``)."""
+    ``robber``, ``carried_out``; the family has ``team_points``, ``bid``, ``bidder`` instead of
+    ``winner`` and ``carried_out``.  ``summary()`` is the game's (``Rollouts.summarize``)."""
 
     fields: dict[str, np.ndarray]
     env: Env[Any, Any]
@@ -123,14 +124,14 @@ class RolloutResult:
         return int(self.fields["decisions"].shape[0])
 
     def summary(self) -> dict[str, Any]:
-        """The game's summary of the hands (``Env.summarize``): Spoil Five: win rate per seat,
+        """The game's summary of the hands (``Rollouts.summarize``): Spoil Five: win rate per seat,
         spoil and jink rates, mean chips per seat, with standard errors; the family: mean
         points per seat and team, team win rates, the trick distribution, jink, rob and bid
         rates."""
         return self.env.capability(caps.Rollouts).summarize(self.env, self)
 
     def hands_won(self) -> np.ndarray:
-        """bool[H, N]: the hands each seat won (``Env.hands_won``)."""
+        """bool[H, N]: the hands each seat won (``Rollouts.hands_won``)."""
         return self.env.capability(caps.Rollouts).hands_won(self.env, self)
 
 

@@ -1,15 +1,16 @@
 """The batch scorer: what a hand is worth to a seat that knows its own five cards and the
 turn-up (``score_hands``), by determinized Monte Carlo over whole hands on the rollout engine.
 
-The game says how to deal around the known cards (``Env.known_deal``), what each rollout tells
-about the query seat (``Env.query_samples``) and what the estimates are called
-(``Env.hand_scores``: Spoil Five's ``HandScores``, the family's ``FamilyScores``).  This module
-imports no game.
+The game says how to deal around the known cards (``HandScoring.known_deal``), what each rollout
+tells about the query seat (``HandScoring.query_samples``) and what the estimates are called
+(``HandScoring.hand_scores``: Spoil Five's ``HandScores``, the family's ``FamilyScores``).  This
+module imports no game.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import jax
@@ -20,6 +21,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import query_stats
 from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env
 from spoilfive_jax.tools.sharding import shard_batch
@@ -41,7 +43,7 @@ def _score_chunk(
     seat_policy: jax.Array,
 ) -> tuple[jax.Array, ...]:
     """Rollouts ``first .. first+size-1`` (query = id // num_rollouts): the query seat's
-    samples (``Env.query_samples``)."""
+    samples (``HandScoring.query_samples``)."""
     ids = shard_batch(first + jnp.arange(size, dtype=U32))
     q = jnp.minimum(ids // num_rollouts.astype(U32), hands.shape[0] - 1).astype(I32)
     me = seat[q]
@@ -123,7 +125,7 @@ def check_queries(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
     checks every game shares here, the card ids and the turn-up by the game
-    (``Env.check_turnup``)."""
+    (``HandScoring.check_turnup``)."""
     h = np.asarray(hands)
     if h.ndim == 1:
         h = h[None]
@@ -146,14 +148,22 @@ def check_queries(
 
 
 def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:
-    """The env of ``num_players`` and ``rules`` (a game's rules object; None: Spoil Five)."""
-    from spoilfive_jax.registry import available_games, env_class
-
+    """The env of ``num_players`` and ``rules`` (a registered game's rules object).  Without
+    either ``env`` or ``rules`` the table was Spoil Five's; that default is deprecated (a tool
+    names no game), and goes with the next release."""
+    if rules is None:
+        warnings.warn(
+            "score_hands without env= or rules= is deprecated: pass the table, e.g. "
+            "env=sf.make('spoil_five', 5)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return make("spoil_five", num_players)
     for game_id in available_games():
         cls = env_class(game_id)
-        if (rules is None and game_id == "spoil_five") or isinstance(rules, cls.rules_type):
+        if isinstance(rules, cls.rules_type):
             return cls(num_players, rules)
-    raise ValueError(f"rules must be the rules of a game, got {type(rules).__name__}")
+    raise ValueError(f"rules must be the rules of a registered game, got {type(rules).__name__}")
 
 
 __all__ = ["query_stats", "score_hands"]

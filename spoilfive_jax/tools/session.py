@@ -1,7 +1,7 @@
 """Sessions: hands in sequence at one table, for any game (``play_sessions``), and
 ``auto_reset``, the pgx-style step wrapper for RL loops.
 
-What a session is belongs to the game (``Env.play_sessions``): Spoil Five plays chip sessions
+What a session is belongs to the game (``Sessions.play_sessions``): Spoil Five plays chip sessions
 (``games.spoil_five.session``: the pot carried, stacks, until a player is broke or the hand limit
 is reached); the Forty-Five family plays whole games to the target (``games.forty_five.games``).
 This module imports no game.

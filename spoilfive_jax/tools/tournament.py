@@ -1,7 +1,7 @@
 """Tournaments: how policies compare (``evaluate``), seats rotated over common deals.
 
-Any game: the unit is the game's (``Env.score_unit``: chips in Spoil Five, points in the
-Forty-Five family) and a hand "won" is the game's (``Env.hands_won``).  This module imports no
+Any game: the unit is the game's (``Rollouts.score_unit``: chips in Spoil Five, points in the
+Forty-Five family) and a hand "won" is the game's (``Rollouts.hands_won``).  This module imports no
 game.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any
 
 import jax
@@ -23,25 +24,33 @@ from spoilfive_jax.tools.rollout import check_env, rollout
 
 @dataclasses.dataclass(frozen=True)
 class TournamentResult:
-    """Mean chips (or points) per hand of each policy, seats rotated over the same deals.
+    """Mean reward per hand of each policy, seats rotated over the same deals.
 
-    For the Forty-Five family (``unit == "points"``) ``mean_chips`` holds mean POINTS per hand
-    (each seat scores its team's points for the hand; also ``mean_points``) and ``win_rate`` the
-    share of hands in which the seat's team scored more than every other team.
+    ``mean_reward`` is in the game's ``unit`` (``Rollouts.score_unit``: chips in Spoil Five,
+    the seat's team's points in the Forty-Five family); ``win_rate`` is the share of hands the
+    game counts as won (``Rollouts.hands_won``).  ``mean_chips`` and ``mean_points`` are the
+    old names of ``mean_reward``, kept one release with a ``DeprecationWarning``.
     """
 
     names: tuple[str, ...]
-    mean_chips: np.ndarray  # float64[P]: chips (family: points) per hand per seat held
+    mean_reward: np.ndarray  # float64[P]: reward per hand per seat held, in ``unit``
     ci95: np.ndarray  # float64[P]: half-width of the 95% confidence interval
     win_rate: np.ndarray  # float64[P]: share of hands won per seat occupied
     hands: int  # deals played (each under every rotation)
     rotations: int
-    unit: str = "chips"  # ``Env.score_unit``: "chips" (Spoil Five) or "points" (the family)
+    unit: str = "points"  # the game's ``Rollouts.score_unit``
+
+    @property
+    def mean_chips(self) -> np.ndarray:
+        """Deprecated: ``mean_reward``."""
+        warnings.warn("mean_chips is deprecated: use mean_reward", DeprecationWarning, 2)
+        return self.mean_reward
 
     @property
     def mean_points(self) -> np.ndarray:
-        """``mean_chips`` under its family name (points per hand)."""
-        return self.mean_chips
+        """Deprecated: ``mean_reward``."""
+        warnings.warn("mean_points is deprecated: use mean_reward", DeprecationWarning, 2)
+        return self.mean_reward
 
     def table(self) -> str:
         width = max(8, *(len(x) for x in self.names))
@@ -49,10 +58,10 @@ class TournamentResult:
         lines = [
             f"{'policy':<{width}}  {head:>10}  {'95% CI':>9}  {'win %':>6}",
         ]
-        order = np.argsort(-self.mean_chips)
+        order = np.argsort(-self.mean_reward)
         for i in order:
             lines.append(
-                f"{self.names[i]:<{width}}  {self.mean_chips[i]:+10.4f}  ±{self.ci95[i]:8.4f}"
+                f"{self.names[i]:<{width}}  {self.mean_reward[i]:+10.4f}  ±{self.ci95[i]:8.4f}"
                 f"  {100 * self.win_rate[i]:6.2f}"
             )
         lines.append(f"({self.hands} deals x {self.rotations} seatings)")

@@ -5,7 +5,7 @@ A policy is a built-in name (``"random"``, ``"greedy"``, ``"heuristic"``:
 ``FortyFive.policy_names``) or any jittable ``policy(key, state, player) -> action`` on ONE
 hand's ``forty_five.State``, the same contract as Spoil Five's policies; a list gives one
 policy per seat.  ``sf.play_sessions(key, env, policy, num_games, max_hands=...)`` plays whole
-games too (``FortyFive.play_sessions``).
+games too (the ``Sessions`` capability).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def games(
     max_hands: int = 30,
     batch_size: int = 4096,
 ) -> GameResult:
-    """``play_games`` with the policies resolved (``FortyFive.play_sessions``)."""
+    """``play_games`` with the policies resolved (the ``Sessions`` capability)."""
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     size = min(int(batch_size), int(num_games))

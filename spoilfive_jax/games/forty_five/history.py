@@ -23,7 +23,7 @@ One position a line, ``key=value`` fields separated by ``;`` (order free, case-i
   (another seat), ``P:exchange:5C,8H:QS,2D`` the player's own discards then the cards it drew
   (``P:exchange:0`` none); ``S:jink`` announced a jink.  A declined rob need not be written.
 
-``position_from_history(env, text)`` (``FortyFive.position_from_history``) returns a ``State``
+``position_from_history(env, text)`` (``Positions.position_from_history``) returns a ``State``
 whose public record is the history and whose hidden cards are one deal consistent with it, or
 raises a one-line ``ValueError``: a card seen twice, a move out of turn, an illegal play or bid,
 a rob by a seat that cannot rob, the wrong number of cards, a history no deal makes legal.

@@ -20,6 +20,7 @@ hands now, and nothing reads those positions again).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -220,11 +222,11 @@ def playout(
     policy: Any,
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand to its end with
-    ``policy`` at every seat through ``env._step`` (``env.analysis_playout``).  float32[B, L] per
+    ``policy`` at every seat through ``core.env.transition``.  float32[B, L] per
     ``FIELDS`` for seat ``player`` int32[B]: its team's points for the hand (``rewards``) and,
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
     per state, shared by its L playouts (common random numbers)."""
-    rules, step = env.rules, env._step
+    rules, step = env.rules, functools.partial(transition, env)
     b, width = actions.shape
 
     def tile(x: jax.Array) -> jax.Array:

@@ -87,8 +87,8 @@ def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
 
 
 def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
-    """The family's rollout kernel for the built-in policies ``names`` (see
-    ``Env.rollout_kernel``): every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
+    """The family's rollout kernel for the built-in policies ``names`` (``RolloutKernel``):
+    every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
     n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
         return None
@@ -106,18 +106,15 @@ def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
         dealer = jax.lax.optimization_barrier(deal.dealer)
         out = fast.play_hands(keys[0], ids, dealer, seat_kinds, n, rules, kinds, deck=deal.deck)
         assert isinstance(out, fast.Outcome)
-        b = ids.shape
         return {
             "rewards": out.team_points[:, team].astype(jnp.float32),
             "team_points": out.team_points,
             "tricks_won": out.tricks_won,
-            "winner": jnp.full(b, -1, jnp.int32),
             "decisions": out.decisions,
             "jinked": out.jinked,
             "jink_won": out.jink_won,
             "robbed": out.robbed,
             "robber": out.robber,
-            "carried_out": jnp.zeros(b, jnp.int32),
             "bid": out.bid,
             "bidder": out.bidder,
         }
@@ -132,7 +129,7 @@ def outcome(env: Any, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
     """What a rollout keeps of one finished hand (``RolloutResult``): ``rewards`` the hand's
     points of each seat's team, ``team_points`` per team, an announced jink (``jink="announced"``)
     and whether its team took all five tricks, the turn-up's robbing, the Auction bid and bidder
-    (0 and -1 elsewhere); ``winner`` -1 and ``carried_out`` 0 (a family hand has no pot)."""
+    (0 and -1 elsewhere).  No pot and no single winner: those are Spoil Five's."""
     del rewards  # (the hand's points: ``state.hand_points``)
     num_players = env.num_players
     team = game.team_of(num_players)
@@ -143,13 +140,11 @@ def outcome(env: Any, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
         "rewards": state.hand_points[team].astype(jnp.float32),  # (``rewards`` is zeroed by
         "team_points": state.hand_points,  # steps after the hand's end; ``hand_points`` stays)
         "tricks_won": state.tricks_won,
-        "winner": jnp.int32(-1),
         "decisions": state._step_count,
         "jinked": jinked,
         "jink_won": jinked & (team_tricks[jnp.maximum(state.jinker, 0) % t] == NUM_TRICKS),
         "robbed": state.robbed,
         "robber": state.robber,
-        "carried_out": jnp.int32(0),
         "bid": state.bid,
         "bidder": state.bidder,
     }

@@ -1,6 +1,7 @@
-"""The Forty-Five family's words for the command line: its rule options, the rules in words and
-the ranking (the joker placed by the engine's own strengths), rollout and score reports, the
-rollout plot.  ``FortyFive``'s presentation hooks call these (see ``core.env.Env``).
+"""The Forty-Five family's words for the command line: its rule options, the rules in words and the
+ranking (the joker placed by the engine's own strengths), rollout and score reports, the rollout
+plot.  ``FortyFive`` declares this module as its ``Presentation``, ``TerminalPlay`` and
+``AgentInfo`` (``core.capabilities``).
 """
 
 from __future__ import annotations

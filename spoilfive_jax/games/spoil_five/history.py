@@ -17,7 +17,7 @@ One position a line, ``key=value`` fields separated by ``;`` (order free, case-i
   written (it is hidden at the table).
 
 ``position_env(env, text)`` is the table the position names, ``position_from_history(env, text)``
-(``SpoilFive.position_from_history``) returns a ``State`` of that table whose
+(``Positions.position_from_history``) returns a ``State`` of that table whose
 public record is the history and whose hidden cards are one deal consistent with it (the
 analysis resamples them anyway), or raises a one-line ``ValueError`` naming the problem: a card
 seen twice, a move out of turn, an illegal play, a rob by a seat that cannot rob, the wrong

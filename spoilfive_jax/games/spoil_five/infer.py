@@ -20,6 +20,7 @@ discard and the stock.  ``playout`` plays batches of such states to the end on t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -226,7 +228,7 @@ def playout(
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] (legal) to the live ``states`` [B] and play every
     result to the end with ``policy`` at every seat of ``env``'s table (``env.analysis_playout``;
-    ``env._step``: the step of one hand).
+    ``core.env.transition``: the step of one hand).
 
     Returns float32[B, L] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips
     for the hand (``rewards``), whether it takes the pot, whether nobody does (a spoil or a
@@ -234,7 +236,7 @@ def playout(
     numbers).  Built-in policies run on the fast kernel (the state converted once, the actions
     applied there), any other jittable policy through ``step``.
     """
-    n, rules, step = env.num_players, env.rules, env._step
+    n, rules, step = env.num_players, env.rules, functools.partial(transition, env)
     if isinstance(policy, str) and policy not in BUILTIN:
         raise ValueError(f"unknown policy {policy!r}; use 'random', 'heuristic' or a callable")
     spec: BuiltinPolicy | Callable[..., Any] = (

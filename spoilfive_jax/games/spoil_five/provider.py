@@ -184,7 +184,7 @@ def play_fast(
 
 
 def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
-    """The fast kernel for the built-in policies ``names`` (see ``Env.rollout_kernel``)."""
+    """The fast kernel for the built-in policies ``names`` (``RolloutKernel``)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= {"random", "heuristic"}:
         return None

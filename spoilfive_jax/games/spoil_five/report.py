@@ -1,6 +1,7 @@
 """Spoil Five's words for the command line: its rule options, the rules in words and the ranking,
-rollout and score reports, the rollout plot.  ``SpoilFive``'s presentation hooks call these
-(see ``core.env.Env``); ``spoilfive_jax.cli`` prints what they return.
+rollout and score reports, the rollout plot.  ``SpoilFive`` declares this module as its
+``Presentation``, ``TerminalPlay`` and ``AgentInfo`` (see ``core.env.Env``); ``spoilfive_jax.cli``
+prints what they return.
 """
 
 from __future__ import annotations

@@ -1,0 +1,205 @@
+"""What ``testing.api_test`` checks of the capabilities a game declares (``core.capabilities``).
+
+Each check runs the capability the way the tools do, on a few small random hands, and raises
+``AssertionError`` naming the game, the capability and what broke:
+
+- every declared implementation has every member of its capability (``check_implementation``);
+- ``Rollouts``: a rollout's record holds ``rewards`` float32[N] and ``decisions`` int32 within
+  ``max_decisions``, and the same run split into other batches gives the same hands;
+- ``RolloutKernel``: for every built-in policy but ``random``, the kernel plays the same hands
+  as the public step does on the same deals (every record field both give);
+- ``Analysis``: a world drawn for the seat to act looks, to that seat, exactly like the
+  position (the same observation and legal actions), and ``playout`` gives one finite value
+  per field and legal action;
+- ``Sessions``: a few sessions run; ``HandScoring``: ``score_threshold`` is an int or None;
+- ``Presentation``, ``Rendering`` and ``AgentInfo``: their texts and records render for a
+  rollout, a live hand and a finished one; ``TerminalPlay`` quits cleanly on ``q``.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
+from spoilfive_jax.tools.policies import lineup, play_deals
+from spoilfive_jax.tools.rollout import rollout
+from spoilfive_jax.tools.session import play_sessions
+
+
+def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+    """Run every check that applies to ``env``'s declared capabilities; ``states`` are batched
+    states of a random playout (one per decision), the last one finished."""
+    declared = type(env).capabilities
+    for kind, impl in declared.items():
+        caps.check_implementation(env.id, kind, impl)
+    _rollouts(env, seed)
+    if caps.RolloutKernel in declared:
+        _kernel(env, seed)
+    if caps.Analysis in declared:
+        _analysis(env, states, seed)
+    if caps.Sessions in declared:
+        play_sessions(seed, env, "random", 2)
+    if caps.HandScoring in declared:
+        t = env.capability(caps.HandScoring).score_threshold(env)
+        assert t is None or isinstance(t, int), f"{env.id}: score_threshold gave {t!r}"
+    if caps.Presentation in declared:
+        _presentation(env, seed)
+    if caps.Rendering in declared:
+        _rendering(env, states)
+    if caps.TerminalPlay in declared:
+        _terminal(env, seed)
+    _agent_info(env, states)
+
+
+def _row(tree: Any, i: int) -> Any:
+    return jax.tree.map(lambda x: jnp.asarray(x)[i], tree)
+
+
+def _rollouts(env: Env[Any, Any], seed: int) -> None:
+    n = env.num_players
+    whole = rollout(seed, env, "random", num_hands=24, batch_size=24)
+    split = rollout(seed, env, "random", num_hands=24, batch_size=8)
+    assert whole.rewards.dtype == np.float32 and whole.rewards.shape == (24, n), (
+        f"{env.id} Rollouts: rewards are {whole.rewards.dtype}{list(whole.rewards.shape)}, "
+        f"expected float32[24, {n}]"
+    )
+    assert whole.decisions.dtype == np.int32 and (whole.decisions <= env.max_decisions).all(), (
+        f"{env.id} Rollouts: decisions must be int32 within max_decisions {env.max_decisions}"
+    )
+    for name in whole.fields:
+        a, b = np.asarray(getattr(whole, name)), np.asarray(getattr(split, name))
+        assert np.array_equal(a, b), (
+            f"{env.id} Rollouts: field {name} depends on the batch size (a hand's deal and "
+            "decisions must depend only on the run's key and the hand's id)"
+        )
+
+
+def _kernel(env: Env[Any, Any], seed: int) -> None:
+    rollouts = env.capability(caps.Rollouts)
+    keys = rollouts.rollout_keys(env, jax.random.PRNGKey(seed))
+    options = {k: jnp.full(16, v, jnp.int32) for k, v in rollouts.deal_options(env).items()}
+    ids = jnp.arange(16, dtype=jnp.uint32)
+    deal = rollouts.rollout_deal(env, keys, ids, options)
+    for name in env.policy_names:
+        if name == "random":  # (a kernel's random player may draw its own numbers)
+            continue
+        who, seat_policy = lineup(env, name)
+        fast = play_deals(env, who, keys, ids, deal, jnp.asarray(seat_policy))
+        slow_who = type(who)(who.policies, (None,) * len(who.names))  # through the step
+        slow = play_deals(env, slow_who, keys, ids, deal, jnp.asarray(seat_policy))
+        for field in sorted(set(fast) & set(slow)):
+            assert np.array_equal(np.asarray(fast[field]), np.asarray(slow[field])), (
+                f"{env.id} RolloutKernel: with {name!r} at every seat the kernel's {field} "
+                "differs from the public step's on the same deals"
+            )
+
+
+def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+    analysis = env.capability(caps.Analysis)
+    fields = analysis.analysis_fields(env)
+    labels = analysis.analysis_labels(env)
+    assert fields and all(f in labels for f in fields), f"{env.id} Analysis: a field lacks a label"
+    width = analysis.max_legal_actions(env)
+    key = jax.random.PRNGKey(seed)
+    for t, batch in enumerate(states[:: max(1, len(states) // 4)]):
+        live = np.flatnonzero(~np.asarray(batch.terminated))[:3]
+        for i in live.tolist():
+            state = _row(batch, i)
+            p = int(state.current_player)
+            assert int(np.asarray(state.legal_action_mask).sum()) <= width, (
+                f"{env.id} Analysis: more legal actions than max_legal_actions {width}"
+            )
+            worlds = analysis.resample_hidden_many(env, jax.random.fold_in(key, t), state, p, 4)
+            for w in range(4):
+                world = _row(worlds, w)
+                same = np.array_equal(
+                    np.asarray(env.observe(world, p)), np.asarray(env.observe(state, p))
+                )
+                assert same, (
+                    f"{env.id} Analysis: a resampled world changes what seat {p} observes "
+                    f"(decision {t}, hand {i})"
+                )
+                assert np.array_equal(
+                    np.asarray(world.legal_action_mask), np.asarray(state.legal_action_mask)
+                ), f"{env.id} Analysis: a resampled world changes the legal actions"
+    batch = states[0]
+    state = _row(batch, 0)
+    legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+    actions = jnp.asarray(legal[None, :], jnp.int32)
+    policy = env.builtin_policy("random")
+    one = jax.tree.map(lambda x: x[None], state)
+    player = jnp.asarray([int(state.current_player)], jnp.int32)
+    values = analysis.playout(env, key[None], one, actions, player, policy)
+    for f in fields:
+        v = np.asarray(values[f])
+        assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
+
+
+def _presentation(env: Env[Any, Any], seed: int) -> None:
+    words = env.capability(caps.Presentation)
+    for name in ("title", "table_text", "rules_line", "tournament_note", "default_policy"):
+        text = getattr(words, name)(env)
+        assert isinstance(text, str), f"{env.id} Presentation: {name} gave {text!r}"
+    assert words.default_policy(env) in env.policy_names, (
+        f"{env.id} Presentation: default_policy is not a built-in policy"
+    )
+    assert isinstance(words.rules_in_force(env), dict), f"{env.id}: rules_in_force"
+    assert isinstance(words.rule_options(), tuple), f"{env.id}: rule_options"
+    assert isinstance(words.rules_text(env, None), str), f"{env.id}: rules_text"
+    assert isinstance(words.has_turnup(env), bool), f"{env.id}: has_turnup"
+    result = rollout(seed, env, "random", num_hands=8)
+    names = ["random"] * env.num_players
+    summary = result.summary()
+    assert words.rollout_report(env, summary, names, 1.0) is not None
+    header, rows = words.summary_rows(env, summary, names)
+    assert header and rows and all(len(r) == len(header) for r in rows), (
+        f"{env.id} Presentation: summary_rows gives rows of another width than the header"
+    )
+    fields, block, _, _ = words.per_hand_columns(env, result)
+    assert all(hasattr(result, f) for f in fields) and np.shape(block)[0] == 8, (
+        f"{env.id} Presentation: per_hand_columns names fields the result lacks"
+    )
+
+
+def _rendering(env: Env[Any, Any], states: list[Any]) -> None:
+    pictures = env.capability(caps.Rendering)
+    for batch in (states[0], states[len(states) // 2], states[-1]):
+        state = _row(batch, 0)
+        text = pictures.render_text(env, state)
+        assert isinstance(text, str) and text, f"{env.id} Rendering: render_text is empty"
+        svg = pictures.render_svg(env, state)
+        assert svg.lstrip().startswith("<svg"), f"{env.id} Rendering: render_svg is no SVG"
+
+
+def _terminal(env: Env[Any, Any], seed: int) -> None:
+    out = io.StringIO()
+    env.capability(caps.TerminalPlay).play_terminal(
+        env,
+        io.StringIO("q\n"),
+        out,
+        human=0,
+        bots=env.builtin_policy("random"),
+        bots_name="random",
+        hands=1,
+        dealer=0,
+        seed=seed,
+    )
+    assert out.getvalue(), f"{env.id} TerminalPlay: nothing was written"
+
+
+def _agent_info(env: Env[Any, Any], states: list[Any]) -> None:
+    info = env.capability(caps.AgentInfo)
+    low = info.observation_low(env)
+    for batch in (states[0], states[-1]):
+        state = _row(batch, 0)
+        seen = float(np.asarray(env.observe(state, 0)).min())
+        assert seen >= low, f"{env.id} AgentInfo: an observation is below observation_low"
+        assert isinstance(info.state_text(env, state), str), f"{env.id}: state_text"
+    final = _row(states[-1], 0)
+    assert isinstance(info.final_info(env, final), dict), f"{env.id}: final_info"
