@@ -13,12 +13,14 @@ choices) / (an upper bound of that number), which makes the accepted deals exact
 Without voids every try is accepted.
 
 ``playout`` applies each candidate action and plays the hand out with a policy at every seat
-(``core.resample.play_out``, through the public step); its values for the player are the
-points scored (``expected_points``, what ``sf.analyze`` maximises) and whether the bid was made.
+(``core.resample.play_out``, through the public step, ``core.env.transition``); its values for
+the player are the points scored (``expected_points``, what ``sf.analyze`` maximises) and
+whether the bid was made.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
@@ -26,6 +28,7 @@ import jax.numpy as jnp
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.resample import play_out
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_oh_hell import game
@@ -192,8 +195,9 @@ def playout(
     def tile(x: jax.Array) -> jax.Array:
         return jnp.repeat(x, width, axis=0)
 
-    after = jax.vmap(env.step)(jax.tree.map(tile, states), actions.reshape(-1))
-    final, total = play_out(tile(keys), after, fn, env.step)
+    step = functools.partial(transition, env)  # the public step, unjitted (we are traced)
+    after = jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
+    final, total = play_out(tile(keys), after, fn, step)
     p = tile(jnp.asarray(player, jnp.int32))[:, None]
     points = jnp.take_along_axis(total, p, axis=1)[:, 0]
     made = jnp.take_along_axis(final.tricks_won == final.bids, p, axis=1)[:, 0] & ~final.illegal

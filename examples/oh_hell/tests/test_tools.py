@@ -29,7 +29,7 @@ def test_rollout_and_its_summary() -> None:
 def test_evaluate_heuristic_against_random() -> None:
     result = sf.evaluate(0, ENV, ["heuristic", "random"], 32)
     assert result.names == ("heuristic", "random") and result.unit == "points"
-    assert result.rotations == 4 and np.isfinite(result.mean_points).all()
+    assert result.rotations == 4 and np.isfinite(result.mean_reward).all()
 
 
 def test_analyze_and_pimc() -> None:
