@@ -12,6 +12,7 @@ here.  The registry names no game.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -66,7 +67,8 @@ def unregister(game_id: str) -> None:
 
 def _discover() -> None:
     """Register the games of the installed plugins, once (their ``spoilfive_jax.games`` entry
-    points); a plugin that fails to load is an error naming it."""
+    points).  A plugin that fails to load is left out with a ``RuntimeWarning`` naming it and
+    why, so one broken package does not break every game."""
     global _discovered
     if _discovered:
         return
@@ -75,10 +77,14 @@ def _discover() -> None:
         if ep.name in _GAMES:
             continue
         try:
-            factory = ep.load()
-        except Exception as e:  # a broken plugin names itself
-            raise ImportError(f"the game plugin {ep.name} = {ep.value} failed to load: {e}") from e
-        register(ep.name, factory)
+            register(ep.name, ep.load())
+        except Exception as e:  # a broken plugin names itself and is left out
+            warnings.warn(
+                f"the game plugin {ep.name} = {ep.value} failed to load and is left out: "
+                f"{type(e).__name__}: {e}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
 
 def available_games() -> tuple[str, ...]:

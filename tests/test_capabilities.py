@@ -184,8 +184,11 @@ def test_a_broken_plugin_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(registry, "entry_points", lambda group: [Point()])
     monkeypatch.setattr(registry, "_discovered", False)
-    with pytest.raises(ImportError, match="broken_game = nowhere:Nothing failed to load"):
-        sf.available_games()
+    with pytest.warns(RuntimeWarning, match="broken_game = nowhere:Nothing failed to load"):
+        games = sf.available_games()
+    assert "broken_game" not in games and "spoil_five" in games
+    with pytest.raises(ValueError, match="unknown game 'broken_game'"):
+        sf.make("broken_game")
 
 
 def test_old_top_level_names_warn_and_still_work() -> None:

@@ -42,7 +42,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--dealer", type=int_at_least(0), default=0, help="seat that deals")
     p.add_argument(
-        "--carried", type=int_at_least(0), default=0, help="chips carried in (Spoil Five's pot)"
+        "--carried",
+        type=int_at_least(0),
+        default=None,
+        help="chips carried in (Spoil Five's pot; passed on only when given)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_options(p)
@@ -76,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             args.batch,
             progress,
             dealer=args.dealer,
-            carried=args.carried,
+            **({} if args.carried is None else {"carried": args.carried}),
         )
     summary = result.summary()
     meta = {
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         "policies": names,
         "seed": args.seed,
         "dealer": args.dealer,
-        "carried": args.carried,
+        "carried": args.carried or 0,
     }
     if args.json is not None:
         if args.per_hand:
