@@ -289,10 +289,10 @@ def test_no_isinstance_against_another_games_class():
 def test_isinstance_scan_sees_a_branch(tmp_path):
     source = tmp_path / "probe.py"
     source.write_text(
-        "import spoilfive_jax as sf\n"
+        "import spoilfive_jax.games.spoil_five.env as sf5\n"
         "from spoilfive_jax.games.forty_five.env import FortyFive\n"
         "def f(env):\n"
-        "    return isinstance(env, (FortyFive, int)) or isinstance(env, sf.spoil_five.SpoilFive)\n"
+        "    return isinstance(env, (FortyFive, int)) or isinstance(env, sf5.SpoilFive)\n"
     )
     found = _type_checks("spoilfive_jax.tools.probe", source, _game_classes(), "probe.py")
     assert len(found) == 2, found

@@ -175,8 +175,11 @@ def test_json_writes_the_rules_in_force(capsys: pytest.CaptureFixture[str]) -> N
     data = json.loads(out)
     assert data["game"] == "spoil_five"
     assert data["rules"]["jink_bonus"] == 2  # the ante, in force; not null
-    assert sf.forty_five.FortyFive(4).rules_in_force()["target"] == 45
-    assert sf.make("auction_forty_fives").rules_in_force()["target"] == 120
+    words = sf.capabilities.Presentation
+    env = sf.forty_five.FortyFive(4)
+    assert env.capability(words).rules_in_force(env)["target"] == 45
+    env = sf.make("auction_forty_fives")
+    assert env.capability(words).rules_in_force(env)["target"] == 120
 
 
 def test_cards_with_suit_symbols_are_read_everywhere(capsys: pytest.CaptureFixture[str]) -> None:

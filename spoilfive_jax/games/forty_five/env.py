@@ -15,13 +15,17 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.games as games
+import spoilfive_jax.games.forty_five.history as history
+import spoilfive_jax.games.forty_five.infer as infer
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
+import spoilfive_jax.games.forty_five.provider as provider
+import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
-from spoilfive_jax.games.forty_five import games, history, infer, provider, report
 from spoilfive_jax.games.forty_five.actions import action_id as action_id
 from spoilfive_jax.games.forty_five.actions import action_str as action_str
 from spoilfive_jax.games.forty_five.actions import card_id as card_id

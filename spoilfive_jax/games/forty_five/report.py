@@ -13,6 +13,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import JOKER_TEXT, card_str, card_symbol
 from spoilfive_jax.core.present import (
@@ -31,7 +32,6 @@ from spoilfive_jax.core.present import (
     se_or_nan,
     teams_text,
 )
-from spoilfive_jax.games.forty_five import game
 from spoilfive_jax.games.forty_five.actions import card_text, parse_cards
 from spoilfive_jax.games.forty_five.game import JOKER
 from spoilfive_jax.games.forty_five.play import play_family

@@ -17,12 +17,17 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.history as history
+import spoilfive_jax.games.spoil_five.infer as infer
 import spoilfive_jax.games.spoil_five.observe as _observe
+import spoilfive_jax.games.spoil_five.provider as provider
+import spoilfive_jax.games.spoil_five.render as render
+import spoilfive_jax.games.spoil_five.report as report
+import spoilfive_jax.games.spoil_five.session as session
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
 from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import check_cards, check_int, concrete
-from spoilfive_jax.games.spoil_five import history, infer, provider, render, report, session
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import BUILTIN
 from spoilfive_jax.games.spoil_five.rules import Rules
