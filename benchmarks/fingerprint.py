@@ -174,11 +174,11 @@ SUITS, RANKS = "CDHS", "A23456789TJQK"
 
 
 def _array_digest(x: Any) -> str:
-    a = np.ascontiguousarray(np.asarray(x))
+    a = np.asarray(x)
     if a.dtype == object:
         raise TypeError(f"cannot hash an object array of shape {a.shape}")
-    shape = "[" + ",".join(str(d) for d in a.shape) + "]"
-    return f"{a.dtype.name} {shape} {hashlib.sha256(a.tobytes()).hexdigest()}"
+    shape = "[" + ",".join(str(d) for d in a.shape) + "]"  # "[]" for a scalar
+    return f"{a.dtype.name} {shape} {hashlib.sha256(a.tobytes(order='C')).hexdigest()}"
 
 
 def _text_digest(texts: Sequence[str]) -> str:
@@ -768,6 +768,7 @@ def meta(seconds: float) -> dict[str, Any]:
 
     return {
         "commit": git("rev-parse", "HEAD"),
+        "library_tree": git("rev-parse", "HEAD:spoilfive_jax"),  # equal trees: same library
         "library_modified": bool(git("status", "--porcelain", "--", "spoilfive_jax")),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "jax": jax.__version__,
@@ -790,7 +791,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--full", action="store_true", help="run every case (FULL_ONLY too)")
     p.add_argument("--rename", action="append", default=[], help="OLD=NEW, or a JSON file")
     p.add_argument("--strict", action="store_true", help="missing or new fields fail too")
-    p.add_argument("--note", help="a note for _meta")
+    p.add_argument("--meta", action="append", default=[], help="KEY=VALUE for _meta (--out)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("-q", "--quiet", action="store_true")
     args = p.parse_args(argv)
@@ -805,8 +806,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"fingerprint: {len(results)} cases in {seconds:.1f} s", file=sys.stderr)
     if args.out:
         info = meta(seconds)
-        if args.note:
-            info["note"] = args.note
+        info.update(m.split("=", 1) for m in args.meta)
         info["cases"] = "all (--full)" if args.full and not args.only else args.only or "default"
         Path(args.out).write_text(json.dumps({"_meta": info, **results}, indent=1) + "\n")
     if args.compare:
