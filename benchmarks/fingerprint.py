@@ -736,7 +736,7 @@ def compare(
             file=out,
         )
         for f in differ:
-            print(f"  differ   {f}: {_short(b[f])} -> {_short(n[f])}", file=out)
+            print(f"  differ   {f}\n    was {b[f]}\n    now {n[f]}", file=out)
         for f in missing:
             print(f"  missing  {f}", file=out)
         for f in added:
@@ -745,11 +745,6 @@ def compare(
     verdict = "identical" if not failed else f"{failed} case(s) changed"
     print(f"{total} cases: {clean} identical; {verdict}", file=out)
     return 1 if failed else 0
-
-
-def _short(d: str) -> str:
-    parts = d.split(" ")
-    return " ".join([*parts[:-1], parts[-1][:16]]) if len(parts) == 3 else d
 
 
 # ------------------------------------------------------------------------ main
