@@ -239,6 +239,18 @@ def digest(obj: Any, prefix: str = "", out: dict[str, str] | None = None) -> dic
     return out
 
 
+def part(out: dict[str, str], prefix: str, fn: Callable[[], Any], tree: bool = False) -> None:
+    """Digest ``fn()`` under ``prefix`` (``tree``: as a pytree, ``tree_digest``); if it raises,
+    record ``<prefix>.error`` instead, so one part of a case failing leaves the case's other
+    fields compared."""
+    try:
+        value = fn()
+    except Exception as e:
+        out[_join(prefix, "error")] = f"{type(e).__name__}: {e}"
+    else:
+        (tree_digest if tree else digest)(value, prefix, out)
+
+
 def tree_digest(tree: Any, prefix: str, out: dict[str, str]) -> dict[str, str]:
     """Every leaf of a pytree (a State), named by its path."""
     leaves, _ = jax.tree_util.tree_flatten_with_path(tree)
@@ -261,10 +273,15 @@ def cards(text: str) -> list[int]:
 
 @functools.cache
 def table(game: str, label: str) -> Any:
-    for lab, n, options in TABLES[game]:
+    for lab, n, options in tables_of(game):
         if lab == label:
-            return sf.make(game, n, **options)
+            return sf.make(game, n, **options) if n else sf.make(game)
     raise KeyError(label)
+
+
+def tables_of(game: str) -> list[tuple[str, int | None, dict[str, Any]]]:
+    """A game's tables: ``TABLES``, or for a game it does not name its default table."""
+    return TABLES.get(game) or [("default", None, {})]  # type: ignore[return-value]
 
 
 def _pick_random(key: jax.Array, mask: jax.Array) -> jax.Array:
@@ -343,7 +360,7 @@ def case_init(env: Any, first: bool) -> dict[str, str]:
         tree_digest(init(jax.random.PRNGKey(seed)), f"init{seed}", out)
     if first:  # (a table without the joker: 52 cards)
         deck = np.random.default_rng(5).permutation(52).astype(np.int32)
-        tree_digest(env.init_from_deck(deck, 1), "from_deck", out)
+        part(out, "from_deck", lambda: env.init_from_deck(deck, 1), tree=True)
     return out
 
 
@@ -380,8 +397,8 @@ def case_legal_actions(env: Any) -> dict[str, str]:
 
 def _rollout_digest(res: Any) -> dict[str, str]:
     out = digest(res)
-    digest(res.summary(), "summary", out)
-    digest(res.hands_won(), "hands_won", out)
+    part(out, "summary", res.summary)
+    part(out, "hands_won", res.hands_won)
     return out
 
 
@@ -407,11 +424,10 @@ def case_score(env: Any, game: str) -> dict[str, str]:
     res = sf.score_hands(23, hands, turnup, 1, env=env, policy=policy, num_rollouts=64)
     out = digest(res)
     if game == "spoil_five":  # the table form (num_players, rules) and per-query seats
-        res = sf.score_hands(
+        part(out, "by_rules", lambda: sf.score_hands(
             24, hands, turnup, [0, 1, 2], num_players=env.num_players, rules=env.rules,
             policy="heuristic", num_rollouts=64,
-        )  # fmt: skip
-        digest(res, "by_rules", out)
+        ))  # fmt: skip
     return out
 
 
@@ -421,14 +437,14 @@ def case_sessions(env: Any, game: str) -> dict[str, str]:
     else:
         res = sf.play_sessions(25, env, "greedy", 8, max_hands=12, batch_size=8)
     out = digest(res)
-    digest(res.summary(), "summary", out)
+    part(out, "summary", res.summary)
     return out
 
 
 def case_analyze(env: Any, state: Any, policy: str = "heuristic") -> dict[str, str]:
     res = sf.analyze(26, env, state, num_samples=48, policy=policy)
     out = digest(res)
-    out["table"] = _text_digest([res.table()])
+    part(out, "table", lambda: [res.table()])
     return out
 
 
@@ -573,8 +589,11 @@ def cases() -> list[tuple[str, Callable[[], dict[str, str]]]]:
     def env_call(game: str, label: str, fn: Callable[..., dict[str, str]], *a: Any, **kw: Any):
         return lambda: fn(table(game, label), *a, **kw)
 
-    for game, tables in TABLES.items():
-        for t, (label, n, _) in enumerate(tables):
+    games = list(TABLES)
+    with contextlib.suppress(Exception):  # a game TABLES does not name runs at its default table
+        games += [g for g in sf.available_games() if g not in TABLES]
+    for game in games:
+        for t, (label, n, _) in enumerate(tables_of(game)):
             name = f"{game}/{label}"
             tools = TOOLS.get(game, ()) if t == 0 else ()
             add(f"{name}/init", env_call(game, label, case_init, t == 0))

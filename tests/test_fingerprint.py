@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -60,6 +61,20 @@ def test_compare_fails_on_a_changed_value_and_maps_renames() -> None:
     assert _compare(fp, base, {"a/b": {"error": "boom"}})[0] == 1  # a case that now fails
     assert _compare(fp, base, {}, only=["a/b"])[0] == 1  # a case meant to run that did not
     assert _compare(fp, base, {}, only=["c/d"])[0] == 0  # baseline cases not run: not compared
+
+
+def test_a_failing_case_is_recorded_and_the_others_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    fp = _script()
+
+    def boom() -> dict:
+        raise ValueError("no such hook")
+
+    fake = [("x/boom", boom), ("x/fine", lambda: fp.digest({"a": np.arange(3), "seconds": 1.5}))]
+    monkeypatch.setattr(fp, "cases", lambda: fake)
+    got = fp.run(["x/boom", "x/fine"], verbose=False)
+    assert got["x/boom"] == {"error": "ValueError: no such hook"}
+    assert list(got["x/fine"]) == ["a"]  # (timing fields are left out)
+    assert got["x/fine"]["a"].startswith("int64 [3] ")
 
 
 @pytest.mark.slow
