@@ -459,10 +459,14 @@ TEXT_POSITIONS = {  # positions given as text, at the first table of the game
 
 
 def case_analyze_position(env: Any, game: str) -> dict[str, str]:
-    """A position given as text (``env.position_from_history``), or one reached by stepping."""
+    """A position given as text (``sf.position_from_history``; the method of the env before the
+    capabilities), or one reached by stepping."""
     out: dict[str, str] = {}
     if game in TEXT_POSITIONS:
-        state = env.position_from_history(TEXT_POSITIONS[game])
+        if hasattr(sf, "position_from_history"):
+            state = sf.position_from_history(env, TEXT_POSITIONS[game])
+        else:
+            state = env.position_from_history(TEXT_POSITIONS[game])
     else:
         state = _live_state(env, 29, 4)
     tree_digest(state, "position", out)

@@ -18,7 +18,9 @@ family 4) the rows are:
 Each ratio divides by pyspiel ``oh_hell``'s decisions/s (5 players, 5 tricks, random play in a
 Python loop; best of 5 windows) measured in the same process, at its start and at its end (the
 mean is used; both are printed, so a change of load shows).  Without ``open_spiel`` the ratios
-read ``n/a``.
+read ``n/a``.  With the Oh Hell plugin installed (``pip install -e examples/oh_hell``), its
+table is the same game as pyspiel's, at the same 5 players and 5 tricks: the one same-game
+comparison (``--games oh_hell``).
 
 Cores: XLA on CPU runs one program on one core, so each core setting (``--cores 1 all``) runs in
 its own process: this script spawns itself per setting (``--worker``), with that many XLA host
@@ -117,6 +119,10 @@ def sweep_sizes(text: str) -> list[int]:
 
 
 # ------------------------------------------------------------------------ measurements
+
+# The one same-game comparison: the Oh Hell plugin (``examples/oh_hell``, installed) at the
+# table of the pyspiel game every ratio divides by, so its ratios compare like with like.
+SAME_TABLE: dict[str, dict[str, int]] = {"oh_hell": {"num_players": 5, "num_tricks": 5}}
 
 
 def peer_rate(seconds: float) -> float | None:
@@ -270,7 +276,7 @@ def measure_game(game: str, cfg: argparse.Namespace) -> tuple[list[dict[str, Any
     """Every requested path of one game: (rows, sweeps)."""
     import spoilfive_jax as sf
 
-    env = sf.make(game)
+    env = sf.make(game, **SAME_TABLE.get(game, {}))
     rows: list[dict[str, Any]] = []
     sweeps: list[dict[str, Any]] = []
     sizes = sweep_sizes(cfg.sweep) if cfg.sweep else None

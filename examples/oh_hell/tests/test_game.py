@@ -127,7 +127,7 @@ def test_bad_deals(hands: np.ndarray, trump: int, dealer: int, words: str) -> No
         env.init_from_deal(hands, trump, dealer)
 
 
-@pytest.mark.parametrize(("n", "t"), [(3, 1), (6, 5)])
+@pytest.mark.parametrize(("n", "t"), [(3, 1), pytest.param(6, 5, marks=pytest.mark.slow)])
 def test_conformance(n: int, t: int) -> None:
     sf.testing.api_test(sf.make("oh_hell", num_players=n, num_tricks=t), num=8)
 
