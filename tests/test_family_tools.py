@@ -77,7 +77,9 @@ def test_summary_is_about_points_and_teams(result: sf.RolloutResult) -> None:
     assert gap > 5 * np.hypot(*s["mean_team_points_se"])
     assert np.isnan(s["bid_made_rate"]) and s["jink_rate"] == 0
     won = result.hands_won()
-    np.testing.assert_array_equal(won, ENV.hands_won(result))
+    np.testing.assert_array_equal(
+        won, ENV.capability(sf.capabilities.Rollouts).hands_won(ENV, result)
+    )
     assert won.shape == (HANDS, 4)
     np.testing.assert_allclose(won.mean(0), s["team_win_rate"][[0, 1, 0, 1]])
 
