@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
+import spoilfive_jax.rl
 from spoilfive_jax import cli
 from spoilfive_jax.games.spoil_five.play import Quit, TerminalGame, explain_illegal, play_terminal
 from spoilfive_jax.games.spoil_five.render import view
@@ -198,6 +199,7 @@ def test_missing_agent_module(
     agent = tmp_path / "a.npz"
     agent.write_bytes(b"")
     monkeypatch.setitem(sys.modules, "spoilfive_jax.rl.agent", None)  # as if not installed
+    monkeypatch.delattr(spoilfive_jax.rl, "agent", raising=False)
     rc, out, err = run(capsys, "rollout", "--policy", f"agent:{agent}")
     assert_one_line_error(rc, out, err, "agent policies need spoilfive_jax.rl.agent")
 
@@ -282,6 +284,7 @@ def test_agent_policy_resolves_through_load_policy(
     fake = types.ModuleType("spoilfive_jax.rl.agent")
     fake.load_policy = load_policy  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "spoilfive_jax.rl.agent", fake)
+    monkeypatch.setattr(spoilfive_jax.rl, "agent", fake, raising=False)
     spec = f"agent:{agent}"
     argv = ["rollout", *SMALL, "--policy", f"heuristic,{spec},{spec}", "--json", "-"]
     rc, out, err = run(capsys, *argv, "--quiet")
