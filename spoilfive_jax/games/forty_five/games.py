@@ -13,24 +13,25 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import positive_int
-from spoilfive_jax.games.forty_five.game import State
+from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 
-if TYPE_CHECKING:  # (env.py imports this module for ``FortyFive.play_sessions``)
-    from spoilfive_jax.games.forty_five.env import FortyFive
+# The family's environment (``env.FortyFive``), by its base class: env.py imports this module
+# (``FortyFive.play_sessions``), so this one names only what is below it.
+FamilyEnv = Env[State, FortyFiveRules]
 
 
-def _lineup(env: FortyFive, policy: PolicySpec) -> tuple[tuple[PolicyFn, ...], np.ndarray]:
+def _lineup(env: FamilyEnv, policy: PolicySpec) -> tuple[tuple[PolicyFn, ...], np.ndarray]:
     """(distinct policies, int32[N] index of each seat's policy); names through
     ``env.builtin_policy``."""
     who, seat_policy = lineup(env, policy)
@@ -38,7 +39,7 @@ def _lineup(env: FortyFive, policy: PolicySpec) -> tuple[tuple[PolicyFn, ...], n
 
 
 def _play_hand(
-    env: FortyFive,
+    env: FamilyEnv,
     policies: tuple[PolicyFn, ...],
     seat_policy: jax.Array,
     key: jax.Array,
@@ -77,7 +78,7 @@ class GameResult:
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def _games_chunk(
-    env: FortyFive,
+    env: FamilyEnv,
     policies: tuple[PolicyFn, ...],
     size: int,
     max_hands: int,
@@ -95,7 +96,7 @@ def _games_chunk(
             points = jnp.where(live, state.hand_points, 0)
             played = played + live.astype(jnp.int32)
             decisions = decisions + jnp.where(live, state._step_count, 0)
-            fresh = env.next_hand(jax.random.fold_in(hk, 1), state)
+            fresh = next_hand(jax.random.fold_in(hk, 1), state, env.rules)
             go_on = ~state.game_over
             state = jax.tree.map(lambda f, s: jnp.where(go_on, f, s), fresh, state)
             return (state, played, decisions), points
@@ -112,7 +113,7 @@ def _games_chunk(
 
 def play_games(
     key: jax.Array | int,
-    env: FortyFive,
+    env: FamilyEnv,
     policy: PolicySpec = "random",
     num_games: int = 1000,
     max_hands: int = 30,
@@ -130,7 +131,7 @@ def play_games(
 
 def games(
     key: jax.Array,
-    env: FortyFive,
+    env: FamilyEnv,
     who: Lineup,
     seat_policy: np.ndarray,
     num_games: int,
@@ -200,7 +201,7 @@ class HandResult:
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _hands_chunk(
-    env: FortyFive,
+    env: FamilyEnv,
     policies: tuple[PolicyFn, ...],
     size: int,
     key: jax.Array,
@@ -225,7 +226,7 @@ def _hands_chunk(
 
 def rollout_hands(
     key: jax.Array | int,
-    env: FortyFive,
+    env: FamilyEnv,
     policy: PolicySpec = "random",
     num_hands: int = 100_000,
     batch_size: int = 16384,
