@@ -20,6 +20,7 @@ one goes through ``_apply``), ``_settle`` (optional), ``legal_actions``, ``check
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
@@ -249,12 +250,22 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     legal = is_legal(state.legal_set, action, env.num_actions)
     played = env._apply(state, action)
     fouled = env._end_illegal(state)
-    done = state.replace(rewards=jnp.zeros_like(state.rewards))  # a finished hand stays
+    done = _zero_rewards(state)  # a finished hand stays, paying nothing
 
     def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
         return jnp.where(live, jnp.where(legal, p, f), d)
 
     return env._settle(jax.tree.map(choose, played, fouled, done))
+
+
+def _zero_rewards(state: Any) -> Any:
+    """``state`` with every reward field zeroed: ``rewards`` and any other float field whose
+    name ends in ``rewards`` (the family's ``game_rewards``), the convention ``api_test``
+    checks (rewards only on the step that ends a hand or a game)."""
+    names = ["rewards"]
+    if dataclasses.is_dataclass(state):
+        names = [f.name for f in dataclasses.fields(state) if f.name.endswith("rewards")]
+    return state.replace(**{n: jnp.zeros_like(getattr(state, n)) for n in names})
 
 
 _jit_step = jax.jit(transition, static_argnums=0)

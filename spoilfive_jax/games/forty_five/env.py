@@ -193,11 +193,6 @@ class FortyFive(Env[State, FortyFiveRules]):
     def _end_illegal(self, state: State) -> State:
         return game.end_illegal(state, self.rules)
 
-    def _finished(self, state: State) -> State:
-        return state.replace(
-            rewards=jnp.zeros_like(state.rewards), game_rewards=jnp.zeros_like(state.game_rewards)
-        )
-
     def action_str(self, action: Any) -> str:
         return action_str(action)
 
