@@ -1,4 +1,4 @@
-"""Speed of ``sf.analyze`` (issue 10): many positions x many samples, and one position with many
+"""Speed of ``sf.analyze``: many positions x many samples, and one position with many
 samples, on Spoil Five (5 players, seed rules, heuristic rollouts).  Prints the wall time
 (after a compile run), the rollouts and the decisions per second inside them.
 

@@ -1,6 +1,6 @@
 """The strategy study: the rule sheets' strategy tips answered with measured numbers.
 
-Runs every measurement of ``docs/strategy.md`` (questions 1-10 of issue 11) and writes the
+Runs every measurement of ``docs/strategy.md`` (its questions 1-10) and writes the
 numbers as JSON and the plots as PNG files:
 
     python examples/strategy_study.py --size quick --out /tmp/q/  # minutes on a 2-core CPU

@@ -1,4 +1,4 @@
-"""Position analysis (issue 10), Spoil Five: the information-state record, consistent
+"""Position analysis, Spoil Five: the information-state record, consistent
 resampling (every sampled world replays the public history legally; uniform against an exhaustive
 enumeration), ``analyze`` (independent of hidden cards and of the batch size, exact against
 enumerated random play, SE ~ 1/sqrt(K)) and the ``pimc`` bot."""

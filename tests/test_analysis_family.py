@@ -1,4 +1,4 @@
-"""Position analysis (issue 10) for the Forty-Five family: results independent of hidden cards
+"""Position analysis for the Forty-Five family: results independent of hidden cards
 and of the batch size, the family's fields (``expected_points``, ``make_prob`` in Auction) and
 the ``pimc`` bot's legality."""
 

@@ -48,7 +48,7 @@ def test_card_text():
         assert sf.card_id(sf.card_str(c)) == c
         assert sf.card_id(sf.card_str(c).lower()) == c
     assert sf.card_symbol(35) == "10♥"
-    for c in range(52):  # the people's notation reads back too (issue 13 item 12)
+    for c in range(52):  # the people's notation reads back too
         assert sf.card_id(sf.card_symbol(c)) == c
     assert sf.parse_cards("J♥ 10♦ a♠") == [36, 22, 39]
 
@@ -350,7 +350,7 @@ def test_checked_step_names_player_action_and_legal_actions():
         ENV3.checked_step(s, sf.card_id("5S"))
     msg = str(err.value)
     assert "player 2" in msg
-    assert f"{sf.card_id('5S')}" in msg and "5♠" in msg  # people's notation (issue 13)
+    assert f"{sf.card_id('5S')}" in msg and "5♠" in msg  # people's notation
     legal = ENV3.legal_actions(s)
     assert legal == sorted(sf.parse_cards("3D KC"))
     assert str(legal) in msg and "3♦" in msg and "K♣" in msg  # the legal ids and names

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "spoilfive_jax"
 MAX_LINES = 600
 
-# Work in progress on other branches of issue 9, by file; the lead empties these on merging.
+# Work in progress on other branches, by file; emptied when they merge.
 # (A file listed here is skipped by the scan; anything else that breaks a rule fails.)
 PENDING_ISINSTANCE: dict[str, str] = {}
 PENDING_SIZE: dict[str, str] = {}

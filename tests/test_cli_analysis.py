@@ -1,4 +1,4 @@
-"""The command line's position analysis (issue 10 items 2-4): ``pimc`` / ``pimc:K`` wherever a
+"""The command line's position analysis: ``pimc`` / ``pimc:K`` wherever a
 policy is named, ``hint`` (or ``?``) in terminal play, and ``spoilfive analyze``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Regressions of the command-line defects a new user hit (issue 13) and the shape of the CLI
-package (issue 9 item 5): each test would have caught its defect."""
+"""Regressions of the command-line defects a new user hit and the shape of the CLI
+package: each test would have caught its defect."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``pimc`` search bot wherever a policy works (issue 10 item 2): bound to an env
+"""The ``pimc`` search bot wherever a policy works: bound to an env
 (``sf.pimc(env, ...)``) or unbound (``sf.pimc(num_samples=...)``, bound by each tool to its
 env) in ``rollout``, ``evaluate``, ``score_hands`` and ``play_sessions``, at tiny sizes."""
 

@@ -1,6 +1,7 @@
 """The generic tools (``spoilfive_jax.tools``) are written once for every game: they import
-no game package and reach each game through ``core.env.Env``; plus the library defects of
-issue 13 they fixed (bad sizes, built-in names everywhere, submodules, ``auto_reset``)."""
+no game package and reach each game through ``core.env.Env`` and its capabilities; plus
+regressions of library defects a new user hit (bad sizes, built-in names everywhere,
+submodules, ``auto_reset``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What the commands write: tables (rich when installed, else plain text), JSON, CSV, and the
-checks on every output target made before any work starts (issue 13 item 1).
+checks on every output target made before any work starts.
 """
 
 from __future__ import annotations
