@@ -403,12 +403,10 @@ def check_implementation(game: str, kind: type, impl: object) -> None:
         fn = getattr(impl, name, None)
         if not callable(fn):
             raise TypeError(f"{game} declares {kind.__name__} by {_name(impl)}, which lacks {name}")
-        want = _params(getattr(kind, name), drop=1)
-        got = _params(fn, drop=0)
-        if got is not None and want is not None and not _accepts(got, want):
+        if not _callable_as(fn, getattr(kind, name)):
             raise TypeError(
-                f"{game}: {_name(impl)}.{name} takes ({', '.join(got)}); {kind.__name__}.{name} "
-                f"is called with ({', '.join(want)})"
+                f"{game}: {_name(impl)}.{name}{_signature(fn)} cannot be called as "
+                f"{kind.__name__}.{name}{_signature(getattr(kind, name))} is"
             )
     if not inspect.ismodule(impl):
         known = _all_members(impl)
@@ -434,28 +432,28 @@ def _name(impl: object) -> str:
     return impl.__name__ if inspect.ismodule(impl) else type(impl).__name__  # type: ignore[attr-defined]
 
 
-def _params(fn: Any, drop: int) -> list[str] | None:
+def _signature(fn: Any) -> str:
     try:
-        sig = inspect.signature(fn)
+        return str(inspect.signature(fn))
     except (TypeError, ValueError):
-        return None
-    return [
-        ("**" if p.kind is p.VAR_KEYWORD else "*" if p.kind is p.VAR_POSITIONAL else "") + p.name
-        for p in list(sig.parameters.values())[drop:]
-    ]
+        return "(...)"
 
 
-def _accepts(got: list[str], want: list[str]) -> bool:
-    """Whether a function with parameters ``got`` can be called as the protocol's ``want``:
-    at least as many plain parameters (or ``*args``), and every keyword-only one by name (or
-    ``**kwargs``)."""
-    plain = [p for p in got if not p.startswith("*")]
-    varargs = any(p.startswith("*") and not p.startswith("**") for p in got)
-    if not varargs and len(plain) < len([p for p in want if not p.startswith("*")]):
-        return False
-    if any(p.startswith("**") for p in got):
+def _callable_as(fn: Any, spec: Any) -> bool:
+    """Whether ``fn`` accepts the call a tool makes of the protocol member ``spec``: its
+    positional parameters (``self`` aside) by position, its keyword-only ones by name."""
+    try:
+        sig, want = inspect.signature(fn), inspect.signature(spec)
+    except (TypeError, ValueError):  # a builtin without a signature: trust it
         return True
-    return all(p in plain for p in want if not p.startswith("*")) or len(plain) >= len(want)
+    params = list(want.parameters.values())[1:]
+    args = [None for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    kwargs = {p.name: None for p in params if p.kind is p.KEYWORD_ONLY}
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
 
 
 def declared(env: Env[Any, Any], kind: type[C]) -> C | None:

@@ -227,7 +227,7 @@ def playout(
     policy: Any,
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] (legal) to the live ``states`` [B] and play every
-    result to the end with ``policy`` at every seat of ``env``'s table (``env.analysis_playout``;
+    result to the end with ``policy`` at every seat of ``env``'s table (``Analysis.playout``;
     ``core.env.transition``: the step of one hand).
 
     Returns float32[B, L] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips
