@@ -1,109 +1,141 @@
-"""Helpers of the batch-major rollout kernels, shared by every game's kernel: small integers
-packed in one int32 word, per-seat selection from lists of ``[B]`` vectors, and counter-hash
-randomness (no key splitting: a hand's draws depend only on (seed, hand id, counter))."""
+"""Small integers packed into int32 words: the one convention of every packed layout.
+
+A ``Field`` is bits ``first .. first + width - 1`` of a word, holding ``value + offset`` (so a
+-1 can be stored as 0); it reads back as int32, or as bool for a ``flag``.  ``get`` reads a
+field, ``put`` writes one (a value outside its range is cut to the field's bits) and ``mask``
+gives fields' bits for writing a whole word at once.  A ``Word`` is the table of named fields of
+one int32 attribute of a record (``Word.pack`` writes several); ``Unpacked`` is a read-only
+attribute that reads its field, and ``pack_changes`` turns keyword changes of those names into
+new words (``core.state.StateBase.replace``).  ``pack_seats`` packs a small value per seat into
+one word (``width`` bits a seat), ``unpack_seats`` and ``seat_value`` read it back.
+
+Users: Spoil Five's ``State`` (``status`` and ``record``) and the rollout kernels' status words
+(``games/spoil_five/fast.py``, ``games/forty_five/fast_play.py``).  Why pack: XLA:CPU has no
+multi-output loop fusion, so every stored array that depends on a shared intermediate (a
+trick's resolution) is a fusion that recomputes it; packed, one fusion writes them all.
+"""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
-from spoilfive_jax.core import bits
-from spoilfive_jax.core.bits import Bits
-
-U32 = jnp.uint32
 I32 = jnp.int32
 
 
-def get(word: jax.Array, field: tuple[int, int]) -> jax.Array:
-    """The field (shift, width) of a packed word."""
-    shift, width = field
-    return (word >> shift) & ((1 << width) - 1)
+class Field(NamedTuple):
+    """Bits ``first .. first + width - 1`` of an int32 word, holding ``value + offset``."""
+
+    first: int  # lowest bit
+    width: int  # number of bits
+    offset: int = 0  # stored as value + offset (1 for a field whose values start at -1)
+    flag: bool = False  # read back as bool (stored 0 or 1)
+
+    @property
+    def mask(self) -> int:
+        """The field's bits in its word."""
+        return ((1 << self.width) - 1) << self.first
 
 
-def put(word: jax.Array, field: tuple[int, int], value: jax.Array) -> jax.Array:
-    """``word`` with its field (shift, width) set to ``value``."""
-    shift, width = field
-    mask = ((1 << width) - 1) << shift
-    return (word & ~mask) | ((value.astype(I32) & ((1 << width) - 1)) << shift)
+def mask(*fields: Field) -> int:
+    """The bits of ``fields`` in their word."""
+    return sum(f.mask for f in fields)
 
 
-def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
-    """``values[seat]`` elementwise, from one ``[B]`` vector per seat."""
-    out = values[0]
-    for i in range(1, len(values)):
-        out = jnp.where(seat == i, values[i], out)
+def get(word: ArrayLike, field: Field) -> jax.Array:
+    """The value of ``field`` in ``word``: int32, or bool for a flag."""
+    v = (jnp.asarray(word, I32) >> field.first) & ((1 << field.width) - 1)
+    if field.flag:
+        return v != 0
+    return v - field.offset if field.offset else v
+
+
+def put(word: ArrayLike, field: Field, value: ArrayLike) -> jax.Array:
+    """int32: ``word`` with ``field`` set to ``value`` (cut to the field's bits)."""
+    v = jnp.asarray(value).astype(I32)
+    if field.offset:
+        v = v + field.offset
+    return (jnp.asarray(word, I32) & ~field.mask) | ((v & ((1 << field.width) - 1)) << field.first)
+
+
+@dataclasses.dataclass(frozen=True)
+class Word:
+    """The named fields of the int32 attribute ``name`` of a record."""
+
+    name: str  # the attribute that holds the word
+    fields: Mapping[str, Field]
+
+    def pack(self, word: ArrayLike, **values: ArrayLike) -> jax.Array:
+        """int32: ``word`` with the fields named in ``values`` set (``put`` each)."""
+        out = jnp.asarray(word, I32)
+        for name, value in values.items():
+            out = put(out, self.fields[name], value)
+        return out
+
+
+class Unpacked:
+    """A read-only attribute: the field of its own name in ``word``, read from the record's
+    ``word.name`` attribute (a batched record gives a batch)."""
+
+    def __init__(self, word: Word) -> None:
+        self.word = word
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.field = self.word.fields[name]
+
+    def __get__(self, obj: Any, owner: type | None = None) -> jax.Array:
+        if obj is None:
+            raise AttributeError(self.name)
+        return get(getattr(obj, self.word.name), self.field)
+
+
+def pack_seats(values: ArrayLike, width: int) -> jax.Array:
+    """int32[...]: per-seat values int[..., N] (each below ``1 << width``), seat s in bits
+    ``width * s ..`` of one word."""
+    t = jnp.asarray(values, I32)
+    return (t << (width * jnp.arange(t.shape[-1], dtype=I32))).sum(-1).astype(I32)
+
+
+def unpack_seats(word: ArrayLike, num_seats: int, width: int) -> jax.Array:
+    """int32[..., N]: the per-seat values of a ``pack_seats`` word."""
+    shifts = width * jnp.arange(num_seats, dtype=I32)
+    return (jnp.asarray(word, I32)[..., None] >> shifts) & ((1 << width) - 1)
+
+
+def seat_value(word: jax.Array, seat: jax.Array, width: int) -> jax.Array:
+    """The value of ``seat`` in a ``pack_seats`` word (elementwise)."""
+    return (word >> (width * seat)) & ((1 << width) - 1)
+
+
+def pack_changes(record: Any, changes: Mapping[str, Any], words: Sequence[Word]) -> dict[str, Any]:
+    """``changes`` with the field names of ``words`` replaced by new words of ``record``.  A word
+    whose every field changes is packed from 0, any other from its value in ``changes`` or in
+    ``record``."""
+    out = dict(changes)
+    for word in words:
+        values = {k: out.pop(k) for k in list(out) if k in word.fields}
+        if values:
+            every = len(values) == len(word.fields)
+            base = 0 if every else out.get(word.name, getattr(record, word.name))
+            out[word.name] = word.pack(base, **values)
     return out
 
 
-def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
-    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
-    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
-    x = x ^ (x >> 16)
-    x = x * U32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * U32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
-def random_choice(
-    lo: jax.Array, hi: jax.Array, u: jax.Array, max_members: int | None = None
-) -> jax.Array:
-    """A uniformly random member of the set (lo, hi) from a uniform uint32 ``u``.
-
-    ``max_members``: a bound on the set's size when the caller knows one (a hand's legal
-    actions); the member is then found with ``bits.nth_small`` (same result, fewer ops)."""
-    count = (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(I32)
-    k = (((u >> 8) * count.astype(U32)) >> 24).astype(I32)
-    if max_members is None:
-        return bits.nth(Bits(lo, hi), k)
-    return bits.nth_small(Bits(lo, hi), k, max_members - 1)
-
-
-class TrickPlay(NamedTuple):
-    """A card played to the current trick (``trick_play``); int32[B] each."""
-
-    led: jax.Array  # the slot led
-    best: jax.Array  # the trick's best power so far
-    seat: jax.Array  # the seat winning the trick so far
-    level: jax.Array  # the renege level: the highest trump strength that counts (-1: none)
-    is_trump: jax.Array  # bool[B]: the card is a trump
-    strength: jax.Array  # its strength in its slot
-
-
-def trick_play(
-    pos: jax.Array,
-    cur: jax.Array,
-    led_old: jax.Array,
-    best_old: jax.Array,
-    seat_old: jax.Array,
-    level_old: jax.Array,
-    renege: str,
-    trump_slot: int,
-    trump_power: int,
-) -> TrickPlay:
-    """Seat ``cur`` plays the card at packed position ``pos`` (slot << 4 | strength) to a trick
-    whose led slot, best power, winning seat and renege level were ``led_old``, ``best_old``,
-    ``seat_old``, ``level_old`` (-1: a new trick).  A trump (slot ``trump_slot``) has power
-    ``trump_power`` + strength, a card of the suit led its strength, any other -1; ``renege``
-    (``"deal"``, ``"trick"``, ``"led"``) says how long a played trump's strength counts."""
-    slot, strength = pos >> 4, pos & 15
-    leading = led_old < 0
-    led = jnp.where(leading, slot, led_old)
-    is_trump = slot == trump_slot
-    power = jnp.where(is_trump, trump_power + strength, jnp.where(slot == led, strength, -1))
-    take = leading | (power > best_old)
-    best = jnp.where(take, power, best_old)
-    seat = jnp.where(take, cur, seat_old)
-    trump_played = jnp.where(is_trump, strength, -1)
-    if renege == "deal":
-        level = jnp.maximum(level_old, trump_played)
-    elif renege == "trick":
-        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
-    else:  # "led"
-        level = jnp.where(leading, trump_played, level_old)
-    return TrickPlay(led, best, seat, level, is_trump, strength)
-
-
-__all__ = ["TrickPlay", "get", "mix", "put", "random_choice", "seat_select", "trick_play"]
+__all__ = [
+    "Field",
+    "Unpacked",
+    "Word",
+    "get",
+    "mask",
+    "pack_changes",
+    "pack_seats",
+    "put",
+    "seat_value",
+    "unpack_seats",
+]

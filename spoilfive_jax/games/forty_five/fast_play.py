@@ -22,7 +22,8 @@ import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.packed import get, mix, put, random_choice, seat_select, trick_play
+from spoilfive_jax.core.kernel import mix, random_choice, seat_select, trick_play
+from spoilfive_jax.core.packed import Field, get, put, seat_value
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -36,15 +37,15 @@ _DECK_COUNTER = 0x10000  # hash counters of the deck draws (decisions count from
 _TRICK_BITS = 3  # tricks won per seat in ``Play.tricks``
 _BEST_SEAT_SHIFT = 16  # ``Play.trumps``: bits 0..14 trump strengths played, 16..19 the seat
 
-# Packed play status (shift, width); values that can be -1 are stored + 1.
-_F_CUR = (0, 4)  # seat to act
-_F_LEADER = (4, 4)  # seat that leads the current trick
-_F_LED = (8, 3)  # slot led + 1 (0: nothing led yet this trick)
-_F_BEST = (11, 5)  # trick power winning + 1
-_F_SEAT = (16, 4)  # seat winning the trick
-_F_LEVEL = (20, 5)  # renege level + 1
-_F_TRICK = (25, 3)  # tricks completed
-_F_DONE = (28, 1)  # the hand is over
+# The packed play status (``core.packed``); a field that can be -1 is stored + 1.
+_F_CUR = Field(0, 4)  # seat to act
+_F_LEADER = Field(4, 4)  # seat that leads the current trick
+_F_LED = Field(8, 3, offset=1)  # slot led (-1: nothing led yet this trick)
+_F_BEST = Field(11, 5, offset=1)  # trick power winning
+_F_SEAT = Field(16, 4)  # seat winning the trick
+_F_LEVEL = Field(20, 5, offset=1)  # renege level
+_F_TRICK = Field(25, 3)  # tricks completed
+_F_DONE = Field(28, 1, flag=True)  # the hand is over
 
 
 class Table(NamedTuple):
@@ -246,8 +247,8 @@ def make_record(
 
 def legal_play(hand: Bits, status: jax.Array, rules: FortyFiveRules) -> Bits:
     """The cards of ``hand`` that may be played (docs/rules.md) given the packed status."""
-    led = get(status, _F_LED) - 1
-    level = get(status, _F_LEVEL) - 1
+    led = get(status, _F_LED)
+    level = get(status, _F_LEVEL)
     trumps = hand.hi & U32(sx.trump_mask(rules))
     suit = hand & sx.slot_mask(led)
     follow = Bits(suit.lo, suit.hi | trumps)
@@ -268,15 +269,15 @@ def play_step(
     n = num_players
     t = num_teams(n)
     st = p.status
-    live = get(st, _F_DONE) == 0
+    live = ~get(st, _F_DONE)
     cur = get(st, _F_CUR)
     led, best, seat, level, is_trump, strength = trick_play(
         pos,
         cur,
-        get(st, _F_LED) - 1,
-        get(st, _F_BEST) - 1,
+        get(st, _F_LED),
+        get(st, _F_BEST),
         get(st, _F_SEAT),
-        get(st, _F_LEVEL) - 1,
+        get(st, _F_LEVEL),
         rules.renege,
         sx.TRUMP_SLOT,
         sx.TRUMP_POWER,
@@ -290,10 +291,10 @@ def play_step(
         done = done | (trick_over & (table.jinker >= 0) & (seat % t != table.jinker % t))
     new = put(st, _F_CUR, jnp.where(trick_over, seat, nxt))
     new = put(new, _F_LEADER, jnp.where(trick_over, seat, leader))
-    new = put(new, _F_LED, jnp.where(trick_over, 0, led + 1))
-    new = put(new, _F_BEST, jnp.where(trick_over, 0, best + 1))
+    new = put(new, _F_LED, jnp.where(trick_over, -1, led))
+    new = put(new, _F_BEST, jnp.where(trick_over, -1, best))
     new = put(new, _F_SEAT, seat)
-    new = put(new, _F_LEVEL, level + 1)
+    new = put(new, _F_LEVEL, level)
     new = put(new, _F_TRICK, trick_num)
     new = put(new, _F_DONE, done)
     card = bits.bit(pos)
@@ -338,8 +339,8 @@ def play_tricks(
 
     def choose(p: Play, step: jax.Array) -> jax.Array:
         cur, hand, legal = legal_of(p)
-        led = get(p.status, _F_LED) - 1
-        best = get(p.status, _F_BEST) - 1
+        led = get(p.status, _F_LED)
+        best = get(p.status, _F_BEST)
         partner_winning = (led >= 0) & (get(p.status, _F_SEAT) % t == cur % t)
         live = pol.live_trumps(hand, p.trumps & U32(sx.SLOT2_MASK), table.dead, every)
         cores = {
@@ -355,7 +356,7 @@ def play_tricks(
         record = None
         if trace is not None:
             cur, _, legal = legal_of(p)
-            live = get(p.status, _F_DONE) == 0
+            live = ~get(p.status, _F_DONE)
             record = make_record(live, cur, legal, pos, CARD_SPACE, table.trump)
         p = play_step(p, table, pos, n, rules)
         # The next choice is carried: XLA then computes it once per step.
@@ -379,7 +380,7 @@ def outcome(p: Play, table: Table, num_players: int, rules: FortyFiveRules) -> O
     """Score a batch of finished hands (``game.hand_points`` on the kernel's layout)."""
     n = num_players
     t = num_teams(n)
-    tricks = jnp.stack([(p.tricks >> (_TRICK_BITS * s)) & 7 for s in range(n)], axis=-1)
+    tricks = jnp.stack([seat_value(p.tricks, s, _TRICK_BITS) for s in range(n)], axis=-1)
     team_of = np.arange(n) % t
     on_team = jnp.asarray(team_of[None, :] == np.arange(t)[:, None])  # bool[T, N]
     team_tricks = jnp.where(on_team[None], tricks[:, None, :], 0).sum(-1)  # [B, T]

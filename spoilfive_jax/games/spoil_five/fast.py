@@ -11,8 +11,9 @@ on a layout built for XLA:CPU/GPU loops:
   non-trump suits in suit order), slot 2 (positions 32..45) holds the trumps; ``position & 15``
   is the strength (``cards.TRUMP_STRENGTH`` / ``cards.PLAIN_STRENGTH``).  Following suit,
   reneging and trick winners become constant masks and comparisons.
-- Packed status: the small per-hand integers live in one int32 word (``_F_*`` fields) and the
-  tricks of all seats in another (3 bits a seat), so a decision writes few arrays.
+- Packed status: the small per-hand integers live in one int32 word (``_F_*`` fields,
+  ``core.packed``) and the tricks of all seats in another (3 bits a seat), so a decision writes
+  few arrays.
 - Random choices come from a counter-based hash of (seed, hand, decision): no key splitting.
 
 Positions 13, 14, 15 (never cards) stand for PASS, JINK and CLAIM in action sets.
@@ -31,9 +32,17 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.packed import get, mix, put, seat_select, trick_play
-from spoilfive_jax.core.packed import random_choice as random_choice  # (re-exported)
-from spoilfive_jax.games.spoil_five.game import CLAIM, JINK, PASS, State
+from spoilfive_jax.core.kernel import mix, seat_select, trick_play
+from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
+from spoilfive_jax.core.packed import Field, get, mask, put, seat_value
+from spoilfive_jax.games.spoil_five.game import (
+    CLAIM,
+    JINK,
+    PASS,
+    State,
+    plain_strength,
+    trump_strength,
+)
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 U32 = jnp.uint32
@@ -71,30 +80,25 @@ POSITION, CARD = _build_position_tables()
 _PASS_BIT = np.uint32(1 << P_PASS)
 _JINK_CLAIM_BITS = np.uint32((1 << P_JINK) | (1 << P_CLAIM))
 
-# Packed status word: (shift, bits) of each field.  Values are stored offset by +1 where they
-# can be -1 (led slot, best power, renege level).
-_F_CUR = (0, 4)  # seat to act
-_F_LEADER = (4, 4)  # seat that leads the current trick
-_F_PHASE = (8, 2)  # 0 rob, 1 play, 2 jink decision, 3 done
-_F_LED = (10, 3)  # led slot + 1 (0: nothing led yet this trick)
-_F_BEST = (13, 5)  # best power + 1 (power: plain strength 0..12, trump 16 + strength)
-_F_SEAT = (18, 4)  # seat winning the trick
-_F_LEVEL = (22, 4)  # renege level + 1
-_F_TRICK = (26, 3)  # tricks completed
-_F_JINKING = (29, 1)  # a jink was declared (the jinker is the leader)
-_F_ROBBED = (30, 1)  # the robber took the turn-up
+# The packed status word (``core.packed``); a field that can be -1 is stored + 1.
+_F_CUR = Field(0, 4)  # seat to act
+_F_LEADER = Field(4, 4)  # seat that leads the current trick
+_F_PHASE = Field(8, 2)  # 0 rob, 1 play, 2 jink decision, 3 done
+_F_LED = Field(10, 3, offset=1)  # led slot (-1: nothing led yet this trick)
+_F_BEST = Field(13, 5, offset=1)  # best power (plain strength 0..12, trump 16 + strength)
+_F_SEAT = Field(18, 4)  # seat winning the trick
+_F_LEVEL = Field(22, 4, offset=1)  # renege level
+_F_TRICK = Field(26, 3)  # tricks completed
+_F_JINKING = Field(29, 1, flag=True)  # a jink was declared (the jinker is the leader)
+_F_ROBBED = Field(30, 1, flag=True)  # the robber took the turn-up
+_TRICK_BITS = 3  # ``Hands.tricks``: tricks won, 3 bits a seat
 
 ROB, PLAY, JINK_PHASE, DONE = 0, 1, 2, 3
 
-
-def _mask(*fields: tuple[int, int]) -> int:
-    return sum(((1 << width) - 1) << shift for shift, width in fields)
-
-
-_FLAGS = _mask(_F_JINKING, _F_ROBBED)
-_CUR_PHASE = _mask(_F_CUR, _F_PHASE)
-_PHASE_MASK = _mask(_F_PHASE)
-_JINK_PLAY = (PLAY << _F_PHASE[0]) | (1 << _F_JINKING[0])  # a jink declared: play on
+_FLAGS = mask(_F_JINKING, _F_ROBBED)
+_CUR_PHASE = mask(_F_CUR, _F_PHASE)
+_PHASE_MASK = mask(_F_PHASE)
+_JINK_PLAY = (PLAY << _F_PHASE.first) | (1 << _F_JINKING.first)  # a jink declared: play on
 
 
 class Table(NamedTuple):
@@ -126,7 +130,7 @@ class Hands(NamedTuple):
 
 def hand_of(h: Hands, table: Table, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
     """The cards (lo, hi) ``seat`` holds now."""
-    robbed = (get(h.status, _F_ROBBED) == 1) & (seat == table.robber)
+    robbed = get(h.status, _F_ROBBED) & (seat == table.robber)
     turn = bits.bit(table.turnup_pos)
     lo = seat_select(table.dealt_lo, seat) | jnp.where(robbed, turn.lo, U32(0))
     hi = seat_select(table.dealt_hi, seat) | jnp.where(robbed, turn.hi, U32(0))
@@ -134,7 +138,7 @@ def hand_of(h: Hands, table: Table, seat: jax.Array) -> tuple[jax.Array, jax.Arr
 
 
 def seat_tricks(tricks: jax.Array, seat: jax.Array) -> jax.Array:
-    return (tricks >> (3 * seat)) & 7
+    return seat_value(tricks, seat, _TRICK_BITS)
 
 
 def slot_masks(slot: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -150,8 +154,8 @@ def legal_positions(
 ) -> tuple[jax.Array, jax.Array]:
     """Legal action positions (lo, hi) of the player to act, whose hand is (lo, hi)."""
     phase = get(status, _F_PHASE)
-    led = get(status, _F_LED) - 1
-    level = get(status, _F_LEVEL) - 1
+    led = get(status, _F_LED)
+    level = get(status, _F_LEVEL)
     trumps = hi & _TRUMPS_HI
     # Plain slot led: follow suit or trump.
     s_lo, s_hi = slot_masks(led)
@@ -201,10 +205,10 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     led, best, seat, level, is_trump, strength = trick_play(
         pos,
         cur,
-        get(st, _F_LED) - 1,
-        get(st, _F_BEST) - 1,
+        get(st, _F_LED),
+        get(st, _F_BEST),
         get(st, _F_SEAT),
-        get(st, _F_LEVEL) - 1,
+        get(st, _F_LEVEL),
         rules.renege,
         TRUMP_SLOT,
         16,
@@ -214,7 +218,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     trick_over = in_play & (nxt == leader)
     trick_num = get(st, _F_TRICK) + trick_over.astype(I32)
     won = seat_tricks(h.tricks, seat) + 1
-    jinking = get(st, _F_JINKING) == 1
+    jinking = get(st, _F_JINKING)
     jink_failed = jinking & (seat != leader)
     jink_done = jinking & (trick_num == 5)
     three = ~jinking & (won == 3)
@@ -228,30 +232,31 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     # rather than by successive ``put``s: fewer ops in the loop's largest fusion.
     play_st = (
         jnp.where(trick_over, seat, nxt)
-        | (jnp.where(trick_over, seat, leader) << _F_LEADER[0])
-        | (play_phase << _F_PHASE[0])
-        | jnp.where(trick_over, 0, ((led + 1) << _F_LED[0]) | ((best + 1) << _F_BEST[0]))
-        | (seat << _F_SEAT[0])
-        | ((level + 1) << _F_LEVEL[0])  # a new lead resets it unless renege="deal"
-        | (trick_num << _F_TRICK[0])
+        | (jnp.where(trick_over, seat, leader) << _F_LEADER.first)
+        | (play_phase << _F_PHASE.first)
+        | jnp.where(trick_over, 0, ((led + 1) << _F_LED.first) | ((best + 1) << _F_BEST.first))
+        | (seat << _F_SEAT.first)
+        | ((level + 1) << _F_LEVEL.first)  # a new lead resets it unless renege="deal"
+        | (trick_num << _F_TRICK.first)
         | (st & _FLAGS)
     )
     eldest = jnp.where(table.dealer + 1 == n, 0, table.dealer + 1)
-    rob_st = (st & ~_CUR_PHASE) | eldest | (PLAY << _F_PHASE[0])
-    rob_st = rob_st | jnp.where(is_card, 1 << _F_ROBBED[0], 0)
-    jink_st = (st & ~_PHASE_MASK) | jnp.where(declares, _JINK_PLAY, DONE << _F_PHASE[0])
+    rob_st = (st & ~_CUR_PHASE) | eldest | (PLAY << _F_PHASE.first)
+    rob_st = rob_st | jnp.where(is_card, 1 << _F_ROBBED.first, 0)
+    jink_st = (st & ~_PHASE_MASK) | jnp.where(declares, _JINK_PLAY, DONE << _F_PHASE.first)
     status = jnp.where(in_play, play_st, jnp.where(in_rob, rob_st, jnp.where(in_jink, jink_st, st)))
 
     # The card played or discarded leaves its holder's hand (robbing adds the turn-up, which
     # ``hand_of`` derives from the robbed flag).
-    removed = ((st & (2 << _F_PHASE[0])) == 0) & is_card  # rob or play: phase < 2
+    removed = ((st & (2 << _F_PHASE.first)) == 0) & is_card  # rob or play: phase < 2
     removed_lo = h.removed_lo | jnp.where(removed, card.lo, U32(0))
     removed_hi = h.removed_hi | jnp.where(removed, card.hi, U32(0))
     # The trick's winner is read back from the new status word (a trick just ended iff a card
     # was played and no suit is led now): XLA then reads the stored word instead of
     # recomputing the trick in the tricks update.
-    ended = in_play & (get(status, _F_LED) == 0)
-    tricks = h.tricks + jnp.where(ended, jnp.left_shift(1, 3 * get(status, _F_SEAT)), 0)
+    ended = in_play & (get(status, _F_LED) < 0)
+    won = jnp.left_shift(1, _TRICK_BITS * get(status, _F_SEAT))
+    tricks = h.tricks + jnp.where(ended, won, 0)
     trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
     pt = h.played_trumps | jnp.where(in_play & is_trump, trump_bit, U32(0))
     return Hands(removed_lo, removed_hi, status, tricks, pt)
@@ -262,8 +267,6 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
 
 def position(card: jax.Array, trump: jax.Array) -> jax.Array:
     """Strength position of ``card`` once ``trump`` is known (``POSITION[trump, card]``)."""
-    from spoilfive_jax.games.spoil_five.game import plain_strength, trump_strength
-
     ts = trump_strength(card, trump)
     suit = card // 13
     index = suit - (suit > trump)  # 0, 1, 2 among the plain suits
@@ -370,7 +373,7 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
     n = num_players
     tricks = jnp.stack([seat_tricks(h.tricks, jnp.int32(i)) for i in range(n)], axis=-1)
     st = h.status
-    jinking = get(st, _F_JINKING) == 1
+    jinking = get(st, _F_JINKING)
     leader = get(st, _F_LEADER)
     trick_num = get(st, _F_TRICK)
     has3 = (tricks >= 3).any(-1)
@@ -391,7 +394,7 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
         decisions=decisions,
         jinked=jinking,
         jink_won=jink_won,
-        robbed=get(st, _F_ROBBED) == 1,
+        robbed=get(st, _F_ROBBED),
         robber=table.robber,
         carried_out=jnp.where(winner < 0, pot, 0),
         done=get(st, _F_PHASE) == DONE,
@@ -460,13 +463,13 @@ def status_word(state: State) -> jax.Array:
     w = put(jnp.int32(0), _F_CUR, jnp.maximum(state.current_player, 0))
     w = put(w, _F_LEADER, state.leader)
     w = put(w, _F_PHASE, state.phase)
-    w = put(w, _F_LED, jnp.where(leading, 0, slot + 1))
-    w = put(w, _F_BEST, jnp.where(leading, 0, state.best_power + 1))
+    w = put(w, _F_LED, jnp.where(leading, -1, slot))
+    w = put(w, _F_BEST, jnp.where(leading, -1, state.best_power))
     w = put(w, _F_SEAT, jnp.maximum(state.best_seat, 0))
-    w = put(w, _F_LEVEL, state.renege_level + 1)
+    w = put(w, _F_LEVEL, state.renege_level)
     w = put(w, _F_TRICK, state.trick_num)
-    w = put(w, _F_JINKING, (state.jinker >= 0).astype(I32))
-    return put(w, _F_ROBBED, state.robbed.astype(I32))
+    w = put(w, _F_JINKING, state.jinker >= 0)
+    return put(w, _F_ROBBED, state.robbed)
 
 
 def cards_with_known(

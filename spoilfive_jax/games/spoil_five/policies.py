@@ -103,9 +103,9 @@ def heuristic_position(
     strength-encoded view of the player to act: its hand (lo, hi), its legal set, the packed
     status word, the trump strengths played so far."""
     phase = fast.get(status, fast._F_PHASE)
-    led = fast.get(status, fast._F_LED) - 1
-    best = fast.get(status, fast._F_BEST) - 1
-    robbed = fast.get(status, fast._F_ROBBED) == 1
+    led = fast.get(status, fast._F_LED)
+    best = fast.get(status, fast._F_BEST)
+    robbed = fast.get(status, fast._F_ROBBED)
     mine = hi & fast._TRUMPS_HI
     live = _live_trumps(mine, played_trumps, trump, turnup_pos, robbed)
 
@@ -153,9 +153,7 @@ def heuristic_position(
 
 def strength_view(state: State) -> dict[str, jax.Array]:
     """The strength-encoded view of the player to act in one public ``State``."""
-    from spoilfive_jax.games.spoil_five.fast import POSITION
-
-    pos = jnp.asarray(POSITION)[state.trump]  # int32[52]
+    pos = jnp.asarray(fast.POSITION)[state.trump]  # int32[52]
     hand = held_by(state, state.current_player)
     held = bits.to_bool(hand, 52)
     lo = jnp.where(held & (pos < 32), jnp.left_shift(U32(1), (pos & 31).astype(U32)), U32(0))

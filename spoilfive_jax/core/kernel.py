@@ -1,0 +1,97 @@
+"""Helpers shared by every game's batch-major rollout kernel: per-seat selection from lists of
+``[B]`` vectors, counter-hash randomness (no key splitting: a hand's draws depend only on
+(seed, hand id, counter)) and the play of a card to a trick on the strength encoding.  Their
+status words are packed with ``core.packed``."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+
+U32 = jnp.uint32
+I32 = jnp.int32
+
+
+def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
+    """``values[seat]`` elementwise, from one ``[B]`` vector per seat."""
+    out = values[0]
+    for i in range(1, len(values)):
+        out = jnp.where(seat == i, values[i], out)
+    return out
+
+
+def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
+    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
+    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
+    x = x ^ (x >> 16)
+    x = x * U32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * U32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def random_choice(
+    lo: jax.Array, hi: jax.Array, u: jax.Array, max_members: int | None = None
+) -> jax.Array:
+    """A uniformly random member of the set (lo, hi) from a uniform uint32 ``u``.
+
+    ``max_members``: a bound on the set's size when the caller knows one (a hand's legal
+    actions); the member is then found with ``bits.nth_small`` (same result, fewer ops)."""
+    count = (jax.lax.population_count(lo) + jax.lax.population_count(hi)).astype(I32)
+    k = (((u >> 8) * count.astype(U32)) >> 24).astype(I32)
+    if max_members is None:
+        return bits.nth(Bits(lo, hi), k)
+    return bits.nth_small(Bits(lo, hi), k, max_members - 1)
+
+
+class TrickPlay(NamedTuple):
+    """A card played to the current trick (``trick_play``); int32[B] each."""
+
+    led: jax.Array  # the slot led
+    best: jax.Array  # the trick's best power so far
+    seat: jax.Array  # the seat winning the trick so far
+    level: jax.Array  # the renege level: the highest trump strength that counts (-1: none)
+    is_trump: jax.Array  # bool[B]: the card is a trump
+    strength: jax.Array  # its strength in its slot
+
+
+def trick_play(
+    pos: jax.Array,
+    cur: jax.Array,
+    led_old: jax.Array,
+    best_old: jax.Array,
+    seat_old: jax.Array,
+    level_old: jax.Array,
+    renege: str,
+    trump_slot: int,
+    trump_power: int,
+) -> TrickPlay:
+    """Seat ``cur`` plays the card at packed position ``pos`` (slot << 4 | strength) to a trick
+    whose led slot, best power, winning seat and renege level were ``led_old``, ``best_old``,
+    ``seat_old``, ``level_old`` (-1: a new trick).  A trump (slot ``trump_slot``) has power
+    ``trump_power`` + strength, a card of the suit led its strength, any other -1; ``renege``
+    (``"deal"``, ``"trick"``, ``"led"``) says how long a played trump's strength counts."""
+    slot, strength = pos >> 4, pos & 15
+    leading = led_old < 0
+    led = jnp.where(leading, slot, led_old)
+    is_trump = slot == trump_slot
+    power = jnp.where(is_trump, trump_power + strength, jnp.where(slot == led, strength, -1))
+    take = leading | (power > best_old)
+    best = jnp.where(take, power, best_old)
+    seat = jnp.where(take, cur, seat_old)
+    trump_played = jnp.where(is_trump, strength, -1)
+    if renege == "deal":
+        level = jnp.maximum(level_old, trump_played)
+    elif renege == "trick":
+        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
+    else:  # "led"
+        level = jnp.where(leading, trump_played, level_old)
+    return TrickPlay(led, best, seat, level, is_trump, strength)
+
+
+__all__ = ["TrickPlay", "mix", "random_choice", "seat_select", "trick_play"]
