@@ -16,9 +16,8 @@ once under ``jax.jit(jax.vmap(...))``, and checks the interface the rest of the 
   outside ``0..num_actions-1``) ends a live hand with ``illegal`` set;
 - the same hand played one at a time (``checked_step``, jit) and in the batch (jit of vmap), and
   its first decision without jit at all, give the same states;
-- ``observation`` / ``observe`` / ``observe_full``: shapes, float32, finite,
-  ``state.observation == observe(state, current_player)`` while live, and every seat's view
-  its own (no two seats see the same thing in a live hand);
+- ``observe`` (of the seat to act, and of every seat) / ``observe_full``: shapes, float32,
+  finite, and every seat's view its own (no two seats see the same thing in a live hand);
 - ``legal_actions`` agrees with the mask, ``checked_step`` raises ``ValueError`` for an illegal
   action and for a finished hand, ``action_str`` names every legal action.
 
@@ -217,9 +216,8 @@ class _Tester:
         assert (steps >= 0).all() and (steps <= env.max_decisions).all(), (
             f"{name} {label}: _step_count {steps.max()} beyond max_decisions {env.max_decisions}"
         )
-        obs, own, full, seat = (np.asarray(x) for x in self.views(state))
+        own, full, seat = (np.asarray(x) for x in self.views(state))
         for what, x, shape in (
-            ("state.observation", obs, env.observation_shape),
             ("observe(state, p)", own, env.observation_shape),
             ("observe_full(state)", full, env.full_observation_shape),
             ("observe(state, seat)", seat, (n, *env.observation_shape)),
@@ -229,10 +227,6 @@ class _Tester:
                 f"{name} {label}: {what} has shape {x.shape[1:]}, expected {shape}"
             )
             assert np.isfinite(x).all(), f"{name} {label}: {what} is not finite"
-        bad = np.flatnonzero(live & (obs != own).reshape(b, -1).any(axis=-1))
-        assert bad.size == 0, (
-            f"{name} {label}: hand {bad[0]}: state.observation != observe(state, current_player)"
-        )
         flat = seat.reshape(b, n, -1)
         same = (flat[:, :, None] == flat[:, None, :]).all(axis=-1).sum(axis=(1, 2)) != n
         bad = np.flatnonzero(live & same)
@@ -382,12 +376,12 @@ class _Tester:
 
 
 def _views(env: Env[Any, Any], state: Any) -> tuple[jax.Array, ...]:
-    """One hand's observations: ``observation``, ``observe(state, current_player)`` (seat 0
-    once over), ``observe_full``, and ``observe`` of every seat."""
+    """One hand's observations: ``observe(state, current_player)`` (seat 0 once over),
+    ``observe_full``, and ``observe`` of every seat."""
     player = jnp.maximum(state.current_player, 0)
     seats = jnp.arange(env.num_players)
     every = jax.vmap(env.observe, in_axes=(None, 0))(state, seats)
-    return state.observation, env.observe(state, player), env.observe_full(state), every
+    return env.observe(state, player), env.observe_full(state), every
 
 
 @jax.jit

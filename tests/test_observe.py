@@ -72,7 +72,11 @@ def test_dtype_shape_and_values(n):
 
     def views(key):
         state = env.init(key)
-        return env.observe(state, 1), state.observation, sf.spoil_five.observe.observe_full(state)
+        return (
+            env.observe(state, 1),
+            env.observe(state, state.current_player),
+            sf.spoil_five.observe.observe_full(state),
+        )
 
     shapes = (env.observation_shape, env.observation_shape, ob.full_observation_shape(n))
     for obs, shape in zip(jax.jit(views)(jax.random.PRNGKey(n)), shapes, strict=True):

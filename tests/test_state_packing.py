@@ -14,10 +14,11 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import Bits, members
+from spoilfive_jax.core.packed import get
 from spoilfive_jax.games.spoil_five import game
-from spoilfive_jax.games.spoil_five.state import PACKED, pack, unpack
+from spoilfive_jax.games.spoil_five.state import PACKED_NAMES, RECORD, STATUS
 
-# The range of every packed attribute for tables of up to 10 seats (docs: ``state.PACKED``).
+# The range of every packed attribute for tables of up to 10 seats (docs: ``state.STATUS``).
 RANGES = {
     "phase": (0, 3),
     "terminated": (False, True),
@@ -37,28 +38,31 @@ RANGES = {
 
 
 def test_every_packed_attribute_has_a_range_and_the_fields_do_not_overlap() -> None:
-    assert set(RANGES) == set(PACKED)
-    for word in ("status", "record"):
+    assert set(RANGES) == set(PACKED_NAMES)
+    assert len(PACKED_NAMES) == len(set(PACKED_NAMES))
+    for word in (STATUS, RECORD):
         used = 0
-        for w, first, width, _ in PACKED.values():
-            if w == word:
-                mask = ((1 << width) - 1) << first
-                assert used & mask == 0, f"{word}: overlapping fields"
-                used |= mask
-        assert used < 1 << 31, f"{word} must stay a non-negative int32"
+        for name, field in word.fields.items():
+            assert used & field.mask == 0, f"{word.name}: overlapping fields"
+            used |= field.mask
+            lo, hi = RANGES[name]
+            stored = (int(lo) + field.offset, int(hi) + field.offset)
+            assert stored[0] >= 0 and stored[1] < 1 << field.width, f"{name}: range does not fit"
+            assert field.flag == isinstance(lo, bool), name
+        assert used < 1 << 31, f"{word.name} must stay a non-negative int32"
 
 
 @pytest.mark.parametrize("n", [2, 10])
 def test_round_trip_at_the_extremes_leaves_the_neighbours(n: int) -> None:
     state = sf.spoil_five.SpoilFive(n).init(jax.random.PRNGKey(n))
-    before = {name: np.asarray(getattr(state, name)) for name in PACKED}
+    before = {name: np.asarray(getattr(state, name)) for name in PACKED_NAMES}
     for name, (lo, hi) in RANGES.items():
         for value in (lo, hi):
             out = state.replace(**{name: value})
             got = np.asarray(getattr(out, name))
             assert got.dtype == (np.bool_ if isinstance(lo, bool) else np.int32), name
             assert got == value, (name, value, got)
-            for other in PACKED:
+            for other in PACKED_NAMES:
                 if other != name:
                     assert np.asarray(getattr(out, other)) == before[other], (name, other)
 
@@ -73,9 +77,10 @@ def test_all_extremes_together() -> None:
 
 
 def test_pack_cuts_a_value_to_its_field() -> None:
-    word = pack(0, leader=3, led_class=4)
-    cut = pack(word, leader=16 + 5)  # 4 bits: 21 is cut to 5; led_class is untouched
-    assert int(unpack(cut, "leader")) == 5 and int(unpack(cut, "led_class")) == 4
+    word = STATUS.pack(0, leader=3, led_class=4)
+    cut = STATUS.pack(word, leader=16 + 5)  # 4 bits: 21 is cut to 5; led_class is untouched
+    fields = STATUS.fields
+    assert int(get(cut, fields["leader"])) == 5 and int(get(cut, fields["led_class"])) == 4
 
 
 def test_batched_reads_and_replace() -> None:

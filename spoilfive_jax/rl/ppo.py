@@ -215,7 +215,8 @@ def _bot_policy(cfg: PPOConfig, net: ActorCritic, params: Any) -> Callable[..., 
         keys = jax.random.split(key, state.current_player.shape[0])
         player = jnp.maximum(state.current_player, 0)
         if cfg.opponent == "self":
-            logits, _ = apply(net, params, state.observation, state.legal_action_mask)
+            obs = obs_lib.current_observation(state)
+            logits, _ = apply(net, params, obs, state.legal_action_mask)
             return choose(logits, key, greedy=False)[0]
         bot = HEURISTIC if cfg.opponent == "heuristic" else RANDOM
         return jax.vmap(bot)(keys, state, player).astype(jnp.int32)
@@ -328,7 +329,7 @@ def update(
     def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
         state, key = carry
         key, k_act, k_play = jax.random.split(key, 3)
-        obs, mask = state.observation, state.legal_action_mask
+        obs, mask = obs_lib.current_observation(state), state.legal_action_mask
         logits, value = apply(net, params, obs, mask)
         action, logp = choose(logits, k_act, greedy=False)
         if imitate:
@@ -342,7 +343,7 @@ def update(
     key, k_start = jax.random.split(runner.key)
     start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
     (state, key), traj = jax.lax.scan(env_step, (start, key), None, length=cfg.num_steps)
-    _, last_value = apply(net, params, state.observation, state.legal_action_mask)
+    _, last_value = apply(net, params, obs_lib.current_observation(state), state.legal_action_mask)
 
     def gae(carry: tuple[jax.Array, jax.Array], t: Transition) -> Any:
         adv, next_value = carry
@@ -435,7 +436,7 @@ def _seat_chips(
         return jnp.where(heuristic, HEURISTIC(k, s, player), RANDOM(k, s, player))
 
     def agent(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
-        logits, _ = apply(net, params, s.observation, s.legal_action_mask)
+        logits, _ = apply(net, params, obs_lib.current_observation(s), s.legal_action_mask)
         return choose(logits, None, greedy=True)[0]
 
     def one(k: jax.Array, s: State, seat: jax.Array) -> jax.Array:

@@ -89,7 +89,6 @@ from spoilfive_jax.games.forty_five.state import TRUMP_CLASS as TRUMP_CLASS
 from spoilfive_jax.games.forty_five.state import State as State
 from spoilfive_jax.games.forty_five.state import deck_prefix as deck_prefix
 from spoilfive_jax.games.forty_five.state import max_decisions as max_decisions
-from spoilfive_jax.games.forty_five.state import state_bytes as state_bytes
 from spoilfive_jax.games.forty_five.state import stock_size as stock_size
 from spoilfive_jax.games.forty_five.state import team_matrix as team_matrix
 from spoilfive_jax.games.forty_five.state import team_of as team_of
@@ -317,6 +316,21 @@ def deal_random(
     k = deck_prefix(num_players, rules)
     u24 = jax.random.bits(key, (k,), jnp.uint32) >> 8
     return deal_from_deck(draw_deck(u24, rules.deck_size), dealer, scores, num_players, rules)
+
+
+def state_bytes(num_players: int, rules: FortyFiveRules | None = None) -> int:
+    """Bytes of one hand's ``State`` (measured from the real field shapes)."""
+    rules = rules or FortyFiveRules()
+    shapes = jax.eval_shape(
+        lambda: deal_from_deck(
+            jnp.arange(deck_prefix(num_players, rules), dtype=jnp.int32),
+            jnp.int32(0),
+            jnp.zeros(num_teams(num_players), jnp.int32),
+            num_players,
+            rules,
+        )
+    )
+    return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))
 
 
 # --------------------------------------------------------------------------- a decision

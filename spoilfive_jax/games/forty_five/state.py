@@ -7,14 +7,13 @@ rules.  The rules of play are in ``game``; the scoring of a hand and a game in `
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import bits, tricks
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.state import StateBase, pytree_dataclass
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 # --------------------------------------------------------------------------- actions
@@ -59,8 +58,9 @@ def _hi_bit(action: int) -> np.uint32:
     return np.uint32(1 << (action - 32))
 
 
+@pytree_dataclass
 @dataclasses.dataclass(frozen=True)
-class State:
+class State(StateBase):
     """One hand of a Forty-Five game; batch it with ``jax.vmap`` (every field gains [B]).
 
     N = num_players, T = num_teams(N), S = the auction stock (53 or 52 - 5N; 0 outside
@@ -111,8 +111,10 @@ class State:
     illegal: jax.Array  # bool[]: the hand ended on an illegal action
     _step_count: jax.Array  # int32[]: decisions taken this hand
     #: the hand's rules: static pytree metadata (no array, no cost under jit/vmap); lets
-    #: ``observation`` normalise the scores by the game's target
-    rules: FortyFiveRules = dataclasses.field(default_factory=FortyFiveRules)
+    #: ``observe`` normalise the scores by the game's target
+    rules: FortyFiveRules = dataclasses.field(
+        default_factory=FortyFiveRules, metadata={"static": True}
+    )
 
     @property
     def legal_action_mask(self) -> jax.Array:
@@ -120,29 +122,8 @@ class State:
         return bits.to_bool(self.legal_set, NUM_ACTIONS)
 
     @property
-    def observation(self) -> jax.Array:
-        """float32[..., D]: ``observe(self, current_player)`` (seat 0's view once terminated).
-
-        Computed on access, not stored (rollouts never pay for it); works on a batched state
-        too.  Layout: ``spoilfive_jax.games.forty_five.observe``.
-        """
-        from spoilfive_jax.games.forty_five.observe import current_observation
-
-        return current_observation(self)
-
-    @property
     def num_players(self) -> int:
         return int(self.tricks_won.shape[-1])
-
-    def replace(self, **changes: Any) -> State:
-        return dataclasses.replace(self, **changes)
-
-
-jax.tree_util.register_dataclass(
-    State,
-    data_fields=[f.name for f in dataclasses.fields(State) if f.name != "rules"],
-    meta_fields=["rules"],
-)
 
 
 # --------------------------------------------------------------------------- static helpers
@@ -171,23 +152,6 @@ def max_decisions(num_players: int, rules: FortyFiveRules) -> int:
     if rules.auction:
         return (n - 1 + 8) + 1 + 6 * n + 5 * n
     return int(rules.joker) + int(rules.robbing) + (n if rules.jink == "announced" else 0) + 5 * n
-
-
-def state_bytes(num_players: int, rules: FortyFiveRules | None = None) -> int:
-    """Bytes of one hand's ``State`` (measured from the real field shapes)."""
-    from spoilfive_jax.games.forty_five.game import deal_from_deck
-
-    rules = rules or FortyFiveRules()
-    shapes = jax.eval_shape(
-        lambda: deal_from_deck(
-            jnp.arange(deck_prefix(num_players, rules), dtype=jnp.int32),
-            jnp.int32(0),
-            jnp.zeros(num_teams(num_players), jnp.int32),
-            num_players,
-            rules,
-        )
-    )
-    return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))
 
 
 def team_matrix(num_players: int) -> np.ndarray:

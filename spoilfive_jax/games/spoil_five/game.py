@@ -31,7 +31,7 @@ from spoilfive_jax.core.tricks import (
     top_trumps,
 )
 from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, State, held, pack
+from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, RECORD, STATUS, State, held
 
 # Actions (docs/rules.md#robbing-the-pack, #jinks).  0..51: play that card, or in the rob decision
 # discard it; NUM_ACTIONS = 55 (``state``).
@@ -142,7 +142,7 @@ def new_hand(
     robber = i32(-1) if rules.rob == "off" else rob_seat(hands, turnup, dealer)
     eldest = next_seat(dealer, n)
     state = State(
-        status=pack(
+        status=STATUS.pack(
             0,
             phase=jnp.where(robber >= 0, PHASE_ROB, PHASE_PLAY),
             terminated=False,
@@ -154,7 +154,7 @@ def new_hand(
             renege_level=-1,
             winner=-1,
         ),
-        record=pack(0, trick_num=0, jinker=-1, robbed=False, illegal=False, _step_count=0),
+        record=RECORD.pack(0, trick_num=0, jinker=-1, robbed=False, illegal=False, _step_count=0),
         truncated=jnp.bool_(False),
         rewards=jnp.zeros(n, jnp.float32),
         tricks=i32(0),

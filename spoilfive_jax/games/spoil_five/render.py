@@ -35,7 +35,7 @@ from spoilfive_jax.games.spoil_five.game import (
     TRUMP_CLASS,
     State,
 )
-from spoilfive_jax.games.spoil_five.state import PACKED
+from spoilfive_jax.games.spoil_five.state import PACKED_NAMES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +112,7 @@ def view(state: State) -> TableView:
             f"this State holds a batch of hands (shape {shape}); render one hand, e.g. "
             "jax.tree.map(lambda x: x[0], state)"
         )
-    names = [*(f.name for f in dataclasses.fields(State)), *PACKED]
+    names = [*(f.name for f in dataclasses.fields(State)), *PACKED_NAMES]
     g = {name: np.asarray(getattr(state, name)) for name in names}
     n = state.num_players
     trump = int(g["trump"])
