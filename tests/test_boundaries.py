@@ -30,6 +30,15 @@ MAX_LINES = 600
 PENDING_ISINSTANCE: dict[str, str] = {}
 PENDING_SIZE: dict[str, str] = {}
 PENDING_CONTRACTS: dict[str, str] = {}
+# Import cycles through imports inside functions, by the modules of the cycle.
+PENDING_LAZY_CYCLES: dict[tuple[str, ...], str] = {
+    (
+        "spoilfive_jax.games.forty_five",
+        "spoilfive_jax.games.forty_five.env",
+        "spoilfive_jax.games.forty_five.play",
+        "spoilfive_jax.games.forty_five.report",
+    ): "env.py imports report and report imports play inside functions: the interface refactor",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -193,6 +202,30 @@ def test_no_import_cycles():
     graph = {m: _module_level_imports(m, p) for m, p in MODULES.items()}
     cycles = _cycles(graph)
     assert not cycles, "module-level import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def _every_import(module: str, path: Path) -> set[str]:
+    """Package modules ``module`` imports anywhere: at the top, inside functions, or only for
+    the type checker."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node.level, node.module, path.name == "__init__.py")
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if m in MODULES and m != module}
+
+
+def test_no_import_cycles_even_through_function_level_imports():
+    """A function-level import that only breaks a cycle hides the cycle: the modules still
+    depend on each other (a State importing observe or render, say)."""
+    graph = {m: _every_import(m, p) for m, p in MODULES.items()}
+    cycles = [c for c in _cycles(graph) if tuple(c) not in PENDING_LAZY_CYCLES]
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+    stale = [c for c in PENDING_LAZY_CYCLES if list(c) not in _cycles(graph)]
+    assert not stale, f"no longer a cycle, remove from PENDING_LAZY_CYCLES: {stale}"
 
 
 def test_cycle_finder_finds_a_cycle():

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 import jax
 
 from spoilfive_jax.core.cards import card_symbol
+from spoilfive_jax.core.present import seat_name
 
 Policy = Callable[..., jax.Array]
 
@@ -110,8 +111,6 @@ class TerminalTable:
         self.output.flush()
 
     def name(self, seat: int) -> str:
-        from spoilfive_jax.core.present import seat_name
-
         return seat_name(seat, self.human)
 
     def announce_rob(self, who: str, you: bool, passed: bool, action: int, turnup: int) -> None:

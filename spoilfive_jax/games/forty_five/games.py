@@ -19,9 +19,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.env import Env, PolicyFn
 from spoilfive_jax.core.validate import positive_int
-from spoilfive_jax.games.forty_five.game import State
+from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
@@ -95,7 +95,7 @@ def _games_chunk(
             points = jnp.where(live, state.hand_points, 0)
             played = played + live.astype(jnp.int32)
             decisions = decisions + jnp.where(live, state._step_count, 0)
-            fresh = env.next_hand(jax.random.fold_in(hk, 1), state)
+            fresh = next_hand(jax.random.fold_in(hk, 1), state, env.rules)
             go_on = ~state.game_over
             state = jax.tree.map(lambda f, s: jnp.where(go_on, f, s), fresh, state)
             return (state, played, decisions), points

@@ -59,6 +59,7 @@ from spoilfive_jax.games.forty_five.render import (
     trick_line,
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
+from spoilfive_jax.tools.analysis import hint_text
 
 if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
     from spoilfive_jax.games.forty_five.env import FortyFive
@@ -386,8 +387,6 @@ class FamilyGame(TerminalTable):
 
     def hint(self, state: State) -> str:
         """The analysis of the human's legal moves, best first (``hint`` or ``?``)."""
-        from spoilfive_jax.tools.analysis import hint_text
-
         key = jax.random.fold_in(self.key, 1 << 20 | int(state._step_count))
         return hint_text(self.env, state, key, self.hint_samples)
 

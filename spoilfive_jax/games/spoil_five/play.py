@@ -44,6 +44,7 @@ from spoilfive_jax.games.spoil_five.render import (
     view,
 )
 from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.analysis import hint_text
 
 if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
     from spoilfive_jax.games.spoil_five.env import SpoilFive
@@ -328,8 +329,6 @@ class TerminalGame(TerminalTable):
 
     def hint(self, state: State) -> str:
         """The analysis of the human's legal moves, best first (``hint`` or ``?``)."""
-        from spoilfive_jax.tools.analysis import hint_text
-
         key = jax.random.fold_in(self.key, 1 << 20 | int(state._step_count))
         return hint_text(self.env, state, key, self.hint_samples)
 
