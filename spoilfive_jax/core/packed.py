@@ -108,7 +108,7 @@ def unpack_seats(word: ArrayLike, num_seats: int, width: int) -> jax.Array:
     return (jnp.asarray(word, I32)[..., None] >> shifts) & ((1 << width) - 1)
 
 
-def seat_value(word: jax.Array, seat: jax.Array, width: int) -> jax.Array:
+def seat_value(word: jax.Array, seat: ArrayLike, width: int) -> jax.Array:
     """The value of ``seat`` in a ``pack_seats`` word (elementwise)."""
     return (word >> (width * seat)) & ((1 << width) - 1)
 

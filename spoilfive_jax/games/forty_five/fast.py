@@ -86,6 +86,94 @@ def _const(x: jax.Array) -> Callable[[], jax.Array]:
     return lambda: x
 
 
+class _Turnup(NamedTuple):
+    """A turn-up game's batch before the play (``_turnup_hand``); ``[B]`` vectors."""
+
+    held: list[Bits]  # N sets: each seat's cards (strength positions)
+    trump: jax.Array  # int32: trump suit
+    turn_pos: jax.Array  # int32: the turn-up's position
+    decisions: jax.Array  # int32: decisions taken so far
+
+
+def _kernel_joker(
+    chooser: Chooser,
+    h: _Turnup,
+    joker_up: jax.Array,
+    dealer: jax.Array,
+    joker_pos: jax.Array,
+    trace: list[Record] | None,
+) -> _Turnup:
+    """The joker turned up: the dealer lays a card away and takes it."""
+    hand = select_seat(h.held, dealer)
+    lay = pol.weakest(hand)
+    choice = chooser.pick(dealer, h.decisions, hand, {GREEDY: lambda: lay, HEURISTIC: lambda: lay})
+    took = hand.without(bits.bit(choice)) | bits.bit(joker_pos)
+    held = set_seat(h.held, dealer, took, joker_up)
+    add_record(trace, joker_up, dealer, hand, choice, CARD_SPACE, h.trump)
+    return h._replace(held=held, decisions=h.decisions + joker_up.astype(I32))
+
+
+def _kernel_rob(
+    chooser: Chooser,
+    h: _Turnup,
+    turnup: jax.Array,
+    dealer: jax.Array,
+    ace: jax.Array,
+    rules: FortyFiveRules,
+    trace: list[Record] | None,
+) -> tuple[_Turnup, jax.Array, jax.Array]:
+    """An ace turned up: the dealer may rob; else the holder of the ace of trumps (position
+    ``ace``).  Returns the batch, the robber (-1: nobody) and whether it robbed."""
+    robber = jnp.full_like(dealer, -1)
+    for s in reversed(range(len(h.held))):
+        robber = jnp.where(bits.has(h.held[s], ace), s, robber)
+    robber = jnp.where(turnup % 13 == 0, dealer, robber)
+    seat = jnp.maximum(robber, 0)
+    hand = select_seat(h.held, seat)
+    legal = hand
+    if rules.rob == "optional":
+        legal = Bits(hand.lo | U32(sx.PASS_BIT), hand.hi)
+    lay = pol.weakest(hand)
+    choice = chooser.pick(seat, h.decisions, legal, {GREEDY: lambda: lay, HEURISTIC: lambda: lay})
+    asked = robber >= 0
+    robbed = asked & (choice != sx.P_PASS)
+    took = hand.without(bits.bit(choice)) | bits.bit(h.turn_pos)
+    held = set_seat(h.held, seat, took, robbed)
+    add_record(trace, asked, seat, legal, choice, CARD_SPACE, h.trump)
+    return h._replace(held=held, decisions=h.decisions + asked.astype(I32)), robber, robbed
+
+
+def _kernel_announce(
+    chooser: Chooser,
+    h: _Turnup,
+    dealer: jax.Array,
+    dead: jax.Array,
+    rules: FortyFiveRules,
+    trace: list[Record] | None,
+) -> tuple[_Turnup, jax.Array]:
+    """Jink announcements from the eldest hand; the first announcement closes them.  Returns
+    the batch and the jinker (-1: none)."""
+    n = len(h.held)
+    every = sx.every_trump(h.trump, rules)
+    jinker = jnp.full_like(dealer, -1)
+    decisions = h.decisions
+    asking = jnp.ones_like(h.turn_pos, jnp.bool_)  # (the shape of the turn-ups)
+    legal = Bits(jnp.full_like(dealer, sx.PASS_BIT | sx.JINK_BIT, U32), jnp.zeros_like(dead))
+    for o in range(n):
+        seat = (dealer + 1 + o) % n
+        hand = select_seat(h.held, seat)
+        live = pol.live_trumps(hand, U32(0), dead, every)
+        sure = pol.heuristic_announce(hand, live)
+        no = jnp.full_like(dealer, sx.P_PASS)
+        choice = chooser.pick(seat, decisions, legal, {GREEDY: _const(no), HEURISTIC: _const(sure)})
+        announces = asking & (choice == sx.P_JINK)
+        jinker = jnp.where(announces, seat, jinker)
+        add_record(trace, asking, seat, legal, choice, CARD_SPACE, h.trump)
+        decisions = decisions + asking.astype(I32)
+        asking = asking & ~announces
+    return h._replace(decisions=decisions), jinker
+
+
 def _turnup_hand(
     chooser: Chooser,
     deck: jax.Array,
@@ -105,64 +193,21 @@ def _turnup_hand(
     trump = turnup // 13
     table = jnp.asarray(sx.tables(rules)[0])
     held = deal_sets(table[trump[None, :], deck[: 5 * n]], dealer, n, rules)
-    turn_pos = table[trump, turnup]
-    decisions = jnp.zeros_like(dealer)
-
-    if rules.joker:  # the dealer lays a card away and takes the turned-up joker
-        hand = select_seat(held, dealer)
-        lay = pol.weakest(hand)
-        choice = chooser.pick(
-            dealer, decisions, hand, {GREEDY: lambda: lay, HEURISTIC: lambda: lay}
-        )
-        took = hand.without(bits.bit(choice)) | bits.bit(table[trump, JOKER])
-        held = set_seat(held, dealer, took, joker_up)
-        add_record(trace, joker_up, dealer, hand, choice, CARD_SPACE, trump)
-        decisions = decisions + joker_up.astype(I32)
-
+    h = _Turnup(held, trump, table[trump, turnup], jnp.zeros_like(dealer))
+    if rules.joker:
+        h = _kernel_joker(chooser, h, joker_up, dealer, table[trump, JOKER], trace)
     robber = jnp.full_like(dealer, -1)
     robbed = jnp.zeros_like(joker_up)
-    if rules.robbing:  # an ace turned up: the dealer; else the holder of the ace of trumps
+    if rules.robbing:
         ace = table[trump, trump * 13]
-        for s in reversed(range(n)):
-            robber = jnp.where(bits.has(held[s], ace), s, robber)
-        robber = jnp.where(turnup % 13 == 0, dealer, robber)
-        seat = jnp.maximum(robber, 0)
-        hand = select_seat(held, seat)
-        legal = hand
-        if rules.rob == "optional":
-            legal = Bits(hand.lo | U32(sx.PASS_BIT), hand.hi)
-        lay = pol.weakest(hand)
-        choice = chooser.pick(seat, decisions, legal, {GREEDY: lambda: lay, HEURISTIC: lambda: lay})
-        asked = robber >= 0
-        robbed = asked & (choice != sx.P_PASS)
-        held = set_seat(held, seat, hand.without(bits.bit(choice)) | bits.bit(turn_pos), robbed)
-        add_record(trace, asked, seat, legal, choice, CARD_SPACE, trump)
-        decisions = decisions + asked.astype(I32)
-
-    dead = jnp.where(robbed, U32(0), U32(1) << (turn_pos - sx.TRUMP_BASE).astype(U32))
+        h, robber, robbed = _kernel_rob(chooser, h, turnup, dealer, ace, rules, trace)
+    dead = jnp.where(robbed, U32(0), U32(1) << (h.turn_pos - sx.TRUMP_BASE).astype(U32))
     jinker = jnp.full_like(dealer, -1)
-    if rules.jink == "announced":  # from the eldest hand; the first announcement closes it
-        every = sx.every_trump(trump, rules)
-        asking = jnp.ones_like(joker_up)
-        legal = Bits(jnp.full_like(dealer, sx.PASS_BIT | sx.JINK_BIT, U32), jnp.zeros_like(dead))
-        for o in range(n):
-            seat = (dealer + 1 + o) % n
-            hand = select_seat(held, seat)
-            live = pol.live_trumps(hand, U32(0), dead, every)
-            sure = pol.heuristic_announce(hand, live)
-            no = jnp.full_like(dealer, sx.P_PASS)
-            choice = chooser.pick(
-                seat, decisions, legal, {GREEDY: _const(no), HEURISTIC: _const(sure)}
-            )
-            announces = asking & (choice == sx.P_JINK)
-            jinker = jnp.where(announces, seat, jinker)
-            add_record(trace, asking, seat, legal, choice, CARD_SPACE, trump)
-            decisions = decisions + asking.astype(I32)
-            asking = asking & ~announces
-
+    if rules.jink == "announced":
+        h, jinker = _kernel_announce(chooser, h, dealer, dead, rules, trace)
     return Table(
-        held_lo=[s.lo for s in held],
-        held_hi=[s.hi for s in held],
+        held_lo=[s.lo for s in h.held],
+        held_hi=[s.hi for s in h.held],
         trump=trump,
         first_leader=next_seat(dealer, n),
         dead=dead,
@@ -171,7 +216,7 @@ def _turnup_hand(
         robbed=robbed,
         bid=jnp.zeros_like(dealer),
         bidder=jnp.full_like(dealer, -1),
-        decisions=decisions,
+        decisions=h.decisions,
     )
 
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH, TRUMP_STRENGTH
-from spoilfive_jax.games.forty_five.game import _JOKER_STRENGTH, JINK, JOKER, NUM_CARD_IDS, PASS
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.forty_five.state import _JOKER_STRENGTH, JINK, JOKER, NUM_CARD_IDS, PASS
 
 U32 = jnp.uint32
 I32 = jnp.int32

@@ -14,6 +14,8 @@ observations never read it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -31,7 +33,14 @@ from spoilfive_jax.core.tricks import (
     top_trumps,
 )
 from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, RECORD, STATUS, State, held
+from spoilfive_jax.games.spoil_five.state import (
+    NUM_ACTIONS,
+    RECORD,
+    STATUS,
+    TRICK_BITS,
+    State,
+    held,
+)
 
 # Actions (docs/rules.md#robbing-the-pack, #jinks).  0..51: play that card, or in the rob decision
 # discard it; NUM_ACTIONS = 55 (``state``).
@@ -213,24 +222,20 @@ def hand_rewards(state: State, winner: jax.Array, jink_won: jax.Array, rules: Ru
     return (received - antes(state.dealer, state.carried, n, rules)).astype(jnp.float32)
 
 
-def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
-    """The state after a LEGAL ``action`` by ``current_player`` in a live hand.
+class _TrickPlay(NamedTuple):
+    """The current trick once the mover's card is on it (``_play_to_trick``); int32[] each."""
 
-    No legality or terminal check (``step`` adds them).  Every phase's outcome is computed and
-    the right one selected, so it vmaps over hands in mixed phases.  ``legal_set`` is NOT
-    refreshed: ``with_legal`` does that (``step`` calls it on the state it returns).
-    """
-    n = state.num_players
-    seats = jnp.arange(n)
+    leading: jax.Array  # bool[]: the card leads the trick
+    led_class: jax.Array
+    best_power: jax.Array
+    best_seat: jax.Array
+    renege_level: jax.Array
+
+
+def _play_to_trick(state: State, a: jax.Array, rules: Rules) -> _TrickPlay:
+    """The mover plays card ``a`` to the current trick: the suit led, the winning card so far
+    and the renege level (``rules.renege``: which trumps played count)."""
     cur = state.current_player
-    a = jnp.asarray(action, jnp.int32)
-    card = bits.bit(jnp.clip(a, 0, NUM_CARDS - 1))
-    is_card = a < NUM_CARDS
-    in_rob = state.phase == PHASE_ROB
-    in_play = state.phase == PHASE_PLAY
-    in_jink = state.phase == PHASE_JINK
-
-    # --- Play a card to the trick.
     leading = cur == state.leader
     ts = trump_strength(a, state.trump)
     is_trump = ts >= 0
@@ -246,36 +251,55 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         level = jnp.where(leading, trump_played, jnp.maximum(state.renege_level, trump_played))
     else:  # "led": only the led card counts
         level = jnp.where(leading, trump_played, state.renege_level)
-    nxt = next_seat(cur, n)
+    return _TrickPlay(leading, led_class, best_power, best_seat, level)
+
+
+class _TrickEnd(NamedTuple):
+    """What the card played decides (``_trick_end``); bool[] unless said."""
+
+    nxt: jax.Array  # int32[]: the seat after the mover
+    trick_over: jax.Array  # the card completed the trick
+    trick_num: jax.Array  # int32[]: tricks completed after it
+    best_shift: jax.Array  # int32[]: the trick winner's field in ``tricks``
+    jink_won: jax.Array  # the jinker took the fifth trick
+    ask_jink: jax.Array  # a seat took its third trick in trick 3: it decides whether to jink
+    takes_pot: jax.Array  # the trick winner takes the pot now
+    play_over: jax.Array  # the hand is over (taken, spoiled or the jink failed)
+
+
+def _trick_end(state: State, trick: _TrickPlay, in_play: jax.Array, rules: Rules) -> _TrickEnd:
+    """Whether the card played ends the trick, and then the hand (docs/rules.md#jinks)."""
+    nxt = next_seat(state.current_player, state.num_players)
     trick_over = in_play & (nxt == state.leader)
     trick_num = state.trick_num + trick_over.astype(jnp.int32)
-    best_shift = 3 * jnp.maximum(best_seat, 0)  # the trick winner's field in ``tricks``
+    best_shift = TRICK_BITS * jnp.maximum(trick.best_seat, 0)
     winner_tricks = ((state.tricks >> best_shift) & 7) + 1
     jinking = state.jinker >= 0
-    jink_failed = trick_over & jinking & (best_seat != state.jinker)
-    jink_won = trick_over & jinking & (best_seat == state.jinker) & (trick_num == 5)
+    jink_failed = trick_over & jinking & (trick.best_seat != state.jinker)
+    jink_won = trick_over & jinking & (trick.best_seat == state.jinker) & (trick_num == 5)
     three = trick_over & ~jinking & (winner_tricks == 3)
     ask_jink = three & (trick_num == 3) if rules.jink else jnp.bool_(False)
     takes_pot = (three & ~ask_jink) | jink_won
     spoiled = trick_over & ~jinking & ~three & (trick_num == 5)
     play_over = jink_failed | takes_pot | spoiled
+    return _TrickEnd(
+        nxt, trick_over, trick_num, best_shift, jink_won, ask_jink, takes_pot, play_over
+    )
 
-    # --- Jink decision: JINK plays on (the jinker leads trick 4), CLAIM takes the pot.
-    declares = a == JINK
-    claims = in_jink & ~declares
 
-    over = (in_play & play_over) | claims
-    phase = jnp.where(in_play & ask_jink, PHASE_JINK, PHASE_PLAY)
-    phase = jnp.where(over, PHASE_DONE, phase).astype(jnp.int32)
-    winner = jnp.where(in_play & takes_pot, best_seat, jnp.where(claims, cur, -1))
-    eldest = next_seat(state.dealer, n)
-    next_player = jnp.where(trick_over, best_seat, nxt)
-    next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
-
-    # --- The mover's hand (``hands`` = ``dealt`` less ``played``) loses the card played; the
-    # robber's dealt set trades the discard for the turn-up.
-    robs = in_rob & is_card
-    is_me = seats == cur
+def _cards_after(
+    state: State,
+    a: jax.Array,
+    card: Bits,
+    robs: jax.Array,
+    in_play: jax.Array,
+    leading: jax.Array,
+    rules: Rules,
+) -> tuple[Bits, jax.Array, Bits]:
+    """(dealt, trick_cards, cannot_hold) after the mover's card ``a``: the robber's dealt set
+    trades the discard for the turn-up (``hands`` = ``dealt`` less ``played`` loses a card
+    played through ``played``); a card played goes on the trick and may show a void."""
+    is_me = jnp.arange(state.num_players) == state.current_player
     robbed_set = state.dealt.without(card) | bits.bit(state.turnup)
     dealt = bits.where(is_me & robs, robbed_set, state.dealt)
     trick_cards = jnp.where(in_play & leading, NO_CARD, state.trick_cards)
@@ -288,33 +312,69 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
         state.cannot_hold.lo | jnp.where(shown_me, shown.lo, jnp.uint32(0)),
         state.cannot_hold.hi | jnp.where(shown_me, shown.hi, jnp.uint32(0)),
     )
+    return dealt, trick_cards, cannot_hold
+
+
+def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
+    """The state after a LEGAL ``action`` by ``current_player`` in a live hand.
+
+    No legality or terminal check (``step`` adds them).  Every phase's outcome is computed and
+    the right one selected, so it vmaps over hands in mixed phases.  ``legal_set`` is NOT
+    refreshed: ``with_legal`` does that (``step`` calls it on the state it returns).
+    """
+    n = state.num_players
+    cur = state.current_player
+    a = jnp.asarray(action, jnp.int32)
+    card = bits.bit(jnp.clip(a, 0, NUM_CARDS - 1))
+    is_card = a < NUM_CARDS
+    in_rob = state.phase == PHASE_ROB
+    in_play = state.phase == PHASE_PLAY
+    in_jink = state.phase == PHASE_JINK
+
+    trick = _play_to_trick(state, a, rules)
+    end = _trick_end(state, trick, in_play, rules)
+
+    # --- Jink decision: JINK plays on (the jinker leads trick 4), CLAIM takes the pot.
+    declares = a == JINK
+    claims = in_jink & ~declares
+
+    over = (in_play & end.play_over) | claims
+    phase = jnp.where(in_play & end.ask_jink, PHASE_JINK, PHASE_PLAY)
+    phase = jnp.where(over, PHASE_DONE, phase).astype(jnp.int32)
+    winner = jnp.where(in_play & end.takes_pot, trick.best_seat, jnp.where(claims, cur, -1))
+    eldest = next_seat(state.dealer, n)
+    next_player = jnp.where(end.trick_over, trick.best_seat, end.nxt)
+    next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
+    robs = in_rob & is_card
+    dealt, trick_cards, cannot_hold = _cards_after(
+        state, a, card, robs, in_play, trick.leading, rules
+    )
 
     def pick(play_value: jax.Array, other: jax.Array) -> jax.Array:
         return jnp.where(in_play, play_value, other)
 
-    new = state.replace(
+    return state.replace(
         current_player=jnp.where(over, -1, next_player).astype(jnp.int32),
         terminated=over,
-        rewards=jnp.where(over, hand_rewards(state, winner, in_play & jink_won, rules), 0.0),
-        tricks=state.tricks + (trick_over.astype(jnp.int32) << best_shift),
+        rewards=jnp.where(over, hand_rewards(state, winner, in_play & end.jink_won, rules), 0.0),
+        tricks=state.tricks + (end.trick_over.astype(jnp.int32) << end.best_shift),
         phase=phase,
         dealt=dealt,
         robbed=state.robbed | robs,
         discard=jnp.where(robs, a, state.discard),
-        leader=jnp.where(trick_over, best_seat, state.leader),
+        leader=jnp.where(end.trick_over, trick.best_seat, state.leader),
         trick_cards=trick_cards,
-        led_class=pick(led_class, state.led_class),
-        best_power=pick(best_power, state.best_power),
-        best_seat=pick(best_seat, state.best_seat),
-        renege_level=pick(level, state.renege_level),
+        led_class=pick(trick.led_class, state.led_class),
+        best_power=pick(trick.best_power, state.best_power),
+        best_seat=pick(trick.best_seat, state.best_seat),
+        renege_level=pick(trick.renege_level, state.renege_level),
         played=bits.where(in_play, state.played | card, state.played),
         cannot_hold=cannot_hold,
-        trick_num=trick_num,
+        trick_num=end.trick_num,
         jinker=jnp.where(in_jink & declares, cur, state.jinker),
         winner=winner.astype(jnp.int32),
         _step_count=state._step_count + 1,
     )
-    return new
 
 
 def end_illegal(state: State, rules: Rules) -> State:
