@@ -1,7 +1,8 @@
 """The packed layout of Spoil Five's ``State`` (``games/spoil_five/state.py``): every packed
 attribute round-trips at the ends of its range without touching its neighbours, reads work on
 batched states, ``replace`` takes the old names (packed attributes, ``tricks_won``, ``hands``),
-and the derived ``hands`` follow the cards played, the rob and the discard."""
+and the derived ``hands`` follow the cards played, the rob and the discard.  Then the packing
+convention itself (``core/packed.py``): offsets, flags, cutting, per-seat values."""
 
 from __future__ import annotations
 
@@ -14,7 +15,16 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import Bits, members
-from spoilfive_jax.core.packed import get
+from spoilfive_jax.core.packed import (
+    Field,
+    get,
+    mask,
+    pack_changes,
+    pack_seats,
+    put,
+    seat_value,
+    unpack_seats,
+)
 from spoilfive_jax.games.spoil_five import game
 from spoilfive_jax.games.spoil_five.state import PACKED_NAMES, RECORD, STATUS
 
@@ -150,3 +160,37 @@ def test_replace_keeps_hands_unless_a_held_card_is_played() -> None:
     )
     # a card played is in nobody's hand
     assert _sets(state.replace(played=played).hands)[seat] == _sets(state.hands)[seat] - {card}
+
+
+# ---------------------------------------------------------------------------- core.packed
+
+
+def test_fields_store_value_plus_offset_and_flags_read_back_as_bool() -> None:
+    seat = Field(3, 4, offset=1)
+    flag = Field(7, 1, flag=True)
+    word = put(put(0, seat, -1), flag, True)
+    assert int(word) == (0 << 3) | (1 << 7)  # -1 is stored as 0
+    assert int(get(word, seat)) == -1 and get(word, flag).dtype == jnp.bool_
+    word = put(word, seat, 14)  # stored 15: the top of 4 bits
+    assert int(get(word, seat)) == 14 and bool(get(word, flag))
+    assert int(get(put(word, seat, 15), seat)) == -1  # 16 is cut to its 4 bits
+    assert mask(seat, flag) == 0b1111_1000
+
+
+def test_per_seat_values_round_trip() -> None:
+    counts = jnp.array([[5, 0, 3], [1, 4, 2]], jnp.int32)
+    word = pack_seats(counts, 3)
+    assert word.shape == (2,) and word.dtype == jnp.int32
+    np.testing.assert_array_equal(unpack_seats(word, 3, 3), counts)
+    np.testing.assert_array_equal(seat_value(word, jnp.array([2, 1]), 3), [3, 4])
+
+
+def test_replace_of_every_field_of_a_word_starts_from_zero() -> None:
+    state = sf.SpoilFive(3).init(jax.random.PRNGKey(5))
+    values = {"trick_num": 0, "jinker": -1, "robbed": False, "illegal": False, "_step_count": 0}
+    assert set(values) == set(RECORD.fields)
+    changes = pack_changes(state.replace(record=jnp.int32(-1)), values, (STATUS, RECORD))
+    assert set(changes) == {"record"} and int(changes["record"]) == 0  # no old bit left
+    one = pack_changes(state, {"jinker": 2}, (STATUS, RECORD))
+    assert int(get(one["record"], RECORD.fields["jinker"])) == 2
+    assert int(get(one["record"], RECORD.fields["_step_count"])) == int(state._step_count)

@@ -34,8 +34,8 @@ BEST_TRUMP      N       relative seat that played the highest trump so far
 
 Hidden from ``observe``: the other hands, the other seats' discards and the stock.
 
-``State.observation`` is ``observe(state, current_player, state.rules)`` (seat 0's view once the
-hand is over), computed on access for any leading batch dimensions (``current_observation``).
+``current_observation(state)`` is ``observe(state, current_player, state.rules)`` (seat 0's view
+once the hand is over) for any leading batch dimensions.
 
 ``observe_full(state, rules)`` -> float32[``full_observation_size(N)``] = observation_size(N)
 + 106 N + 106, the perfect-information view: ``observe`` from seat 0 (its HAND and DISCARDS are
@@ -123,7 +123,7 @@ def observe(state: game.State, player: jax.Array, rules: FortyFiveRules) -> jax.
 
 def current_observation(state: game.State) -> jax.Array:
     """``observe(state, current_player, state.rules)`` for a state with any leading batch
-    dimensions (``State.observation``); seat 0's view once the hand is over."""
+    dimensions; seat 0's view once the hand is over."""
 
     def one(s: game.State, p: jax.Array) -> jax.Array:
         return observe(s, p, state.rules)

@@ -249,8 +249,8 @@ def observe_full(state: State) -> jax.Array:
 
 def current_observation(state: State) -> jax.Array:
     """``observe(state, current_player)`` for a state with any leading batch dimensions
-    (``State.observation``).  Once the hand is over (``current_player == -1``) it is seat 0's
-    view."""
+    (the batched states of ``rl.ppo``).  Once the hand is over (``current_player == -1``) it is
+    seat 0's view."""
     fn = observe
     for _ in range(np.ndim(state.current_player)):
         fn = jax.vmap(fn)
