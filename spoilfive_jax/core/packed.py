@@ -2,12 +2,13 @@
 
 A ``Field`` is bits ``first .. first + width - 1`` of a word, holding ``value + offset`` (so a
 -1 can be stored as 0); it reads back as int32, or as bool for a ``flag``.  ``get`` reads a
-field, ``put`` writes one (a value outside its range is cut to the field's bits) and ``mask``
-gives fields' bits for writing a whole word at once.  A ``Word`` is the table of named fields of
-one int32 attribute of a record (``Word.pack`` writes several); ``Unpacked`` is a read-only
-attribute that reads its field, and ``pack_changes`` turns keyword changes of those names into
-new words (``core.state.StateBase.replace``).  ``pack_seats`` packs a small value per seat into
-one word (``width`` bits a seat), ``unpack_seats`` and ``seat_value`` read it back.
+field (``is_clear`` tests its bits for 0), ``put`` writes one (a value outside its range is cut
+to the field's bits) and ``mask`` gives fields' bits for writing a whole word at once.  A
+``Word`` is the table of named fields of one int32 attribute of a record (``Word.pack`` writes
+several); ``Unpacked`` is a read-only attribute that reads its field, and ``pack_changes`` turns
+keyword changes of those names into new words (``core.state.StateBase.replace``).
+``pack_seats`` packs a small value per seat into one word (``width`` bits a seat),
+``unpack_seats`` and ``seat_value`` read it back.
 
 Users: Spoil Five's ``State`` (``status`` and ``record``) and the rollout kernels' status words
 (``games/spoil_five/fast.py``, ``games/forty_five/fast_play.py``).  Why pack: XLA:CPU has no
@@ -53,6 +54,12 @@ def get(word: ArrayLike, field: Field) -> jax.Array:
     if field.flag:
         return v != 0
     return v - field.offset if field.offset else v
+
+
+def is_clear(word: ArrayLike, field: Field) -> jax.Array:
+    """bool: every bit of ``field`` is 0 in ``word`` (its value is ``-offset``; a flag is off).
+    Cheaper than comparing ``get``: no shift, no offset."""
+    return (jnp.asarray(word, I32) & field.mask) == 0
 
 
 def put(word: ArrayLike, field: Field, value: ArrayLike) -> jax.Array:
@@ -132,6 +139,7 @@ __all__ = [
     "Unpacked",
     "Word",
     "get",
+    "is_clear",
     "mask",
     "pack_changes",
     "pack_seats",

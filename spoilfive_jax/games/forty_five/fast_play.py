@@ -23,7 +23,7 @@ from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.kernel import mix, random_choice, seat_select, trick_play
-from spoilfive_jax.core.packed import Field, get, put, seat_value
+from spoilfive_jax.core.packed import Field, get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -269,7 +269,7 @@ def play_step(
     n = num_players
     t = num_teams(n)
     st = p.status
-    live = ~get(st, _F_DONE)
+    live = is_clear(st, _F_DONE)
     cur = get(st, _F_CUR)
     led, best, seat, level, is_trump, strength = trick_play(
         pos,
@@ -356,7 +356,7 @@ def play_tricks(
         record = None
         if trace is not None:
             cur, _, legal = legal_of(p)
-            live = ~get(p.status, _F_DONE)
+            live = is_clear(p.status, _F_DONE)
             record = make_record(live, cur, legal, pos, CARD_SPACE, table.trump)
         p = play_step(p, table, pos, n, rules)
         # The next choice is carried: XLA then computes it once per step.

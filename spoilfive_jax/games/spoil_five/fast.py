@@ -34,7 +34,7 @@ from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.kernel import mix, seat_select, trick_play
 from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
-from spoilfive_jax.core.packed import Field, get, mask, put, seat_value
+from spoilfive_jax.core.packed import Field, get, is_clear, mask, put, seat_value
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
     JINK,
@@ -254,7 +254,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     # The trick's winner is read back from the new status word (a trick just ended iff a card
     # was played and no suit is led now): XLA then reads the stored word instead of
     # recomputing the trick in the tricks update.
-    ended = in_play & (get(status, _F_LED) < 0)
+    ended = in_play & is_clear(status, _F_LED)
     won = jnp.left_shift(1, _TRICK_BITS * get(status, _F_SEAT))
     tricks = h.tricks + jnp.where(ended, won, 0)
     trump_bit = jnp.left_shift(U32(1), strength.astype(U32))
