@@ -203,8 +203,8 @@ def _status_word(state: State) -> jax.Array:
     jink decision), so the kernel can continue the hand from it."""
     w = fast.status_word(state)
     in_trick = (state.phase == game.PHASE_PLAY) & (state.current_player != state.leader)
-    w = fast.put(w, fast._F_LED, jnp.where(in_trick, fast.get(w, fast._F_LED), 0))
-    w = fast.put(w, fast._F_BEST, jnp.where(in_trick, fast.get(w, fast._F_BEST), 0))
+    w = fast.put(w, fast._F_LED, jnp.where(in_trick, fast.get(w, fast._F_LED), -1))
+    w = fast.put(w, fast._F_BEST, jnp.where(in_trick, fast.get(w, fast._F_BEST), -1))
     done = state.phase == game.PHASE_DONE
     return fast.put(w, fast._F_PHASE, jnp.where(done, fast.DONE, fast.get(w, fast._F_PHASE)))
 
