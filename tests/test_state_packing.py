@@ -25,7 +25,7 @@ from spoilfive_jax.core.packed import (
     seat_value,
     unpack_seats,
 )
-from spoilfive_jax.games.spoil_five import game
+from spoilfive_jax.games.spoil_five import fast, game, infer
 from spoilfive_jax.games.spoil_five.state import PACKED_NAMES, RECORD, STATUS
 
 # The range of every packed attribute for tables of up to 10 seats (docs: ``state.STATUS``).
@@ -194,3 +194,29 @@ def test_replace_of_every_field_of_a_word_starts_from_zero() -> None:
     one = pack_changes(state, {"jinker": 2}, (STATUS, RECORD))
     assert int(get(one["record"], RECORD.fields["jinker"])) == 2
     assert int(get(one["record"], RECORD.fields["_step_count"])) == int(state._step_count)
+
+
+def test_the_kernel_status_word_of_a_public_state_reads_back_its_trick() -> None:
+    """``fast.status_word`` (policies) and ``infer._status_word`` (analysis playouts) write the
+    kernel's fields with their offsets: nothing led reads -1, as the public State says."""
+    env = sf.SpoilFive(4, sf.Rules(rob="forced"))
+    key = jax.random.PRNGKey(6)
+    seen_rob = seen_trick = False
+    for _ in range(30):
+        key, k = jax.random.split(key)
+        state = env.init(k)
+        while not bool(state.terminated):
+            word, cont = fast.status_word(state), infer._status_word(state)
+            leading = int(state.current_player) == int(state.leader)
+            if int(state.phase) == game.PHASE_PLAY and not leading:
+                seen_trick = True
+                assert int(fast.get(word, fast._F_BEST)) == int(state.best_power)
+                assert int(fast.get(cont, fast._F_LED)) == int(fast.get(word, fast._F_LED)) >= 0
+            else:
+                seen_rob |= int(state.phase) == game.PHASE_ROB
+                assert int(fast.get(cont, fast._F_LED)) == int(fast.get(cont, fast._F_BEST)) == -1
+            assert bool(fast.get(word, fast._F_ROBBED)) == bool(state.robbed)
+            state = env.step(state, env.legal_actions(state)[0])
+        if seen_rob and seen_trick:
+            break
+    assert seen_rob and seen_trick
