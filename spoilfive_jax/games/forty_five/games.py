@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.core.env import PolicyFn
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
