@@ -30,15 +30,6 @@ MAX_LINES = 600
 PENDING_ISINSTANCE: dict[str, str] = {}
 PENDING_SIZE: dict[str, str] = {}
 PENDING_CONTRACTS: dict[str, str] = {}
-# Import cycles through imports inside functions, by the modules of the cycle.
-PENDING_LAZY_CYCLES: dict[tuple[str, ...], str] = {
-    (
-        "spoilfive_jax.games.forty_five",
-        "spoilfive_jax.games.forty_five.env",
-        "spoilfive_jax.games.forty_five.play",
-        "spoilfive_jax.games.forty_five.report",
-    ): "env.py imports report and report imports play inside functions: the interface refactor",
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -205,16 +196,27 @@ def test_no_import_cycles():
 
 
 def _every_import(module: str, path: Path) -> set[str]:
-    """Package modules ``module`` imports anywhere: at the top, inside functions, or only for
-    the type checker."""
+    """Package modules ``module`` imports anywhere it runs: at the top or inside functions.
+
+    Imports under ``if TYPE_CHECKING:`` are left out: they never run, so they name a type
+    without making one module depend on the other (a game's session module annotating its env,
+    say)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = _resolve(module, node.level, node.module, path.name == "__init__.py")
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
+
+    def visit(nodes: list[ast.stmt] | list[ast.AST]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                visit(node.orelse)
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(module, node.level, node.module, path.name == "__init__.py")
+                found.add(base)
+                found.update(f"{base}.{a.name}" for a in node.names)
+            visit(list(ast.iter_child_nodes(node)))
+
+    visit(ast.parse(path.read_text(), filename=str(path)).body)
     return {m for m in found if m in MODULES and m != module}
 
 
@@ -222,10 +224,8 @@ def test_no_import_cycles_even_through_function_level_imports():
     """A function-level import that only breaks a cycle hides the cycle: the modules still
     depend on each other (a State importing observe or render, say)."""
     graph = {m: _every_import(m, p) for m, p in MODULES.items()}
-    cycles = [c for c in _cycles(graph) if tuple(c) not in PENDING_LAZY_CYCLES]
+    cycles = _cycles(graph)
     assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
-    stale = [c for c in PENDING_LAZY_CYCLES if list(c) not in _cycles(graph)]
-    assert not stale, f"no longer a cycle, remove from PENDING_LAZY_CYCLES: {stale}"
 
 
 def test_cycle_finder_finds_a_cycle():
@@ -391,3 +391,18 @@ def test_nothing_points_outside_the_repository():
                     continue
                 bad.append(f"{rel}:{number}: {line.strip()[:120]}")
     assert not bad, "paths outside the repository (link docs/rules.md instead):\n" + "\n".join(bad)
+
+
+def test_function_level_imports_count_and_type_only_ones_do_not(tmp_path: Path) -> None:
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from spoilfive_jax.core.env import Env\n"
+        "def f():\n"
+        "    from spoilfive_jax.core import bits\n"
+        "    return bits\n"
+    )
+    found = _every_import("spoilfive_jax.core.probe", source)
+    assert "spoilfive_jax.core.bits" in found
+    assert "spoilfive_jax.core.env" not in found
