@@ -3,7 +3,7 @@ Twenty-Five, Auction Forty-Fives; the joker, robbing, jink and scoring options; 
 played by the built-in policies on a batch-major, strength-encoded layout.
 
 The public ``State``/``step`` (``game``) is general and pgx-shaped; rollouts need raw speed.
-This module plays the SAME rules (``tests/test_fortyfive_fast.py`` replays its choices through
+This module plays the SAME rules (``tests/forty_five/test_fast.py`` replays its choices through
 ``FortyFive.step``) on a layout built for XLA loops:
 
 - Batch-major: every field is a ``[B]`` vector; per-seat data is a Python list of ``[B]``

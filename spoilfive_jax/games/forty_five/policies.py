@@ -6,7 +6,7 @@ A policy is any jittable ``policy(key, state, player) -> action`` on ONE hand's
 ``forty_five.State``.  Built in: ``"random"`` (uniform over the legal actions), ``"greedy"``
 (``greedy_policy``: a simple baseline) and ``"heuristic"`` (``heuristic_policy``: the family's
 own player, partner-aware, bidding by trump strength).  On the rollout kernel they are the cores
-below; ``tests/test_fortyfive_fast.py`` replays the kernel's choices against these public
+below; ``tests/forty_five/test_fast.py`` replays the kernel's choices against these public
 policies decision by decision.
 
 Each core takes the view of the player to act in the strength encoding (``strength``): card

@@ -1,5 +1,6 @@
 """The RL surface of the Forty-Five family (``FortyFive``, ``TwentyFive``, ``AuctionFortyFives``)
-beyond the pgx conformance every game passes (``testing.api_test``, ``test_conformance.py``).
+beyond the pgx conformance every game passes (``testing.api_test``,
+``tests/tools/test_conformance.py``).
 
 No leakage: re-dealing the cards a seat cannot see never changes its observation.
 ``observe_full`` accounts for every card.  The PettingZoo wrapper on a family table passes
@@ -35,7 +36,7 @@ def compiled(env: sf.forty_five.FortyFive):
 @functools.cache
 def batch_play(env: sf.forty_five.FortyFive, batch: int = 8, seed: int = 45) -> list[game.State]:
     """Every state of ``batch`` random hands played to the end with jit(vmap(...)) (that play's
-    conformance is ``testing.api_test``'s, in ``test_conformance.py``)."""
+    conformance is ``testing.api_test``'s, in ``tests/tools/test_conformance.py``)."""
     init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
     rng = jax.random.PRNGKey(seed)
     rng, sub = jax.random.split(rng)

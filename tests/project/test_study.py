@@ -2,7 +2,7 @@
 
 The numbers themselves come from ``examples/strategy_study.py``; these runs are far too small
 to say anything about the game.  The two Forty-Five analysis tests are marked slow (each adds
-about 20 s of compiling): ``pytest -m slow tests/test_study.py`` runs them."""
+about 20 s of compiling): ``pytest -m slow tests/project/test_study.py`` runs them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 import strategy_study
 from study import common, family

@@ -233,7 +233,7 @@ def test_heuristic_beats_greedy() -> None:
 
 
 def test_benchmark_rollout_rows() -> None:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fortyfive_throughput.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fortyfive_throughput.py"
     spec = importlib.util.spec_from_file_location("fortyfive_throughput", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -86,7 +86,7 @@ def test_shipped_agent_loads_and_plays():
     # modules moved; it must keep loading (the game comes from the metadata, Spoil Five if none)
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "examples" / "agents" / "ppo_seat.npz"
+    path = Path(__file__).resolve().parents[2] / "examples" / "agents" / "ppo_seat.npz"
     loaded = agent.load_agent(path)
     assert loaded.game == "spoil_five" and loaded.env == sf.spoil_five.SpoilFive(5, loaded.rules)
     out = sf.rollout(0, loaded.env, [loaded.policy(), *["heuristic"] * 4], 64, batch_size=64)

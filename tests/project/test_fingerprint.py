@@ -14,7 +14,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 BASELINE = BENCH / "fingerprint_baseline.json"
 SUBSET = [  # one engine case, two built-in rollouts, the public-step path, the family's scorer
     "spoil_five/n3/playout",

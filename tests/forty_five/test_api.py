@@ -274,7 +274,7 @@ def test_rollouts():
 
 
 def test_benchmark_smoke():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fortyfive_throughput.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fortyfive_throughput.py"
     spec = importlib.util.spec_from_file_location("fortyfive_throughput", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -18,7 +18,7 @@ import pytest
 
 import spoilfive_jax as sf
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "throughput.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
 
 
 def _load_script() -> ModuleType:

@@ -33,7 +33,7 @@ from spoilfive_jax import cli
 from spoilfive_jax.games.spoil_five.play import Quit, TerminalGame, explain_illegal, play_terminal
 from spoilfive_jax.games.spoil_five.render import view
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------------------- subprocesses
 

@@ -1,0 +1,1 @@
+"""The spoilfive command line."""

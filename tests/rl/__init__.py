@@ -1,0 +1,1 @@
+"""The RL layer: PPO, saved agents, PettingZoo."""

@@ -1,0 +1,1 @@
+"""Spoil Five: its rules, state, observations, rendering, analysis and rollout kernel."""

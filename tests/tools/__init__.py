@@ -1,0 +1,2 @@
+"""The generic tools (rollout, scorer, tournaments, pimc, conformance), written once for every
+game."""
