@@ -87,6 +87,11 @@ def _cards(env: Any, text: Any, source: str) -> list[int]:
         raise CliError(f"{source}: {e}") from None
 
 
+def _scoring(env: Any) -> Any:
+    """The game's hand scorer (``HandScoring``), or the one error naming the game."""
+    return env.capability(caps.HandScoring, "spoilfive score")
+
+
 def _query(env: Any, text: str, turnup: int | None, seat: int, source: str) -> Query:
     """Five cards, optionally a sixth (the turn-up) and a seat number, from one line."""
     tokens = text.replace(",", " ").split()
@@ -96,7 +101,7 @@ def _query(env: Any, text: str, turnup: int | None, seat: int, source: str) -> Q
         raise CliError(f"{source}: more than one seat number in {text.strip()!r}")
     if numbers:
         seat = int(numbers[0])
-    if not words(env).has_turnup(env):
+    if not _scoring(env).has_turnup(env):
         if len(cards) != 5:
             raise CliError(
                 f"{source}: a hand has 5 cards ({words(env).title(env)} has no turn-up), "
@@ -160,7 +165,7 @@ def _file_lines(name: str) -> list[str]:
 def read_queries(args: argparse.Namespace, env: Any) -> list[Query]:
     turnup = None
     if args.turnup is not None:
-        if not words(env).has_turnup(env):
+        if not _scoring(env).has_turnup(env):
             raise CliError(f"--turnup: {words(env).title(env)} has no turn-up")
         ids = _cards(env, args.turnup, "--turnup")
         if len(ids) != 1:
@@ -182,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
 
     env = env_from_args(args)
     threshold = args.threshold
-    default = env.capability(caps.HandScoring, "score").score_threshold(env)
+    default = _scoring(env).score_threshold(env)
     if threshold is not None and default is None:
         raise CliError(f"--threshold: --game {env.id} scores no points threshold")
     if threshold is None:
@@ -194,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     scores = sf.score_hands(
         args.seed,
         np.array([q.hand for q in queries], np.int32),
-        np.array([q.turnup for q in queries], np.int32) if words(env).has_turnup(env) else None,
+        np.array([q.turnup for q in queries], np.int32) if _scoring(env).has_turnup(env) else None,
         np.array([q.seat for q in queries], np.int32),
         policy=policies,
         num_rollouts=args.rollouts,
@@ -210,11 +215,11 @@ def run(args: argparse.Namespace) -> int:
         "rollouts": args.rollouts,
         **extra,
     }
-    write_records(args, meta, words(env).score_records(env, queries, scores))
+    write_records(args, meta, _scoring(env).score_records(env, queries, scores))
     if table_wanted(args):
         heading = (
             f"{words(env).title(env)} · {words(env).table_text(env)} · {names_text(names)} play · "
             f"{args.rollouts:,} rollouts a hand · seat 0 deals, seat 1 leads"
         )
-        show_report(words(env).score_report(env, queries, scores, heading, threshold))
+        show_report(_scoring(env).score_report(env, queries, scores, heading, threshold))
     return 0

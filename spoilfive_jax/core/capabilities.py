@@ -158,6 +158,20 @@ class HandScoring(Protocol):
         """Host: the score record of the queries from ``samples`` (each [Q, R])."""
         ...
 
+    def has_turnup(self, env: Env[Any, Any]) -> bool:
+        """Whether a hand has a turn-up card (a score query then names one)."""
+        ...
+
+    def score_records(self, env: Env[Any, Any], queries: Any, scores: Any) -> list[dict[str, Any]]:
+        """JSON/CSV records of ``score_hands`` results."""
+        ...
+
+    def score_report(
+        self, env: Env[Any, Any], queries: Any, scores: Any, heading: str, threshold: Any
+    ) -> Any:
+        """The ``Report`` of ``score_hands`` results under ``heading``."""
+        ...
+
 
 @runtime_checkable
 class Sessions(Protocol):
@@ -267,10 +281,6 @@ class Presentation(Protocol):
         """``spoilfive rules``: the options in words and the card order."""
         ...
 
-    def has_turnup(self, env: Env[Any, Any]) -> bool:
-        """Whether a hand has a turn-up card (a score query then names one)."""
-        ...
-
     def default_policy(self, env: Env[Any, Any]) -> str:
         """The built-in policy ``rollout`` and ``score`` use when none is given."""
         ...
@@ -306,16 +316,6 @@ class Presentation(Protocol):
         self, plt: Any, env: Env[Any, Any], result: Any, names: Any, path: str
     ) -> None:
         """Draw the rollout's figure to ``path`` with matplotlib's ``plt``."""
-        ...
-
-    def score_records(self, env: Env[Any, Any], queries: Any, scores: Any) -> list[dict[str, Any]]:
-        """JSON/CSV records of ``score_hands`` results."""
-        ...
-
-    def score_report(
-        self, env: Env[Any, Any], queries: Any, scores: Any, heading: str, threshold: Any
-    ) -> Any:
-        """The ``Report`` of ``score_hands`` results under ``heading``."""
         ...
 
 

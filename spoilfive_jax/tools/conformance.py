@@ -11,7 +11,9 @@ Each check runs the capability the way the tools do, on a few small random hands
 - ``Analysis``: a world drawn for the seat to act looks, to that seat, exactly like the
   position (the same observation and legal actions), and ``playout`` gives one finite value
   per field and legal action;
-- ``Sessions``: a few sessions run; ``HandScoring``: ``score_threshold`` is an int or None;
+- ``Sessions``: a few sessions run; ``HandScoring``: two hands of random distinct cards are
+  scored through ``score_hands`` (whose checks read the game's turn-up), and the score command's
+  records and table render them;
 - ``Presentation``, ``Rendering`` and ``AgentInfo``: their texts and records render for a
   rollout, a live hand and a finished one; ``TerminalPlay`` quits cleanly on ``q``.
 """
@@ -19,7 +21,7 @@ Each check runs the capability the way the tools do, on a few small random hands
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +31,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.tools.policies import lineup, play_deals
 from spoilfive_jax.tools.rollout import rollout
+from spoilfive_jax.tools.scorer import score_hands
 from spoilfive_jax.tools.session import play_sessions
 
 
@@ -46,8 +49,7 @@ def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None
     if caps.Sessions in declared:
         play_sessions(seed, env, "random", 2)
     if caps.HandScoring in declared:
-        t = env.capability(caps.HandScoring).score_threshold(env)
-        assert t is None or isinstance(t, int), f"{env.id}: score_threshold gave {t!r}"
+        _hand_scoring(env, seed)
     if caps.Presentation in declared:
         _presentation(env, seed)
     if caps.Rendering in declared:
@@ -141,6 +143,43 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
 
 
+class _Query(NamedTuple):
+    """A scored hand as the score command holds one (``hand``, ``turnup``, ``seat``)."""
+
+    hand: list[int]
+    turnup: int
+    seat: int
+
+
+def _hand_scoring(env: Env[Any, Any], seed: int) -> None:
+    scoring = env.capability(caps.HandScoring)
+    threshold = scoring.score_threshold(env)
+    assert threshold is None or isinstance(threshold, int), (
+        f"{env.id} HandScoring: score_threshold gave {threshold!r}"
+    )
+    turnup = scoring.has_turnup(env)
+    assert isinstance(turnup, bool), f"{env.id} HandScoring: has_turnup gave {turnup!r}"
+    cards = np.random.default_rng(seed).permutation(52)[:12].astype(np.int32)
+    queries = [_Query(cards[:5].tolist(), int(cards[10]) if turnup else -1, 1),
+               _Query(cards[5:10].tolist(), int(cards[11]) if turnup else -1, 0)]  # fmt: skip
+    scores = score_hands(
+        seed,
+        np.array([q.hand for q in queries]),
+        np.array([q.turnup for q in queries]) if turnup else None,
+        np.array([q.seat for q in queries]),
+        policy="random",
+        num_rollouts=4,
+        batch_size=8,
+        env=env,
+        **({} if threshold is None else {"threshold": threshold}),
+    )
+    records = scoring.score_records(env, queries, scores)
+    assert len(records) == 2 and all(isinstance(r, dict) for r in records), (
+        f"{env.id} HandScoring: score_records gave {records!r} for two hands"
+    )
+    assert scoring.score_report(env, queries, scores, "conformance", threshold) is not None
+
+
 def _presentation(env: Env[Any, Any], seed: int) -> None:
     words = env.capability(caps.Presentation)
     for name in ("title", "table_text", "rules_line", "tournament_note", "default_policy"):
@@ -152,7 +191,6 @@ def _presentation(env: Env[Any, Any], seed: int) -> None:
     assert isinstance(words.rules_in_force(env), dict), f"{env.id}: rules_in_force"
     assert isinstance(words.rule_options(), tuple), f"{env.id}: rule_options"
     assert isinstance(words.rules_text(env, None), str), f"{env.id}: rules_text"
-    assert isinstance(words.has_turnup(env), bool), f"{env.id}: has_turnup"
     result = rollout(seed, env, "random", num_hands=8)
     names = ["random"] * env.num_players
     summary = result.summary()

@@ -2,7 +2,7 @@
 
 Its rule options as flags, the rules in words, rollout reports, CSV rows and the rollout plot.
 Cards for people are ``10♦``, for JSON/CSV ``TD`` (``rules.card_symbol`` / ``card_str``).  Oh
-Hell has no hand scorer (no ``HandScoring``), so the score reports refuse.
+Hell has no hand scorer (no ``HandScoring``), so it writes none of the score command's words.
 """
 
 from __future__ import annotations
@@ -114,11 +114,6 @@ def rules_text(env: Any, suit: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def has_turnup(env: Any) -> bool:
-    """A card is turned up after the deal (it sets trump)."""
-    return True
-
-
 def default_policy(env: Any) -> str:
     return "heuristic"
 
@@ -201,17 +196,6 @@ def plot_rollout(plt: Any, env: Any, result: Any, names: Any, path: str) -> None
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-# ------------------------------------------------------------------------ scores (none)
-
-
-def score_records(env: Any, queries: Any, scores: Any) -> list[dict[str, Any]]:
-    raise ValueError("oh_hell has no hand scorer")
-
-
-def score_report(env: Any, queries: Any, scores: Any, heading: str, threshold: Any) -> Report:
-    raise ValueError("oh_hell has no hand scorer")
 
 
 def suit_name(suit: int) -> str:

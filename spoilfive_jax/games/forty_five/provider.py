@@ -24,6 +24,7 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
@@ -324,6 +325,13 @@ def query_samples(env: Any, out: dict[str, jax.Array], seat: jax.Array) -> tuple
     points = jnp.take_along_axis(out["team_points"], team[:, None], axis=1)[:, 0]
     tricks = jax.vmap(lambda w: game.team_totals(w, num_players))(out["tricks_won"])
     return points, jnp.take_along_axis(tricks, team[:, None], axis=1)[:, 0]
+
+
+# The scores' words (the score command's records and table) are written with the game's other
+# words (report.py) and declared here, with the scorer they present.
+has_turnup = report.has_turnup
+score_records = report.score_records
+score_report = report.score_report
 
 
 def hand_scores(

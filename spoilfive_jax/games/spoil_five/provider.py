@@ -17,6 +17,7 @@ import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import query_stats, se
@@ -293,6 +294,13 @@ def query_samples(env: Any, out: dict[str, jax.Array], seat: jax.Array) -> tuple
     """Per rollout, the query seat's (won, spoiled, chips)."""
     chips = jnp.take_along_axis(out["rewards"], seat[:, None], axis=1)[:, 0]
     return out["winner"] == seat, out["winner"] < 0, chips
+
+
+# The scores' words (the score command's records and table) are written with the game's other
+# words (report.py) and declared here, with the scorer they present.
+has_turnup = report.has_turnup
+score_records = report.score_records
+score_report = report.score_report
 
 
 def hand_scores(
