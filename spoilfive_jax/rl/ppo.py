@@ -603,26 +603,11 @@ def train(
                 "entropy": float(m["entropy"]),
                 "approx_kl": float(m["approx_kl"]),
             }
-            for opp in ("random", "heuristic"):
-                ev = seat_evaluation(cfg, runner.params, k_eval, opp, eval_hands)
-                row[f"vs_{opp}"] = ev["agent"]
-                row[f"vs_{opp}_ci"] = ev["agent_ci"]
-                row[f"{opp}_baseline"] = ev["baseline"]
-                row[f"gain_vs_{opp}"] = ev["gain"]
-                row[f"gain_vs_{opp}_ci"] = ev["gain_ci"]
+            row.update(_evaluation_row(cfg, runner.params, k_eval, eval_hands))
             history.append(row)
             chips_sum, hands_window = 0.0, 0
             if log is not None:
-                log(
-                    f"{row['phase']:7s} {done_updates:5d}  hands {hands:9d}  cpu {cpu:6.0f}s  "
-                    f"train {row['train_chips']:+.3f}  "
-                    f"vs random {row['vs_random']:+.3f}±{row['vs_random_ci']:.3f} "
-                    f"(random {row['random_baseline']:+.3f})  "
-                    f"vs heuristic {row['vs_heuristic']:+.3f}±{row['vs_heuristic_ci']:.3f} "
-                    f"(heuristic {row['heuristic_baseline']:+.3f}, "
-                    f"gain {row['gain_vs_heuristic']:+.3f}±{row['gain_vs_heuristic_ci']:.3f})  "
-                    f"entropy {row['entropy']:.3f}"
-                )
+                log(_log_line(row))
         if out_of_time:
             break
     return TrainResult(
@@ -634,4 +619,34 @@ def train(
         decisions=done_updates * cfg.num_envs * cfg.num_steps,
         cpu_seconds=time.process_time() - cpu0,
         wall_seconds=time.perf_counter() - wall0,
+    )
+
+
+def _evaluation_row(
+    cfg: PPOConfig, params: Any, key: jax.Array, eval_hands: int
+) -> dict[str, float]:
+    """A logged row's evaluation columns: the greedy agent against random, then heuristic bots
+    (``seat_evaluation``, the same key for both), and the gain over the bots' own play."""
+    row: dict[str, float] = {}
+    for opp in ("random", "heuristic"):
+        ev = seat_evaluation(cfg, params, key, opp, eval_hands)
+        row[f"vs_{opp}"] = ev["agent"]
+        row[f"vs_{opp}_ci"] = ev["agent_ci"]
+        row[f"{opp}_baseline"] = ev["baseline"]
+        row[f"gain_vs_{opp}"] = ev["gain"]
+        row[f"gain_vs_{opp}_ci"] = ev["gain_ci"]
+    return row
+
+
+def _log_line(row: dict[str, Any]) -> str:
+    """One logged row as a line of text (``train``'s ``log``)."""
+    return (
+        f"{row['phase']:7s} {row['update']:5d}  hands {row['hands']:9d}  cpu {row['cpu_s']:6.0f}s  "
+        f"train {row['train_chips']:+.3f}  "
+        f"vs random {row['vs_random']:+.3f}±{row['vs_random_ci']:.3f} "
+        f"(random {row['random_baseline']:+.3f})  "
+        f"vs heuristic {row['vs_heuristic']:+.3f}±{row['vs_heuristic_ci']:.3f} "
+        f"(heuristic {row['heuristic_baseline']:+.3f}, "
+        f"gain {row['gain_vs_heuristic']:+.3f}±{row['gain_vs_heuristic_ci']:.3f})  "
+        f"entropy {row['entropy']:.3f}"
     )
