@@ -325,6 +325,31 @@ def update(
     tx = _optimizer(cfg, num_updates)
     params = runner.params
     bot = _bot_policy(cfg, net, params)
+    key, k_start = jax.random.split(runner.key)
+    start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
+    state, key, traj = _collect(cfg, net, params, bot, imitate, start, key)
+    _, last_value = apply(net, params, obs_lib.current_observation(state), state.legal_action_mask)
+    advantages = _gae(cfg, traj, last_value)
+    targets = advantages + traj.value
+    size = cfg.num_envs * cfg.num_steps
+    flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), (traj, advantages, targets))
+    key, k_epochs = jax.random.split(key)
+    params, opt_state, aux = _learn(cfg, net, tx, imitate, params, runner.opt_state, k_epochs, flat)
+    metrics = _metrics(cfg, traj, aux)
+    return Runner(params, opt_state, state, key, runner.update + 1), metrics
+
+
+def _collect(
+    cfg: PPOConfig,
+    net: ActorCritic,
+    params: Any,
+    bot: Callable[..., jax.Array],
+    imitate: bool,
+    state: State,
+    key: jax.Array,
+) -> tuple[State, jax.Array, Transition]:
+    """``num_steps`` learner decisions on every table (one ``lax.scan``; the heuristic's in
+    ``imitate`` iterations): the tables and key after them, and the transitions [T, E]."""
 
     def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
         state, key = carry
@@ -340,10 +365,13 @@ def update(
         reward = chips * cfg.reward_scale
         return (state, key), Transition(obs, mask, action, logp, value, reward, done)
 
-    key, k_start = jax.random.split(runner.key)
-    start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
-    (state, key), traj = jax.lax.scan(env_step, (start, key), None, length=cfg.num_steps)
-    _, last_value = apply(net, params, obs_lib.current_observation(state), state.legal_action_mask)
+    (state, key), traj = jax.lax.scan(env_step, (state, key), None, length=cfg.num_steps)
+    return state, key, traj
+
+
+def _gae(cfg: PPOConfig, traj: Transition, last_value: jax.Array) -> jax.Array:
+    """Generalised advantage estimates float32[T, E] of ``traj`` (a finished hand cuts the
+    bootstrap), from the value ``last_value`` [E] of the tables after it."""
 
     def gae(carry: tuple[jax.Array, jax.Array], t: Transition) -> Any:
         adv, next_value = carry
@@ -353,26 +381,51 @@ def update(
         return (adv, t.value), adv
 
     _, advantages = jax.lax.scan(gae, (jnp.zeros_like(last_value), last_value), traj, reverse=True)
-    targets = advantages + traj.value
+    return advantages
 
-    def loss_fn(p: Any, batch: Transition, adv: jax.Array, target: jax.Array) -> Any:
-        logits, value = apply(net, p, batch.obs, batch.mask)
-        logp_all = jax.nn.log_softmax(logits)
-        logp = jnp.take_along_axis(logp_all, batch.action[:, None], axis=-1)[:, 0]
-        ratio = jnp.exp(logp - batch.logp)
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        pg = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv).mean()
-        if imitate:
-            pg = -logp.mean()  # cross-entropy with the heuristic's choices
-        v_loss = 0.5 * ((value - target) ** 2).mean()
-        probs = jnp.exp(logp_all)
-        entropy = -jnp.where(batch.mask, probs * logp_all, 0.0).sum(-1).mean()
-        total = pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
-        approx_kl = ((ratio - 1) - jnp.log(ratio)).mean()
-        return total, (pg, v_loss, entropy, approx_kl)
 
+def _loss(
+    cfg: PPOConfig,
+    net: ActorCritic,
+    imitate: bool,
+    p: Any,
+    batch: Transition,
+    adv: jax.Array,
+    target: jax.Array,
+) -> Any:
+    """(total loss, (policy loss, value loss, entropy, approx. KL)) of one minibatch: clipped
+    PPO, or in ``imitate`` iterations the cross-entropy with the heuristic's choices."""
+    logits, value = apply(net, p, batch.obs, batch.mask)
+    logp_all = jax.nn.log_softmax(logits)
+    logp = jnp.take_along_axis(logp_all, batch.action[:, None], axis=-1)[:, 0]
+    ratio = jnp.exp(logp - batch.logp)
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg = -jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv).mean()
+    if imitate:
+        pg = -logp.mean()  # cross-entropy with the heuristic's choices
+    v_loss = 0.5 * ((value - target) ** 2).mean()
+    probs = jnp.exp(logp_all)
+    entropy = -jnp.where(batch.mask, probs * logp_all, 0.0).sum(-1).mean()
+    total = pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+    approx_kl = ((ratio - 1) - jnp.log(ratio)).mean()
+    return total, (pg, v_loss, entropy, approx_kl)
+
+
+def _learn(
+    cfg: PPOConfig,
+    net: ActorCritic,
+    tx: optax.GradientTransformation,
+    imitate: bool,
+    params: Any,
+    opt_state: Any,
+    key: jax.Array,
+    flat: tuple[Transition, jax.Array, jax.Array],
+) -> tuple[Any, Any, Any]:
+    """``epochs`` passes over the flattened (transitions, advantages, targets), each shuffled
+    into ``minibatches`` gradient steps: the new parameters and optimizer state, and the loss
+    terms of every step [epochs, minibatches]."""
     size = cfg.num_envs * cfg.num_steps
-    flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), (traj, advantages, targets))
+    loss_fn = functools.partial(_loss, cfg, net, imitate)
 
     def epoch(carry: tuple[Any, Any, jax.Array], _: Any) -> Any:
         p, opt, k = carry
@@ -392,13 +445,17 @@ def update(
         (p, opt), aux = jax.lax.scan(minibatch, (p, opt), shuffled)
         return (p, opt, k), aux
 
-    key, k_epochs = jax.random.split(key)
     (params, opt_state, _), aux = jax.lax.scan(
-        epoch, (params, runner.opt_state, k_epochs), None, length=cfg.epochs
+        epoch, (params, opt_state, key), None, length=cfg.epochs
     )
+    return params, opt_state, aux
+
+
+def _metrics(cfg: PPOConfig, traj: Transition, aux: Any) -> dict[str, Any]:
+    """An iteration's figures: hands finished, the learner's chips in them, the mean losses."""
     pg, v_loss, entropy, kl = (x.mean() for x in aux)
     hands = traj.done.sum()
-    metrics = {
+    return {
         "hands": hands,
         "chips": jnp.where(traj.done, traj.reward, 0.0).sum() / cfg.reward_scale,
         "pg_loss": pg,
@@ -406,7 +463,6 @@ def update(
         "entropy": entropy,
         "approx_kl": kl,
     }
-    return Runner(params, opt_state, state, key, runner.update + 1), metrics
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -547,26 +603,11 @@ def train(
                 "entropy": float(m["entropy"]),
                 "approx_kl": float(m["approx_kl"]),
             }
-            for opp in ("random", "heuristic"):
-                ev = seat_evaluation(cfg, runner.params, k_eval, opp, eval_hands)
-                row[f"vs_{opp}"] = ev["agent"]
-                row[f"vs_{opp}_ci"] = ev["agent_ci"]
-                row[f"{opp}_baseline"] = ev["baseline"]
-                row[f"gain_vs_{opp}"] = ev["gain"]
-                row[f"gain_vs_{opp}_ci"] = ev["gain_ci"]
+            row.update(_evaluation_row(cfg, runner.params, k_eval, eval_hands))
             history.append(row)
             chips_sum, hands_window = 0.0, 0
             if log is not None:
-                log(
-                    f"{row['phase']:7s} {done_updates:5d}  hands {hands:9d}  cpu {cpu:6.0f}s  "
-                    f"train {row['train_chips']:+.3f}  "
-                    f"vs random {row['vs_random']:+.3f}±{row['vs_random_ci']:.3f} "
-                    f"(random {row['random_baseline']:+.3f})  "
-                    f"vs heuristic {row['vs_heuristic']:+.3f}±{row['vs_heuristic_ci']:.3f} "
-                    f"(heuristic {row['heuristic_baseline']:+.3f}, "
-                    f"gain {row['gain_vs_heuristic']:+.3f}±{row['gain_vs_heuristic_ci']:.3f})  "
-                    f"entropy {row['entropy']:.3f}"
-                )
+                log(_log_line(row))
         if out_of_time:
             break
     return TrainResult(
@@ -578,4 +619,34 @@ def train(
         decisions=done_updates * cfg.num_envs * cfg.num_steps,
         cpu_seconds=time.process_time() - cpu0,
         wall_seconds=time.perf_counter() - wall0,
+    )
+
+
+def _evaluation_row(
+    cfg: PPOConfig, params: Any, key: jax.Array, eval_hands: int
+) -> dict[str, float]:
+    """A logged row's evaluation columns: the greedy agent against random, then heuristic bots
+    (``seat_evaluation``, the same key for both), and the gain over the bots' own play."""
+    row: dict[str, float] = {}
+    for opp in ("random", "heuristic"):
+        ev = seat_evaluation(cfg, params, key, opp, eval_hands)
+        row[f"vs_{opp}"] = ev["agent"]
+        row[f"vs_{opp}_ci"] = ev["agent_ci"]
+        row[f"{opp}_baseline"] = ev["baseline"]
+        row[f"gain_vs_{opp}"] = ev["gain"]
+        row[f"gain_vs_{opp}_ci"] = ev["gain_ci"]
+    return row
+
+
+def _log_line(row: dict[str, Any]) -> str:
+    """One logged row as a line of text (``train``'s ``log``)."""
+    return (
+        f"{row['phase']:7s} {row['update']:5d}  hands {row['hands']:9d}  cpu {row['cpu_s']:6.0f}s  "
+        f"train {row['train_chips']:+.3f}  "
+        f"vs random {row['vs_random']:+.3f}±{row['vs_random_ci']:.3f} "
+        f"(random {row['random_baseline']:+.3f})  "
+        f"vs heuristic {row['vs_heuristic']:+.3f}±{row['vs_heuristic_ci']:.3f} "
+        f"(heuristic {row['heuristic_baseline']:+.3f}, "
+        f"gain {row['gain_vs_heuristic']:+.3f}±{row['gain_vs_heuristic_ci']:.3f})  "
+        f"entropy {row['entropy']:.3f}"
     )

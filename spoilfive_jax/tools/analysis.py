@@ -234,15 +234,59 @@ def analyze(
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
     k_count = int(num_samples)
     policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
+    flat, batch_shape = _flat_positions(state)
+    num_pos = int(np.asarray(flat.current_player).shape[0])
+    width = int(env.capability(caps.Analysis, "analyze").max_legal_actions(env))
+    fields = tuple(env.capability(caps.Analysis, "analyze").analysis_fields(env))
+    sums, squares, actions, used = _sample(
+        env, policy, key, flat, k_count, width, fields, batch_size
+    )
+    a_count = int(env.num_actions)
+    legal, values, ses = _by_action(sums, squares, actions, used, k_count, a_count, batch_shape)
+    primary = np.where(legal, values[fields[0]].reshape(num_pos, a_count), -np.inf)
+    best = np.argmax(primary, axis=-1).reshape(batch_shape)
+    names = tuple(env.action_str(a) for a in range(a_count))
+    player = np.asarray(flat.current_player).reshape(batch_shape)
+    labels = dict(env.capability(caps.Analysis, "analyze").analysis_labels(env))
+    return Analysis(
+        legal.reshape((*batch_shape, a_count)),
+        values,
+        ses,
+        fields,
+        best,
+        player,
+        k_count,
+        names,
+        labels,
+    )
+
+
+def _flat_positions(state: Any) -> tuple[Any, tuple[int, ...]]:
+    """(the positions on the host with one batch axis [P], the batch axes of ``state``); a
+    terminated one is refused."""
     host = jax.device_get(state)
     batch_shape = tuple(np.shape(host.current_player))
     axes, count = len(batch_shape), math.prod(batch_shape)
     flat = jax.tree.map(lambda x: np.asarray(x).reshape((count, *np.shape(x)[axes:])), host)
     if np.asarray(flat.terminated).any():
         raise ValueError("analyze needs live positions: a state is terminated")
+    return flat, batch_shape
+
+
+def _sample(
+    env: Any,
+    policy: Any,
+    key: jax.Array,
+    flat: Any,
+    k_count: int,
+    width: int,
+    fields: tuple[str, ...],
+    batch_size: int | None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The ``k_count`` samples of every position of ``flat`` [P], in chunks of whole blocks:
+    per field the sums and sums of squares of each action slot's values float64[P, width], and
+    the slots' action ids int64[P, width] and use bool[P, width]."""
     num_pos = int(np.asarray(flat.current_player).shape[0])
-    width = int(env.capability(caps.Analysis, "analyze").max_legal_actions(env))
-    fields = tuple(env.capability(caps.Analysis, "analyze").analysis_fields(env))
     block = block_size(k_count)
     per_pos = -(-k_count // block)  # blocks of a position (the last one may be partly used)
     sums = {f: np.zeros((num_pos, width)) for f in fields}
@@ -257,10 +301,7 @@ def analyze(
     for w in np.unique(counts).tolist():
         group = np.flatnonzero(counts == w)
         blocks = group.size * per_pos
-        per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // (w * block))
-        # few distinct shapes, so few compiles
-        per_chunk = min(per_chunk, max(max(1, MIN_CHUNK // block), _pow2(blocks)))
-        per_chunk = round_to_devices(per_chunk)  # the chunk is sharded over the devices
+        per_chunk = _chunk_blocks(w, block, blocks, batch_size)
         for first in range(0, blocks, per_chunk):
             idx = np.arange(first, first + per_chunk)
             real = idx < blocks
@@ -278,11 +319,33 @@ def analyze(
                 np.add.at(squares[f][:, :w], p_real, (v**2).sum(1)[real])
             actions[p_real, :w] = np.asarray(acts)[real]
             used[p_real, :w] = np.asarray(use)[real]
-    a_count = int(env.num_actions)
+    return sums, squares, actions, used
+
+
+def _chunk_blocks(width: int, block: int, blocks: int, batch_size: int | None) -> int:
+    """Blocks per chunk of a group of ``blocks`` blocks whose positions try ``width`` actions:
+    about ``batch_size`` rollouts, few distinct shapes (so few compiles), sharded evenly."""
+    per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // (width * block))
+    per_chunk = min(per_chunk, max(max(1, MIN_CHUNK // block), _pow2(blocks)))
+    return round_to_devices(per_chunk)  # the chunk is sharded over the devices
+
+
+def _by_action(
+    sums: dict[str, np.ndarray],
+    squares: dict[str, np.ndarray],
+    actions: np.ndarray,
+    used: np.ndarray,
+    k_count: int,
+    a_count: int,
+    batch_shape: tuple[int, ...],
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The slots' sums moved to their action ids: (legal bool[P, A], per field the means and
+    their standard errors float32[..., A], NaN where the action is not legal)."""
+    num_pos, width = actions.shape
     legal = np.zeros((num_pos, a_count), bool)
     values, ses = {}, {}
     rows = np.repeat(np.arange(num_pos), width)
-    for f in fields:
+    for f in sums:
         mean = sums[f] / k_count
         var = np.maximum(squares[f] / k_count - mean**2, 0.0) * k_count / (k_count - 1)
         se = np.sqrt(var / k_count)
@@ -294,22 +357,7 @@ def analyze(
         values[f] = out_v.reshape((*batch_shape, a_count))
         ses[f] = out_s.reshape((*batch_shape, a_count))
     legal[rows[used.reshape(-1)], actions.reshape(-1)[used.reshape(-1)]] = True
-    primary = np.where(legal, values[fields[0]].reshape(num_pos, a_count), -np.inf)
-    best = np.argmax(primary, axis=-1).reshape(batch_shape)
-    names = tuple(env.action_str(a) for a in range(a_count))
-    player = np.asarray(flat.current_player).reshape(batch_shape)
-    labels = dict(env.capability(caps.Analysis, "analyze").analysis_labels(env))
-    return Analysis(
-        legal.reshape((*batch_shape, a_count)),
-        values,
-        ses,
-        fields,
-        best,
-        player,
-        k_count,
-        names,
-        labels,
-    )
+    return legal, values, ses
 
 
 def _pow2(n: int) -> int:

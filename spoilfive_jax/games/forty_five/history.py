@@ -280,81 +280,13 @@ class _Deal:
             if m.kind == "play":
                 plays[m.seat].append(m.card)
         _check_once(hand, plays, moves, p, trump_card, joker_up)
-        for kind in ("rob", "joker", "exchange"):
-            by = [m.seat for m in moves if m.kind == kind]
-            if len(by) != len(set(by)) or (kind != "exchange" and len(by) > 1):
-                raise ValueError(f"more than one {kind} by a seat in the history")
-        robs = [m for m in moves if m.kind == "rob"]
-        robber = robs[0].seat if robs else -1
-        if robber >= 0:
-            _check_rob(robber, dealer, p, hand, plays, trump_card, ace, robs[0].card, rules)
-        if any(m.kind == "joker" for m in moves) and not joker_up:
-            raise ValueError("a joker exchange in the history, but the joker was not turned up")
-        if any(m.kind == "joker" and m.seat != dealer for m in moves):
-            raise ValueError("only the dealer takes the turned-up joker")
-        if (robber == p and robs[0].card < 0) or any(
-            m.kind == "joker" and m.seat == p and m.card < 0 for m in moves
-        ):
-            raise ValueError("the player laid a card away: give it (P:rob:CARD, P:joker:CARD)")
-        if any(m.kind in ("rob", "joker") and m.card >= 0 and m.seat != p for m in moves):
-            raise ValueError("only the player's own discards can be given")
-
-        used = set(hand) | {c for ps in plays for c in ps} | {trump_card}
-        used |= {c for m in moves for c in (m.card, *m.out, *m.drew) if c >= 0}
-        if joker_up:
-            used.add(game.JOKER)
+        robber = _check_lay_aways(rules, dealer, p, hand, plays, trump_card, ace, joker_up, moves)
+        used = _used_cards(hand, plays, moves, trump_card, joker_up)
         filler = [c for c in range(rules.deck_size) if c not in used and c != ace]
-        hands: list[list[int]] = []
-        laid: dict[int, list[int]] = {}
-        stock: list[int] = [next_card] if joker_up else []
-        for s in range(n):
-            if s == p:
-                total = set(hand) | set(plays[p])
-            else:
-                total = set(plays[s])
-                if s == robber and ace != trump_card and ace not in used:
-                    total.add(ace)  # the robber held the ace of trumps
-            hands.append(sorted(total))
-        for i, m in enumerate(moves):
-            s = m.seat
-            if m.kind in ("rob", "joker"):
-                took = trump_card if m.kind == "rob" else game.JOKER
-                hands[s] = [c for c in hands[s] if c != took]
-                card = m.card if m.card >= 0 else _pop(filler)
-                laid[i] = [card]
-                hands[s].append(card)
-            elif m.kind == "exchange":
-                if s == p:
-                    missing = [c for c in m.drew if c not in hands[p]]
-                    if missing:
-                        raise ValueError(
-                            f"the player drew {card_str(missing[0])} but no longer has it"
-                        )
-                    got = list(m.drew)
-                    hands[p] = [c for c in hands[p] if c not in got] + list(m.out)
-                    laid[i] = list(m.out)
-                else:
-                    keep = hands[s][: 5 - m.value]
-                    got = hands[s][5 - m.value :]
-                    got += [_pop(filler) for _ in range(m.value - len(got))]
-                    laid[i] = [_pop(filler) for _ in range(m.value)]
-                    hands[s] = keep + laid[i]
-                stock += got
-        for s in range(n):
-            if len(hands[s]) > 5:
-                if s == p:
-                    raise ValueError(
-                        f"wrong number of cards: the player's hand and history make "
-                        f"{len(hands[s])} dealt cards, not 5"
-                    )
-                raise ValueError(f"seat {s} played {len(plays[s])} cards: more than it held")
-            if s == p and len(hands[s]) != 5:
-                raise ValueError(
-                    f"wrong number of cards: the player's hand and history make {len(hands[s])} "
-                    "dealt cards, not 5"
-                )
-            while len(hands[s]) < 5:
-                hands[s].append(_pop(filler))
+        hands = _known_hands(n, p, hand, plays, robber, trump_card, ace, used)
+        laid, drawn = _lay_away(moves, p, hands, filler, trump_card)
+        _fill_hands(hands, filler, plays, p)
+        stock = ([next_card] if joker_up else []) + drawn
         return cls(rules, dealer, turnup, next_card, hands, stock, laid, plays, moves)
 
     def start(self, env: Any, scores: np.ndarray) -> game.State:
@@ -395,6 +327,131 @@ class _Deal:
             hands.append(sorted(initial))
         stock += [c for i, m in enumerate(self.moves) if m.kind == "exchange" for c in got_at[i]]
         return dataclasses.replace(self, hands=hands, stock=stock, laid=laid)
+
+
+def _check_lay_aways(
+    rules: FortyFiveRules,
+    dealer: int,
+    p: int,
+    hand: list[int],
+    plays: list[list[int]],
+    trump_card: int,
+    ace: int,
+    joker_up: bool,
+    moves: list[Move],
+) -> int:
+    """The robber (-1: none), once the history's rob, joker exchange and exchanges are possible:
+    one each per seat (one rob, one joker exchange in all), the joker taken by the dealer when
+    it was turned up, and the player's own discards given (and only its own)."""
+    for kind in ("rob", "joker", "exchange"):
+        by = [m.seat for m in moves if m.kind == kind]
+        if len(by) != len(set(by)) or (kind != "exchange" and len(by) > 1):
+            raise ValueError(f"more than one {kind} by a seat in the history")
+    robs = [m for m in moves if m.kind == "rob"]
+    robber = robs[0].seat if robs else -1
+    if robber >= 0:
+        _check_rob(robber, dealer, p, hand, plays, trump_card, ace, robs[0].card, rules)
+    if any(m.kind == "joker" for m in moves) and not joker_up:
+        raise ValueError("a joker exchange in the history, but the joker was not turned up")
+    if any(m.kind == "joker" and m.seat != dealer for m in moves):
+        raise ValueError("only the dealer takes the turned-up joker")
+    if (robber == p and robs[0].card < 0) or any(
+        m.kind == "joker" and m.seat == p and m.card < 0 for m in moves
+    ):
+        raise ValueError("the player laid a card away: give it (P:rob:CARD, P:joker:CARD)")
+    if any(m.kind in ("rob", "joker") and m.card >= 0 and m.seat != p for m in moves):
+        raise ValueError("only the player's own discards can be given")
+    return robber
+
+
+def _used_cards(
+    hand: list[int], plays: list[list[int]], moves: list[Move], trump_card: int, joker_up: bool
+) -> set[int]:
+    """The cards the position shows (hand, plays, the trump card, the player's own discards and
+    draws, the turned-up joker): the filler of a stand-in deal is drawn from the others."""
+    used = set(hand) | {c for ps in plays for c in ps} | {trump_card}
+    used |= {c for m in moves for c in (m.card, *m.out, *m.drew) if c >= 0}
+    if joker_up:
+        used.add(game.JOKER)
+    return used
+
+
+def _known_hands(
+    n: int,
+    p: int,
+    hand: list[int],
+    plays: list[list[int]],
+    robber: int,
+    trump_card: int,
+    ace: int,
+    used: set[int],
+) -> list[list[int]]:
+    """The cards each seat is known to have held before any lay-away: the player its hand and
+    plays, another seat its plays (and the robber the ace of trumps, unless it was turned up)."""
+    hands: list[list[int]] = []
+    for s in range(n):
+        if s == p:
+            total = set(hand) | set(plays[p])
+        else:
+            total = set(plays[s])
+            if s == robber and ace != trump_card and ace not in used:
+                total.add(ace)  # the robber held the ace of trumps
+        hands.append(sorted(total))
+    return hands
+
+
+def _lay_away(
+    moves: list[Move], p: int, hands: list[list[int]], filler: list[int], trump_card: int
+) -> tuple[dict[int, list[int]], list[int]]:
+    """Undo the history's rob, joker exchange and exchanges in ``hands`` (in place, unseen cards
+    from ``filler``): returns the cards each such move lays away (by move index) and the cards
+    the exchanges draw from the stock, in order."""
+    laid: dict[int, list[int]] = {}
+    drawn: list[int] = []
+    for i, m in enumerate(moves):
+        s = m.seat
+        if m.kind in ("rob", "joker"):
+            took = trump_card if m.kind == "rob" else game.JOKER
+            hands[s] = [c for c in hands[s] if c != took]
+            card = m.card if m.card >= 0 else _pop(filler)
+            laid[i] = [card]
+            hands[s].append(card)
+        elif m.kind == "exchange":
+            if s == p:
+                missing = [c for c in m.drew if c not in hands[p]]
+                if missing:
+                    raise ValueError(f"the player drew {card_str(missing[0])} but no longer has it")
+                got = list(m.drew)
+                hands[p] = [c for c in hands[p] if c not in got] + list(m.out)
+                laid[i] = list(m.out)
+            else:
+                keep = hands[s][: 5 - m.value]
+                got = hands[s][5 - m.value :]
+                got += [_pop(filler) for _ in range(m.value - len(got))]
+                laid[i] = [_pop(filler) for _ in range(m.value)]
+                hands[s] = keep + laid[i]
+            drawn += got
+    return laid, drawn
+
+
+def _fill_hands(hands: list[list[int]], filler: list[int], plays: list[list[int]], p: int) -> None:
+    """Pad every dealt hand to five cards from ``filler`` (in place); a hand the history makes
+    larger, or the player's smaller, is an error."""
+    for s in range(len(hands)):
+        if len(hands[s]) > 5:
+            if s == p:
+                raise ValueError(
+                    f"wrong number of cards: the player's hand and history make "
+                    f"{len(hands[s])} dealt cards, not 5"
+                )
+            raise ValueError(f"seat {s} played {len(plays[s])} cards: more than it held")
+        if s == p and len(hands[s]) != 5:
+            raise ValueError(
+                f"wrong number of cards: the player's hand and history make {len(hands[s])} "
+                "dealt cards, not 5"
+            )
+        while len(hands[s]) < 5:
+            hands[s].append(_pop(filler))
 
 
 def _pop(filler: list[int]) -> int:

@@ -119,6 +119,53 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     f = position_fields(text, fields, _FIELDS)
     n, rules = position_table(env, f, parse_rules)
     check_table(env, n, rules)
+    pos = _parse_position(f, n)
+    robber, own_discard = _check_cards(pos, rules)
+
+    # Pass 1: the public record, from a deal that gives each other seat its played cards (and
+    # the robber the ace of trumps) plus filler; others' plays are applied without legality.
+    deal = _stand_in_deal(pos, robber, own_discard)
+    state = env.init_from_deal(np.array(deal, np.int32), pos.turnup, pos.dealer, pos.carried)
+    apply, legal = _jitted(rules)
+    state = _replay(env, state, pos.moves, pos.player, apply, legal)
+
+    # Pass 2: one deal of the unseen cards consistent with the record, replayed with every
+    # legality check (any failure: no consistent deal exists).
+    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, pos.player))
+    initial = _world_deal(pos, world)
+    start = env.init_from_deal(np.array(initial, np.int32), pos.turnup, pos.dealer, pos.carried)
+    final = _replay(env, start, pos.moves, pos.player, apply, legal, check_all=True, world=world)
+    return final
+
+
+@dataclasses.dataclass(frozen=True)
+class _Position:
+    """A position's fields, parsed and checked against a table of ``n`` seats."""
+
+    n: int
+    dealer: int
+    carried: int
+    turnup: int
+    player: int
+    hand: list[int]  # the player's cards now
+    moves: list[Move]
+
+    @property
+    def ace(self) -> int:
+        """The ace of trumps (the card a robber must have held, unless an ace was turned up)."""
+        return self.turnup // 13 * 13
+
+    def plays(self) -> list[list[int]]:
+        """The cards each seat played, in order."""
+        by_seat: list[list[int]] = [[] for _ in range(self.n)]
+        for m in self.moves:
+            if m.kind == "play":
+                by_seat[m.seat].append(m.card)
+        return by_seat
+
+
+def _parse_position(f: dict[str, Any], n: int) -> _Position:
+    """The fields of a position read and range-checked, in the order the errors name them."""
     dealer = int(f.get("dealer", 0))
     carried = int(f.get("carried", 0))
     if not 0 <= dealer < n:
@@ -131,15 +178,18 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
         raise ValueError(f"player must be a seat 0..{n - 1}, got {p}")
     hand = [card_id(c) for c in str(f["hand"]).replace(",", " ").split()]
     moves = parse_moves(str(f.get("history", "")), n)
+    return _Position(n, dealer, carried, turnup, p, hand, moves)
 
-    # Every card seen once: the hand, the turn-up (unless robbed and still in the hand), plays.
-    trump = turnup // 13
-    ace = trump * 13
-    robs = [m for m in moves if m.kind == "rob"]
+
+def _check_cards(pos: _Position, rules: Rules) -> tuple[int, int]:
+    """(the robber or -1, the player's own rob discard or -1), once every card is seen once (the
+    hand, the turn-up unless robbed and still in the hand, the plays) and the rob is possible."""
+    hand, p, turnup = pos.hand, pos.player, pos.turnup
+    robs = [m for m in pos.moves if m.kind == "rob"]
     if len(robs) > 1:
         raise ValueError("more than one rob in the history")
     robber = robs[0].seat if robs else -1
-    played = [m.card for m in moves if m.kind == "play"]
+    played = [m.card for m in pos.moves if m.kind == "play"]
     seen: dict[int, str] = {}
     for c, where in [(c, "the hand") for c in hand] + [(c, "the history") for c in played]:
         if c in seen:
@@ -156,23 +206,34 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     if robber == p and own_discard < 0:
         raise ValueError("the player robbed: give its discard as P:rob:CARD")
     if robber >= 0:
-        entitled = dealer if turnup % 13 == 0 else None
-        if entitled is not None and robber != entitled:
-            raise ValueError(f"seat {robber} cannot rob: the ace was turned up, the dealer robs")
-        if rules.rob == "off":
-            raise ValueError("a rob in the history, but the rules say rob=off")
-        if entitled is None:
-            ace_played_by = [m.seat for m in moves if m.kind == "play" and m.card == ace]
-            if (ace in hand and robber != p) or (ace_played_by and ace_played_by[0] != robber):
-                raise ValueError(f"seat {robber} cannot rob: it did not hold {card_str(ace)}")
+        _check_robber(pos, rules, robber)
+    return robber, own_discard
 
-    # Pass 1: the public record, from a deal that gives each other seat its played cards (and
-    # the robber the ace of trumps) plus filler; others' plays are applied without legality.
-    by_seat: list[list[int]] = [[] for _ in range(n)]
-    for m in moves:
-        if m.kind == "play":
-            by_seat[m.seat].append(m.card)
-    mine = list(hand) + by_seat[p]
+
+def _check_robber(pos: _Position, rules: Rules, robber: int) -> None:
+    """The seat that robbed could: the dealer when an ace was turned up, else the holder of
+    the ace of trumps (and the rules allow robbing)."""
+    entitled = pos.dealer if pos.turnup % 13 == 0 else None
+    if entitled is not None and robber != entitled:
+        raise ValueError(f"seat {robber} cannot rob: the ace was turned up, the dealer robs")
+    if rules.rob == "off":
+        raise ValueError("a rob in the history, but the rules say rob=off")
+    if entitled is None:
+        ace = pos.ace
+        ace_played_by = [m.seat for m in pos.moves if m.kind == "play" and m.card == ace]
+        if (ace in pos.hand and robber != pos.player) or (
+            ace_played_by and ace_played_by[0] != robber
+        ):
+            raise ValueError(f"seat {robber} cannot rob: it did not hold {card_str(ace)}")
+
+
+def _stand_in_deal(pos: _Position, robber: int, own_discard: int) -> list[list[int]]:
+    """Pass 1's deal: the player's initial hand (its cards now, its plays, its rob undone), each
+    other seat its plays (the robber the ace of trumps too), padded with unseen cards."""
+    n, p, turnup, ace = pos.n, pos.player, pos.turnup, pos.ace
+    by_seat = pos.plays()
+    played = [m.card for m in pos.moves if m.kind == "play"]
+    mine = list(pos.hand) + by_seat[p]
     if robber == p:
         mine = [c for c in mine if c != turnup] + [own_discard]
     if len(mine) != 5:
@@ -193,23 +254,22 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
             raise ValueError(f"seat {s} played {len(by_seat[s])} cards: more than a hand holds")
         while len(deal[s]) < 5:
             deal[s].append(filler.pop())
-    state = env.init_from_deal(np.array(deal, np.int32), turnup, dealer, carried)
-    apply, legal = _jitted(rules)
-    state = _replay(env, state, moves, p, apply, legal)
+    return deal
 
-    # Pass 2: one deal of the unseen cards consistent with the record, replayed with every
-    # legality check (any failure: no consistent deal exists).
-    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, p))
+
+def _world_deal(pos: _Position, world: Any) -> list[list[int]]:
+    """Pass 2's deal: the initial hands that lead to ``world`` (the state after the history with
+    the unseen cards resampled): each seat's cards there, its plays, its rob undone."""
+    n = pos.n
+    by_seat = pos.plays()
     hands = [_cards(world.hands.lo[s], world.hands.hi[s]) for s in range(n)]
     initial = [sorted(set(hands[s]) | set(by_seat[s])) for s in range(n)]
     if bool(world.robbed):
         r = int(world.robber)
-        initial[r] = sorted((set(initial[r]) - {turnup}) | {int(world.discard)})
+        initial[r] = sorted((set(initial[r]) - {pos.turnup}) | {int(world.discard)})
     if any(len(h) != 5 for h in initial):
         raise ValueError("inconsistent history: no deal of the unseen cards makes every play legal")
-    start = env.init_from_deal(np.array(initial, np.int32), turnup, dealer, carried)
-    final = _replay(env, start, moves, p, apply, legal, check_all=True, world=world)
-    return final
+    return initial
 
 
 def _cards(lo: Any, hi: Any) -> list[int]:
