@@ -6,8 +6,9 @@ built on top (rollouts, the scorer, tournaments, the CLI, the RL wrappers, ``tes
 talks to ``Env`` and to the game's declared capabilities (``core.capabilities``) only, and never
 names a game.
 
-The core, 24 members: the class facts ``num_actions``, ``rules_type``, ``default_num_players``,
-``phase_names`` and ``capabilities``; the table ``num_players`` and ``rules``; what a game must
+The core, 24 members: the class facts ``rules_type``, ``default_num_players``, ``phase_names`` and
+``capabilities``; the table ``num_players``, ``rules`` and ``num_actions`` (a class value that a
+game whose action count depends on its rules sets per table); what a game must
 write: ``id``, ``init``, ``_apply``, ``_end_illegal``, ``max_decisions``,
 ``observation_shape``, ``full_observation_shape``, ``observe``, ``observe_full``,
 ``action_str``, ``policy_names``, ``builtin_policy``; and what is written once, here: ``step``
@@ -85,7 +86,9 @@ class Env(abc.ABC, Generic[S, R]):
     a static argument of ``jax.jit``.  Seats are 0..N-1 clockwise.
     """
 
-    num_actions: ClassVar[int]
+    num_actions: int
+    """Action ids are ``0..num_actions-1``: a class value, or set in ``__init__`` when the rules
+    decide it (Oh Hell's bids)."""
     rules_type: ClassVar[type]
     default_num_players: ClassVar[int] = 4
     phase_names: ClassVar[tuple[str, ...]]
