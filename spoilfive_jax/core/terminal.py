@@ -106,6 +106,10 @@ class TerminalTable:
         self.key = jax.random.PRNGKey(seed)
         self._bot = jit_policy(env.builtin_policy(bots) if isinstance(bots, str) else bots)
 
+    def bot_action(self, key: jax.Array, state: Any) -> int:
+        """The bots' action at ``state`` for the seat to act (host int), drawn with ``key``."""
+        return int(self._bot(key, state, state.current_player))
+
     def say(self, text: str = "") -> None:
         self.output.write(text + "\n")
         self.output.flush()

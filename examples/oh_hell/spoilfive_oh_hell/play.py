@@ -90,7 +90,7 @@ class TerminalGame(TerminalTable):
                 action = self.ask(state, legal)
             else:
                 k = jax.random.fold_in(key, int(state._step_count))
-                action = int(self._bot(k, state, state.current_player))
+                action = self.bot_action(k, state)
                 if action not in legal:  # a bot must never end the hand on a foul
                     raise RuntimeError(f"bot at seat {seat} chose illegal action {action}")
             self._announce(state, seat, action)

@@ -198,7 +198,7 @@ class FamilyGame(TerminalTable):
                 action = self.ask(v, state)
             else:
                 k = jax.random.fold_in(key, int(state._step_count))
-                action = int(self._bot(k, state, state.current_player))
+                action = self.bot_action(k, state)
                 if action not in v.legal:
                     raise RuntimeError(f"bot at seat {v.current} chose illegal action {action}")
             self._announce(v, action)
