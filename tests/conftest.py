@@ -8,6 +8,11 @@
   engines (``tests/reference.py``, ``tests/reference_fortyfive.py``).
 - Small host-side converters: card sets of a state (through ``core.bits.members``, the one
   bits-to-cards helper), rules to reference rules, text to actions.
+- JAX's persistent compilation cache (``.jax_cache/`` at the repository root, or
+  ``$JAX_COMPILATION_CACHE_DIR``): nearly all of the suite's time is XLA compiling, and the
+  same programs are compiled by both pytest-xdist workers, again after the compiled programs
+  are dropped (below), and by every CLI subprocess (which inherit the setting through the
+  environment).  A program compiled once is read back from disk.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -24,6 +31,18 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
+
+# Set through the environment before JAX reads its configuration, so that subprocesses (the CLI
+# tests) share the cache too; programs compiled in under half a second are not worth a file.
+os.environ.setdefault(
+    "JAX_COMPILATION_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".jax_cache")
+)
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+jax.config.update(
+    "jax_persistent_cache_min_compile_time_secs",
+    float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]),
+)
 
 MAX_MAPPINGS = 30_000  # well under Linux's default vm.max_map_count (65,530)
 
