@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
+import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
@@ -104,6 +106,10 @@ class Env(abc.ABC, Generic[S, R]):
         super().__init_subclass__(**kwargs)
         for kind, impl in cls.capabilities.items():
             caps.check_implementation(cls.__name__, kind, impl)
+        for name in ("observe", "observe_full"):  # the game's own: checked as step is
+            fn = cls.__dict__.get(name)
+            if fn is not None and not getattr(fn, "checks_state", False):
+                setattr(cls, name, _checking_state(fn))
 
     def __init__(self, num_players: int | None = None, rules: R | None = None) -> None:
         n = self.default_num_players if num_players is None else num_players
@@ -198,6 +204,7 @@ class Env(abc.ABC, Generic[S, R]):
         and ignored: a hand has no chance events after the deal.
         """
         del key
+        check_state(self, state, "step")
         return _jit_step(self, state, jnp.asarray(action, jnp.int32))
 
     def _settle(self, state: S) -> S:
@@ -212,6 +219,7 @@ class Env(abc.ABC, Generic[S, R]):
         """Host helper: the legal action ids of one live hand's ``current_player``; ``[]`` once
         the hand is over (nobody to act).  A state that ``auto_reset`` has just re-dealt keeps
         the finished step's ``terminated`` flag, as in pgx, but lists the new hand's actions."""
+        check_state(self, state, "legal_actions")
         if bool(state.terminated) and int(state.current_player) < 0:
             return []
         return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
@@ -219,6 +227,7 @@ class Env(abc.ABC, Generic[S, R]):
     def checked_step(self, state: S, action: Any) -> S:
         """Host-side ``step`` for one hand that raises ``ValueError`` for an illegal action or
         a finished hand, naming the legal actions."""
+        check_state(self, state, "checked_step")
         if np.asarray(state.terminated).shape != ():
             raise ValueError("checked_step takes one hand, not a batch; index the batch first")
         if bool(state.terminated):
@@ -242,6 +251,64 @@ class Env(abc.ABC, Generic[S, R]):
         ``MissingCapability`` (a ``ValueError``) naming the game, the capability and, given
         ``needed_by``, the tool that needs it."""
         return caps.resolve(self.id, type(self).capabilities, kind, needed_by)
+
+
+def check_state(env: Env[Any, Any], state: Any, what: str) -> None:
+    """``ValueError`` unless ``state`` is a state of ``env``'s game and table size.
+
+    ``step``, ``observe``, ``observe_full``, ``legal_actions``, ``checked_step`` and the tools
+    call it.  It reads only the state's class and its static shapes (``tricks_won`` is
+    int32[..., N]), so it runs in Python when the function is called or traced and costs
+    nothing under jit.  The family's three games share one ``State`` class, so a Forty-Five
+    state given to Twenty-Five passes it (the table size is still checked)."""
+    expected = _state_class(type(env))
+    if expected is not None and not isinstance(state, expected):
+        theirs = _games_of(type(state)) or type(state).__qualname__
+        raise ValueError(
+            f"{what}: a state of {theirs} ({type(state).__module__}.{type(state).__name__}) "
+            f"given to {type(env).__name__} ({env.id}); use the env that made it"
+        )
+    shape = np.shape(getattr(state, "tricks_won", ()))
+    if shape and shape[-1] != env.num_players:
+        raise ValueError(
+            f"{what}: a {shape[-1]}-player state given to a {env.num_players}-player "
+            f"{env.id} table; use the env that made it"
+        )
+
+
+@functools.cache
+def _state_class(cls: type) -> type | None:
+    """The ``S`` of the first ``Env[S, R]`` among ``cls``'s bases (None: not declared)."""
+    for klass in cls.__mro__:
+        for base in klass.__dict__.get("__orig_bases__", ()):
+            if typing.get_origin(base) is Env:
+                arg = typing.get_args(base)[0]
+                return arg if isinstance(arg, type) else None
+    return None
+
+
+def _games_of(state_cls: type) -> str:
+    """The env classes whose states are ``state_cls`` ("FortyFive/TwentyFive/...")."""
+    found: list[str] = []
+    todo = list(Env.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        todo.extend(cls.__subclasses__())
+        if _state_class(cls) is state_cls and cls.__name__ not in found:
+            found.append(cls.__name__)
+    return "/".join(found)
+
+
+def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A game's ``observe``/``observe_full`` that first checks its state (``check_state``)."""
+
+    @functools.wraps(fn)
+    def checked(self: Env[Any, Any], state: Any, *args: Any, **kwargs: Any) -> Any:
+        check_state(self, state, fn.__name__)
+        return fn(self, state, *args, **kwargs)
+
+    checked.checks_state = True  # type: ignore[attr-defined]
+    return checked
 
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, check_state
 from spoilfive_jax.tools.policies import bind
 from spoilfive_jax.tools.sharding import round_to_devices, shard_batch
 
@@ -233,6 +233,7 @@ def analyze(
     if isinstance(num_samples, bool) or int(num_samples) < 2:
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
     k_count = int(num_samples)
+    check_state(env, state, "analyze")
     policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
     flat, batch_shape = _flat_positions(state)
     num_pos = int(np.asarray(flat.current_player).shape[0])
