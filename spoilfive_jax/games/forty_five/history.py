@@ -50,104 +50,20 @@ from spoilfive_jax.core.cards import card_str
 from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
     check_table,
-    move_parts,
     position_fields,
     position_table,
     table_for,
 )
-from spoilfive_jax.games.forty_five.actions import card_id
+from spoilfive_jax.games.forty_five.history_text import (
+    SUITS,
+    Move,
+    card_list,
+    parse_moves,
+    parse_rules,
+)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 _FIELDS = ("players", "dealer", "scores", "rules", "turnup", "player", "hand", "history")
-_SUITS = "CDHS"
-_PRESETS = {"forty_five": "forty_five", "twenty_five": "twenty_five", "auction": "auction"}
-_INTS = ("target", "illegal_penalty")
-_BOOLS = ("joker", "min_bid_at_100")
-_BIDS = {"15": game.BID_15, "20": game.BID_20, "25": game.BID_25, "30": game.BID_30}
-
-
-@dataclasses.dataclass(frozen=True)
-class Move:
-    seat: int
-    kind: str  # "play", "rob", "joker", "pass", "bid", "hold", "trump", "exchange", "jink"
-    card: int = -1  # the card played, or the player's own rob/joker discard (-1: unseen)
-    value: int = -1  # a bid's action id, the trump suit, or an exchange's count
-    out: tuple[int, ...] = ()  # the player's own exchange: the cards it discarded ...
-    drew: tuple[int, ...] = ()  # ... and the cards it drew
-
-
-def _cards(text: str) -> list[int]:
-    return [card_id(c) for c in text.replace(",", " ").replace("/", " ").split()]
-
-
-def parse_rules(text: str) -> FortyFiveRules:
-    """``forty_five`` / ``twenty_five`` / ``auction`` then ``,option=value`` overrides."""
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    variant = "forty_five"
-    if parts and "=" not in parts[0]:
-        name = parts.pop(0).lower()
-        if name not in _PRESETS:
-            raise ValueError(f"unknown rules {name!r}; use forty_five, twenty_five or auction")
-        variant = _PRESETS[name]
-    overrides: dict[str, Any] = {"variant": variant}
-    for p in parts:
-        if "=" not in p:
-            raise ValueError(f"rules option {p!r} is not option=value")
-        k, v = (x.strip() for x in p.split("=", 1))
-        k = k.lower()
-        if k in _BOOLS:
-            overrides[k] = v.lower() in ("on", "true", "yes", "1")
-        elif k in _INTS:
-            try:
-                overrides[k] = int(v)
-            except ValueError:
-                raise ValueError(f"rules option {k} must be a number, got {v!r}") from None
-        elif k == "deal_packets":
-            overrides[k] = tuple(int(x) for x in v.replace("-", "/").split("/"))
-        else:
-            overrides[k] = v.lower()
-    try:
-        return FortyFiveRules(**overrides)
-    except TypeError:
-        raise ValueError(f"unknown rules option in {text!r}") from None
-
-
-def parse_moves(text: str, num_players: int) -> list[Move]:
-    moves = []
-    for tok in text.split():
-        seat, rest = move_parts(tok, num_players, "SEAT:CARD or SEAT:WHAT")
-        part = [str(seat), *rest]
-        what = part[1].lower()
-        arg = part[2] if len(part) > 2 else ""
-        if what in ("rob", "joker"):
-            moves.append(Move(seat, what, card_id(arg) if arg else -1))
-        elif what in ("pass", "hold", "jink"):
-            moves.append(Move(seat, what))
-        elif what in _BIDS or what.removeprefix("bid") in _BIDS:
-            moves.append(Move(seat, "bid", value=_BIDS[what.removeprefix("bid")]))
-        elif what == "trump":
-            if len(arg) != 1 or arg.upper() not in _SUITS:
-                raise ValueError(f"history move {tok!r}: name trump as S:trump:C|D|H|S")
-            moves.append(Move(seat, "trump", value=_SUITS.index(arg.upper())))
-        elif what == "exchange":
-            moves.append(_exchange(tok, seat, part[2:]))
-        else:
-            moves.append(Move(seat, "play", card_id(part[1])))
-    return moves
-
-
-def _exchange(tok: str, seat: int, rest: list[str]) -> Move:
-    if len(rest) == 1 and rest[0].isdigit():
-        n = int(rest[0])
-        if n > 5:
-            raise ValueError(f"history move {tok!r}: a seat exchanges at most 5 cards")
-        return Move(seat, "exchange", value=n)
-    if len(rest) != 2:
-        raise ValueError(f"history move {tok!r} must be S:exchange:N or S:exchange:OUT:DRAWN")
-    out, drew = _cards(rest[0]), _cards(rest[1])
-    if len(out) != len(drew):
-        raise ValueError(f"history move {tok!r}: {len(out)} cards out but {len(drew)} drawn")
-    return Move(seat, "exchange", value=len(out), out=tuple(out), drew=tuple(drew))
 
 
 @functools.cache
@@ -186,7 +102,7 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
         raise ValueError(f"player must be a seat 0..{n - 1}, got {p}")
     scores = _scores(str(f.get("scores", "")), num_teams(n))
     turnup, next_card = _turnup(f, rules)
-    hand = _cards(str(f["hand"]))
+    hand = card_list(str(f["hand"]))
     moves = parse_moves(str(f.get("history", "")), n)
     deal = _Deal.build(rules, n, dealer, p, turnup, next_card, hand, moves)
     apply, legal = _jitted(rules)
@@ -219,7 +135,7 @@ def _turnup(f: dict[str, Any], rules: FortyFiveRules) -> tuple[int, int]:
         return -1, -1
     if "turnup" not in f:
         raise ValueError("a turn-up game's position needs turnup=")
-    up = _cards(str(f["turnup"]))
+    up = card_list(str(f["turnup"]))
     if up and up[0] == game.JOKER:
         if not rules.joker:
             raise ValueError("the joker was turned up, but the rules play without it (joker=on)")
@@ -607,5 +523,5 @@ def _text(m: Move) -> str:
     if m.kind == "bid":
         return f"{m.seat}:{15 + 5 * (m.value - game.BID_15)}"
     if m.kind == "trump":
-        return f"{m.seat}:trump:{_SUITS[m.value]}"
+        return f"{m.seat}:trump:{SUITS[m.value]}"
     return f"{m.seat}:{m.kind}" + (f":{card_str(m.card)}" if m.card >= 0 else "")
