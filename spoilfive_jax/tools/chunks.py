@@ -38,13 +38,14 @@ class Chunk(NamedTuple):
     hands: int
 
 
-def hand_chunks(start: int, stop: int, size: int) -> Iterator[Chunk]:
+def hand_chunks(start: int, stop: int, size: int, epoch_size: int = EPOCH) -> Iterator[Chunk]:
     """The calls that play hands ``start .. stop - 1``, ``size`` hands each (fewer in the last
-    call, and where an epoch ends)."""
+    call, and where an epoch ends); ``epoch_size``: items an epoch keys (a tool whose items
+    are several hands, as sessions are, keys fewer)."""
     i = start
     while i < stop:
-        epoch, first = divmod(i, EPOCH)
-        count = min(size, stop - i, EPOCH - first)
+        epoch, first = divmod(i, epoch_size)
+        count = min(size, stop - i, epoch_size - first)
         yield Chunk(i, epoch, first, count)
         i += count
 
