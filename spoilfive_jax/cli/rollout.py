@@ -50,7 +50,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_options(p)
     add_output_options(p)
-    p.add_argument("--per-hand", action="store_true", help="--json/--csv: one record per hand")
+    p.add_argument(
+        "--per-hand",
+        action="store_true",
+        help="--json/--csv: one record per hand (keeps every hand in memory; without it, and "
+        "without --plot, the hands are summarised as they are played, in memory that does not "
+        "grow with --hands)",
+    )
     p.add_argument(
         "--plot",
         metavar="FILE.png",
@@ -70,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--per-hand needs --json or --csv")
     check_outputs(args)
     check_seat("--dealer", args.dealer, n)
+    # Only --per-hand output and the plot (the distribution of chip results) need the hands:
+    # otherwise the run streams, in memory that does not grow with --hands.
+    per_hand = args.per_hand or bool(args.plot)
     with Progress("rollout", args.hands, not args.quiet) as progress:
         result = sf.rollout(
             args.seed,
@@ -79,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             args.batch,
             progress,
             dealer=args.dealer,
+            per_hand=per_hand,
             **({} if args.carried is None else {"carried": args.carried}),
         )
     summary = result.summary()

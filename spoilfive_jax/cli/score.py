@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
         num_rollouts=args.rollouts,
         batch_size=args.batch,
         env=env,
+        per_hand=False,  # (the output is per query: the rollouts stream)
         **extra,
     )
     meta = {

@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     policies = {name: resolve(name, env, cache) for name in names}
     start = time.perf_counter()
     with status(f"tournament: {args.hands:,} deals, every seating", not args.quiet):
-        result = sf.evaluate(args.seed, env, policies, args.hands, args.batch)
+        # (the output is per policy: the deals stream)
+        result = sf.evaluate(args.seed, env, policies, args.hands, args.batch, per_hand=False)
     seconds = time.perf_counter() - start
     unit = result.unit
     records = [

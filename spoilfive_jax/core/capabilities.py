@@ -36,6 +36,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # the types only: core.env imports this module, never the reverse at run time
     from spoilfive_jax.core.env import Env
+    from spoilfive_jax.core.stats import RunStats, Values
 
 __all__ = [
     "CAPABILITIES",
@@ -99,12 +100,28 @@ class Rollouts(Protocol):
         and ``decisions`` int32[] at least."""
         ...
 
-    def summarize(self, env: Env[Any, Any], result: Any) -> dict[str, Any]:
-        """Host: the summary of a ``RolloutResult`` (``result.summary()``)."""
+    def hand_values(self, env: Env[Any, Any], record: dict[str, Any]) -> Values:
+        """Host or jittable: what the summary is built from, per hand, from a batch of
+        ``outcome`` records (arrays with hands first: host numpy, or jax arrays inside ``jit``;
+        ``core.stats.array_module`` gives the module of either).  (averaged, counted): values
+        whose mean and standard error the summary reports ([H, ...], any dtype: they are
+        reduced in float64 on the host, float32 on the device), and values only totalled
+        (counts, histograms, integer sums).  Both ``summary()`` paths reduce these alike
+        (``core.stats``): all hands at once, or batch by batch for ``per_hand=False``."""
         ...
 
-    def hands_won(self, env: Env[Any, Any], result: Any) -> np.ndarray:
-        """Host: bool[H, N], the hands each seat won (tournaments' win rate)."""
+    def summary_from_stats(
+        self, env: Env[Any, Any], stats: RunStats, seconds: float
+    ) -> dict[str, Any]:
+        """Host: the summary of a run from its statistics (``core.stats.RunStats`` of
+        ``hand_values``: ``stats.hands``, ``stats.mean(name)``, ``stats.se(name)``,
+        ``stats.totals[name]``) and its wall time (``RolloutResult.summary()``)."""
+        ...
+
+    def hands_won(self, env: Env[Any, Any], result: Any) -> Any:
+        """Host or jittable: bool[H, N], the hands each seat won (tournaments' win rate);
+        ``result`` has the record's fields as attributes (a ``RolloutResult``, or inside
+        ``jit`` a batch of ``outcome`` records)."""
         ...
 
 
@@ -152,10 +169,22 @@ class HandScoring(Protocol):
         """Jittable: the per-rollout samples of the query seat from a batched ``outcome``."""
         ...
 
-    def hand_scores(
-        self, env: Env[Any, Any], samples: list[np.ndarray], num_rollouts: int, **options: Any
+    def query_values(self, env: Env[Any, Any], samples: Any, **options: Any) -> tuple[Any, ...]:
+        """Jittable: the per-rollout values whose per-query means and standard errors the
+        scores are, from ``query_samples``' samples (``options``: ``score_hands``' keywords,
+        e.g. ``threshold``, a traced int32)."""
+        ...
+
+    def scores_from_moments(
+        self,
+        env: Env[Any, Any],
+        means: list[np.ndarray],
+        ses: list[np.ndarray],
+        num_rollouts: int,
+        **options: Any,
     ) -> Any:
-        """Host: the score record of the queries from ``samples`` (each [Q, R])."""
+        """Host: the score record of the queries from each of ``query_values``' per-query mean
+        and standard error (float32[Q] each)."""
         ...
 
     def has_turnup(self, env: Env[Any, Any]) -> bool:
@@ -184,10 +213,14 @@ class Sessions(Protocol):
         lineup: Any,
         seat_policy: np.ndarray,
         num: int,
+        *,
+        per_hand: bool = True,
         **options: Any,
     ) -> Any:
         """``num`` sessions; ``lineup`` from ``tools.policies.lineup``; ``ValueError`` for an
-        unknown option, naming it."""
+        unknown option, naming it.  ``per_hand=False``: chunk by chunk, keeping only the
+        summary's totals (a result whose ``summary()`` is the per-session one's, and whose
+        per-session fields raise ``core.stats.NoPerHand``)."""
         ...
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import jax
 import numpy as np
 
-from spoilfive_jax.core.stats import se
+from spoilfive_jax.core.stats import RunStats, Values
 from spoilfive_jax.core.validate import check_int
 
 if TYPE_CHECKING:  # the types only: core.env declares this module as its default
@@ -64,23 +64,27 @@ def outcome(env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax
     return {"rewards": rewards, "tricks_won": state.tricks_won, "decisions": state._step_count}
 
 
-def summarize(env: Env[Any, Any], result: Any) -> dict[str, Any]:
+def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Values:
+    """Averaged: ``rewards``; counted: ``decisions``."""
+    return {"rewards": record["rewards"]}, {"decisions": record["decisions"]}
+
+
+def summary_from_stats(env: Env[Any, Any], stats: RunStats, seconds: float) -> dict[str, Any]:
     """Hands, decisions and the mean reward of each seat with its standard error."""
-    r = result.rewards.astype(np.float64)
     return {
         "game": env.id,
-        "hands": result.num_hands,
-        "decisions": int(result.decisions.sum()),
-        "mean_rewards": r.mean(0),
-        "mean_rewards_se": se(r),
-        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+        "hands": stats.hands,
+        "decisions": int(stats.totals["decisions"]),
+        "mean_rewards": stats.mean("rewards"),
+        "mean_rewards_se": stats.se("rewards"),
+        "hands_per_s": stats.hands / seconds if seconds else float("nan"),
     }
 
 
-def hands_won(env: Env[Any, Any], result: Any) -> np.ndarray:
+def hands_won(env: Env[Any, Any], result: Any) -> Any:
     """A seat won the hands where its reward is the hand's best."""
     r = result.rewards
-    return r == r.max(axis=1, keepdims=True)  # type: ignore[no-any-return]
+    return r == r.max(axis=1, keepdims=True)
 
 
 # ---------------------------------------------------------------------------- AgentInfo

@@ -49,6 +49,14 @@ def positive_int(name: str, value: Any, *, allow_none: bool = False) -> int | No
     return int(value)
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` as a Python bool: ``True``/``False`` (or a numpy bool) only, so that a count or a
+    string given by mistake (``per_hand=0``, ``per_hand="no"``) is refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_cards(
     name: str, ids: np.ndarray, deck_size: int, text: Callable[[int], str] | None = None
 ) -> None:

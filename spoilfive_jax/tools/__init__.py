@@ -7,5 +7,10 @@ game through ``core.env.Env``'s hooks):
 - ``session``: ``play_sessions`` (the game's sessions) and ``auto_reset`` (pgx-style);
 - ``policies``: policy specs (a name, a callable, one per seat), ``Lineup`` and ``play_out``, the
   one loop that plays a hand through ``env.step``;
-- ``sharding``: batch sizes and spreading a batch over the devices.
+- ``sharding``: batch sizes and spreading a batch over the devices;
+- ``chunks``: the calls a run of any size is cut into, and the keys of hands past 2**32.
+
+``rollout``, ``score_hands``, ``evaluate`` and ``play_sessions`` take ``per_hand``: False streams
+(each call reduced on the device to the summary's statistics, ``core.stats``), in memory that
+does not grow with the number of hands.
 """

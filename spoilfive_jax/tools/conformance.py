@@ -5,7 +5,8 @@ Each check runs the capability the way the tools do, on a few small random hands
 
 - every declared implementation has every member of its capability (``check_implementation``);
 - ``Rollouts``: a rollout's record holds ``rewards`` float32[N] and ``decisions`` int32 within
-  ``max_decisions``, and the same run split into other batches gives the same hands;
+  ``max_decisions``, the same run split into other batches gives the same hands, and its
+  summary streamed (``per_hand=False``: ``hand_values`` inside ``jit``) is the per-hand one's;
 - ``RolloutKernel``: for every built-in policy but ``random``, the kernel plays the same hands
   as the public step does on the same deals (every record field both give);
 - ``Analysis``: a world drawn for the seat to act looks, to that seat, exactly like the
@@ -80,6 +81,34 @@ def _rollouts(env: Env[Any, Any], seed: int) -> None:
             f"{env.id} Rollouts: field {name} depends on the batch size (a hand's deal and "
             "decisions must depend only on the run's key and the hand's id)"
         )
+    streamed = rollout(seed, env, "random", num_hands=24, batch_size=16, per_hand=False)
+    differ = summary_differences(whole.summary(), streamed.summary())
+    assert not differ, (
+        f"{env.id} Rollouts: the summary streamed (per_hand=False: hand_values reduced in jit, "
+        f"batch by batch) differs from the per-hand one in {', '.join(differ)}"
+    )
+
+
+def summary_differences(a: dict[str, Any], b: dict[str, Any], rtol: float = 1e-5) -> list[str]:
+    """The keys of two summaries that differ (timings, ``*_per_s``, aside): ints, strings and
+    flags exactly, floats to ``rtol`` (nan equal to nan): a per-hand and a streamed run of the
+    same hands agree to float32 rounding."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if k.endswith("_per_s") or k == "seconds":
+            continue
+        if k not in a or k not in b:
+            out.append(k)
+            continue
+        x, y = np.asarray(a[k]), np.asarray(b[k])
+        if x.shape != y.shape:
+            out.append(k)
+        elif np.issubdtype(x.dtype, np.floating):
+            if not np.allclose(x, y, rtol=rtol, atol=1e-12, equal_nan=True):
+                out.append(k)
+        elif not np.array_equal(x, y):
+            out.append(k)
+    return out
 
 
 def _kernel(env: Env[Any, Any], seed: int) -> None:
@@ -162,6 +191,7 @@ def _hand_scoring(env: Env[Any, Any], seed: int) -> None:
     cards = np.random.default_rng(seed).permutation(52)[:12].astype(np.int32)
     queries = [_Query(cards[:5].tolist(), int(cards[10]) if turnup else -1, 1),
                _Query(cards[5:10].tolist(), int(cards[11]) if turnup else -1, 0)]  # fmt: skip
+    extra: dict[str, Any] = {} if threshold is None else {"threshold": threshold}
     scores = score_hands(
         seed,
         np.array([q.hand for q in queries]),
@@ -171,7 +201,7 @@ def _hand_scoring(env: Env[Any, Any], seed: int) -> None:
         num_rollouts=4,
         batch_size=8,
         env=env,
-        **({} if threshold is None else {"threshold": threshold}),
+        **extra,
     )
     records = scoring.score_records(env, queries, scores)
     assert len(records) == 2 and all(isinstance(r, dict) for r in records), (

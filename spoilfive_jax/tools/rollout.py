@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -24,7 +24,9 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
-from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.core.stats import RunStats, add_batches, batch_stats, no_per_hand, run_stats
+from spoilfive_jax.core.validate import check_bool, positive_int
+from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.sharding import batch_for, default_batch_size, shard_batch
 
@@ -60,7 +62,7 @@ def batch_size_for(batch_size: Any, total: int) -> int:
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def _rollout_chunk(
+def play_chunk(
     env: Env[Any, Any],
     who: Lineup,
     shape: tuple[int, int],
@@ -70,9 +72,9 @@ def _rollout_chunk(
     options: dict[str, jax.Array],
     seat_policy: jax.Array,
 ) -> dict[str, jax.Array]:
-    """Up to ``shape[0]`` batches of ``shape[1]`` hands, ids first, first+1, ...; only the
-    first ``count`` batches are played (``count`` is traced: one compile for any run size),
-    the rest of the output is left zero."""
+    """One call of a run (every tool's rollouts): up to ``shape[0]`` batches of ``shape[1]``
+    hands, ids first, first+1, ...; only the first ``count`` batches are played (``count`` is
+    traced: one compile for any run size), the rest of the output is left zero."""
     k, b = shape
 
     def one(i: jax.Array) -> dict[str, jax.Array]:
@@ -87,6 +89,38 @@ def _rollout_chunk(
     return jax.tree.map(lambda x: x.reshape((k * b, *x.shape[2:])), out)  # type: ignore[no-any-return]
 
 
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _chunk_stats(
+    env: Env[Any, Any], k: int, records: dict[str, jax.Array], count: jax.Array
+) -> dict[str, Any]:
+    """A call's records (``play_chunk``'s, still on the device) reduced batch by batch to
+    the game's statistics (``Rollouts.hand_values``, ``core.stats.batch_stats``) of its first
+    ``count`` hands: a pytree with a leading axis of ``k`` batches, nothing per hand.  (The
+    call's program is the per-hand one: one compile serves both.)"""
+    rollouts = env.capability(caps.Rollouts)
+    batches = jax.tree.map(lambda x: x.reshape((k, -1, *x.shape[1:])), records)
+    b = records["decisions"].shape[0] // k
+    valid = jnp.arange(k * b, dtype=jnp.int32).reshape(k, b) < count
+    return jax.vmap(lambda r, v: batch_stats(rollouts.hand_values(env, r), v))(batches, valid)  # type: ignore[no-any-return]
+
+
+def calls_of(b: int) -> int:
+    """Batches a call plays (~256k hands: progress is reported between calls)."""
+    return max(1, min(16, (1 << 18) // b))
+
+
+def pipelined(calls: Iterator[tuple[Any, Any]], consume: Callable[[Any, Any], None]) -> None:
+    """``consume(output, tag)`` of each ``(output, tag)`` the iterator dispatches, one call
+    behind: the device plays call i + 1 while the host copies call i out."""
+    pending = None
+    for call in calls:
+        if pending is not None:
+            consume(*pending)
+        pending = call
+    if pending is not None:
+        consume(*pending)
+
+
 # ------------------------------------------------------------------------ public API
 
 
@@ -98,15 +132,24 @@ class RolloutResult:
     seat; the Forty-Five family: the hand's points of each seat's team) and ``decisions``
     int32[H].  Spoil Five adds ``tricks_won``, ``winner``, ``jinked``, ``jink_won``, ``robbed``,
     ``robber``, ``carried_out``; the family has ``team_points``, ``bid``, ``bidder`` instead of
-    ``winner`` and ``carried_out``.  ``summary()`` is the game's (``Rollouts.summarize``)."""
+    ``winner`` and ``carried_out``.  ``summary()`` is the game's (``Rollouts.summary_from_stats``
+    of ``Rollouts.hand_values``).
+
+    A rollout run with ``per_hand=False`` holds only the run's statistics (``stats``, a
+    ``core.stats.RunStats`` of a size independent of H) and no ``fields``: ``summary()`` works,
+    and reading a per-hand field (or ``hands_won()``) raises ``core.stats.NoPerHand`` (an
+    ``AttributeError``) saying to pass ``per_hand=True``."""
 
     fields: dict[str, np.ndarray]
     env: Env[Any, Any]
     seconds: float = 0.0  # wall time of the rollout, compile included
+    stats: RunStats | None = None  # per_hand=False: the run's statistics (no fields)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("fields", "env", "seconds"):
+        if name.startswith("__") or name in ("fields", "env", "seconds", "stats"):
             raise AttributeError(name)
+        if self.stats is not None:
+            raise no_per_hand(f"{self.game} rollout", name)
         try:
             return self.fields[name]
         except KeyError:
@@ -120,19 +163,34 @@ class RolloutResult:
         return self.env.id
 
     @property
+    def per_hand(self) -> bool:
+        """Whether the result holds the per-hand fields (``rollout(..., per_hand=True)``)."""
+        return self.stats is None
+
+    @property
     def num_hands(self) -> int:
+        if self.stats is not None:
+            return self.stats.hands
         return int(self.fields["decisions"].shape[0])
 
     def summary(self) -> dict[str, Any]:
-        """The game's summary of the hands (``Rollouts.summarize``): Spoil Five: win rate per seat,
-        spoil and jink rates, mean chips per seat, with standard errors; the family: mean
-        points per seat and team, team win rates, the trick distribution, jink, rob and bid
-        rates."""
-        return self.env.capability(caps.Rollouts).summarize(self.env, self)
+        """The game's summary of the hands (``Rollouts.summary_from_stats``): Spoil Five: win
+        rate per seat, spoil and jink rates, mean chips per seat, with standard errors; the
+        family: mean points per seat and team, team win rates, the trick distribution, jink,
+        rob and bid rates.  Per hand, the statistics are those of every hand at once in
+        float64; streamed, pooled batch by batch (``core.stats``: the same counts and means,
+        standard errors to float32 rounding)."""
+        rollouts = self.env.capability(caps.Rollouts)
+        run = self.stats
+        if run is None:
+            run = run_stats(rollouts.hand_values(self.env, self.fields))
+        return rollouts.summary_from_stats(self.env, run, self.seconds)
 
     def hands_won(self) -> np.ndarray:
         """bool[H, N]: the hands each seat won (``Rollouts.hands_won``)."""
-        return self.env.capability(caps.Rollouts).hands_won(self.env, self)
+        if self.stats is not None:
+            raise no_per_hand(f"{self.game} rollout", "hands_won()")
+        return self.env.capability(caps.Rollouts).hands_won(self.env, self)  # type: ignore[no-any-return]
 
 
 def _copy_out(
@@ -155,6 +213,7 @@ def rollout(
     progress: Progress | None = None,
     *,
     dealer: int = 0,
+    per_hand: bool = True,
     **options: Any,
 ) -> RolloutResult:
     """Play ``num_hands`` independent hands with ``env``'s game, table and rules.
@@ -167,46 +226,132 @@ def rollout(
     every hand) are keywords too.  Same key -> same hands, whatever the batch size, chunking or
     devices.  What the result holds: ``RolloutResult``.
 
+    ``per_hand``: True keeps every hand's record on the host (Spoil Five at 5 players: 59
+    bytes a hand; below 2**32 hands).  False streams: each batch is reduced on the device to
+    the game's summary statistics, pooled on the host in float64, so memory does not grow
+    with ``num_hands`` (any number, 10**12 and beyond); the result then has ``summary()`` and
+    no per-hand fields, and its summary is the per-hand one's for the same key: counts, rates
+    and means of integer values (every built-in game's) exactly, standard errors to float32
+    rounding (about 1e-6 relative).
+
     The Forty-Five family: independent hands, each dealt at a new game (team scores zero).
     """
     check_env(env)
     num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
-    if num_hands >= 2**32:
-        raise ValueError("num_hands must be below 2**32 per key; split the run over keys")
+    return rollout_range(
+        key,
+        env,
+        policy,
+        0,
+        num_hands,
+        batch_size,
+        progress,
+        dealer=dealer,
+        per_hand=per_hand,
+        **options,
+    )
+
+
+def rollout_range(
+    key: jax.Array | int,
+    env: Env[Any, Any],
+    policy: PolicySpec,
+    start: int,
+    stop: int,
+    batch_size: int | None = None,
+    progress: Progress | None = None,
+    *,
+    dealer: int = 0,
+    per_hand: bool = True,
+    **options: Any,
+) -> RolloutResult:
+    """Hands ``start .. stop - 1`` of the run ``rollout(key, ...)`` would play (the same hands:
+    a run can be split into ranges, e.g. one per host, and the parts' statistics pooled);
+    ``rollout`` is the range from 0.  Hand ``i`` is id ``i % 2**32`` of the key material of
+    epoch ``i // 2**32`` (``tools.chunks``)."""
+    check_env(env)
+    per_hand = check_bool("per_hand", per_hand)
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
+        raise ValueError(f"start must be an integer >= 0, got {start!r}")
+    total = positive_int("stop - start", stop - start)
+    assert total is not None
+    if per_hand and total >= EPOCH:
+        raise ValueError(
+            "num_hands must be below 2**32 with per_hand=True (every hand's record is kept in "
+            "memory); pass per_hand=False for a summary of any number of hands"
+        )
     deal_options = env.capability(caps.Rollouts).deal_options(env, dealer=dealer, **options)
-    b = batch_size_for(batch_size, num_hands)
+    b = batch_size_for(batch_size, total)
     who, seat_policy = lineup(env, policy)
-    keys = env.capability(caps.Rollouts).rollout_keys(env, as_key(key))
     opts = {k: jnp.int32(v) for k, v in deal_options.items()}
-    # Each call plays up to k batches (~256k hands: progress is reported between calls); the
-    # batch count is a traced argument, so one compile serves every run size.
-    k = max(1, min(16, (1 << 18) // b))
-    start = time.perf_counter()
-    fields: dict[str, Any] = {}
-    pending: tuple[dict[str, jax.Array], int, int] | None = None  # dispatched: output, first, count
-    done = 0
-    while done < num_hands or pending is not None:
-        call = None
-        if done < num_hands:  # dispatch the next call before copying out the previous one
-            count = min(k, -(-(num_hands - done) // b)) * b
-            out = _rollout_chunk(
-                env,
-                who,
-                (k, b),
-                keys,
-                jnp.uint32(done),
-                jnp.int32(count // b),
-                opts,
-                jnp.asarray(seat_policy),
-            )
-            call = (out, done, min(count, num_hands - done))
-            done += count
-        if pending is not None:
-            _copy_out(fields, *pending, num_hands)
+    run = _Run(env, who, jnp.asarray(seat_policy), opts, as_key(key), b, int(start), total)
+    begin = time.perf_counter()
+    if per_hand:
+        return RolloutResult(run.fields(progress), env, seconds=time.perf_counter() - begin)
+    out = run.stats(progress)
+    return RolloutResult({}, env, seconds=time.perf_counter() - begin, stats=out)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """A range of hands to play, with everything its calls share."""
+
+    env: Env[Any, Any]
+    who: Lineup
+    seat_policy: jax.Array
+    opts: dict[str, jax.Array]
+    key: jax.Array
+    b: int
+    start: int
+    total: int
+
+    def calls(self, stream: bool) -> Iterator[tuple[Any, Chunk]]:
+        """Dispatch every call of the range; yields (output, chunk): the call's records, or
+        (``stream``) their statistics, reduced on the device.  The epoch's keys are computed
+        once per epoch."""
+        k = calls_of(self.b)
+        keys, epoch = None, -1
+        for c in hand_chunks(self.start, self.start + self.total, k * self.b):
+            if c.epoch != epoch:
+                keys, epoch = run_keys(self.env, self.key, c.epoch), c.epoch
+            batches = jnp.int32(-(-c.hands // self.b))
+            args = (keys, jnp.uint32(c.first), batches, self.opts, self.seat_policy)
+            out = play_chunk(self.env, self.who, (k, self.b), *args)
+            yield (_chunk_stats(self.env, k, out, jnp.int32(c.hands)) if stream else out), c
+
+    def fields(self, progress: Progress | None) -> dict[str, np.ndarray]:
+        """Every hand's record, copied to host arrays call by call."""
+        fields: dict[str, np.ndarray] = {}
+
+        def consume(out: dict[str, jax.Array], c: Chunk) -> None:
+            _copy_out(fields, out, c.start - self.start, c.hands, self.total)
             if progress is not None:
-                progress(pending[1] + pending[2], num_hands)
-        pending = call
-    return RolloutResult(fields, env, seconds=time.perf_counter() - start)
+                progress(c.start - self.start + c.hands, self.total)
+
+        pipelined(self.calls(stream=False), consume)
+        return fields
+
+    def stats(self, progress: Progress | None) -> RunStats:
+        """The range's statistics, pooled call by call (nothing per hand on the host)."""
+        pooled: list[RunStats] = []
+
+        def consume(out: dict[str, Any], c: Chunk) -> None:
+            pooled[:] = [add_batches(pooled[0] if pooled else None, jax.device_get(out))]
+            if progress is not None:
+                progress(c.start - self.start + c.hands, self.total)
+
+        pipelined(self.calls(stream=True), consume)
+        return pooled[0]
 
 
-__all__ = ["Progress", "RolloutResult", "as_key", "batch_size_for", "check_env", "rollout"]
+__all__ = [
+    "Progress",
+    "RolloutResult",
+    "as_key",
+    "batch_size_for",
+    "check_env",
+    "pipelined",
+    "play_chunk",
+    "rollout",
+    "rollout_range",
+]

@@ -3,14 +3,15 @@ turn-up (``score_hands``), by determinized Monte Carlo over whole hands on the r
 
 The game says how to deal around the known cards (``HandScoring.known_deal``), what each rollout
 tells about the query seat (``HandScoring.query_samples``) and what the estimates are called
-(``HandScoring.hand_scores``: Spoil Five's ``HandScores``, the family's ``FamilyScores``).  This
-module imports no game.
+(``HandScoring.query_values`` and ``scores_from_moments``: Spoil Five's ``HandScores``, the
+family's ``FamilyScores``).  This module imports no game.
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -19,38 +20,71 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
-from spoilfive_jax.core.stats import query_stats
-from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.core.stats import (
+    Moments,
+    merge_moments,
+    moment_mean,
+    moment_se,
+    query_stats,
+    segment_moments,
+)
+from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.registry import available_games, env_class, make
+from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
-from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env
+from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
 from spoilfive_jax.tools.sharding import shard_batch
 
 U32, I32 = jnp.uint32, jnp.int32
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def _score_chunk(
+def _queries(size: int, q0: jax.Array, rem: jax.Array, per: jax.Array, last: int) -> jax.Array:
+    """int32[size]: the query of each rollout of a call whose first rollout is rollout
+    ``num_rollouts - rem`` of query ``q0`` (``per``: ``num_rollouts``, or ``size`` when that is
+    larger: the same answer, in int32 for any run), clipped to the ``last`` query."""
+    j = jnp.arange(size, dtype=I32)
+    return jnp.minimum(q0 + jnp.where(j < rem, 0, 1 + (j - rem) // per), last)
+
+
+def _play_queries(
     env: Env[Any, Any],
     who: Lineup,
     size: int,
     keys: Any,
     first: jax.Array,
-    hands: jax.Array,
-    turnup: jax.Array,
-    seat: jax.Array,
-    num_rollouts: jax.Array,
+    where: tuple[jax.Array, jax.Array, jax.Array],
+    queries: tuple[jax.Array, jax.Array, jax.Array],
     seat_policy: jax.Array,
-) -> tuple[jax.Array, ...]:
-    """Rollouts ``first .. first+size-1`` (query = id // num_rollouts): the query seat's
-    samples (``HandScoring.query_samples``)."""
+    options: dict[str, jax.Array],
+) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    """Jittable: rollouts ids ``first ..`` of a call (``where``: ``_queries``' q0, rem, per):
+    each one's query and the query seat's values (``HandScoring.query_values``)."""
+    hands, turnup, seat = queries
     ids = shard_batch(first + jnp.arange(size, dtype=U32))
-    q = jnp.minimum(ids // num_rollouts.astype(U32), hands.shape[0] - 1).astype(I32)
+    q = _queries(size, *where, hands.shape[0] - 1)
     me = seat[q]
     scoring = env.capability(caps.HandScoring, "score_hands")
     deal = scoring.known_deal(env, keys, ids, hands[q], turnup[q], me)
     out = play_deals(env, who, keys, ids, deal, seat_policy)
-    return scoring.query_samples(env, out, me)
+    return q, scoring.query_values(env, scoring.query_samples(env, out, me), **options)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _score_chunk(
+    env: Env[Any, Any], who: Lineup, size: int, *args: Any
+) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    """A call's rollouts: each one's query and the query seat's values, each [size]."""
+    return _play_queries(env, who, size, *args)
+
+
+@functools.partial(jax.jit, static_argnums=(0,))
+def _query_moments(
+    num: int, q: jax.Array, values: tuple[jax.Array, ...], count: jax.Array
+) -> tuple[Moments, ...]:
+    """A call's first ``count`` rollouts (``_score_chunk``'s, still on the device) reduced to
+    each value's moments per query (arrays [num]), nothing per rollout."""
+    valid = jnp.arange(q.shape[0], dtype=I32) < count
+    return tuple(segment_moments(v, q, valid, num) for v in values)
 
 
 def score_hands(
@@ -66,6 +100,7 @@ def score_hands(
     *,
     env: Env[Any, Any] | None = None,
     threshold: int = 15,
+    per_hand: bool = True,
 ) -> Any:
     """Estimate each query hand's chances by determinized Monte Carlo.
 
@@ -82,6 +117,13 @@ def score_hands(
     seat keeps its five cards (the joker may be one) and sees the turn-up (a card 0..51: the
     hand is one in which the joker was not turned up).  Auction Forty-Fives has no turn-up:
     pass ``turnup=None``; the unseen cards go uniformly to the other hands and the stock.
+
+    ``per_hand``: True keeps every rollout's values on the host ([Q, num_rollouts] each) and
+    takes their means and standard errors there; False reduces each call's rollouts on the
+    device to per-query moments, pooled on the host in float64, so memory does not grow with
+    ``num_rollouts`` (any number).  The scores are the same record either way: means to the
+    last bit when the values are integers (they are in every built-in game), standard errors
+    to float32 rounding.
     """
     if env is not None:
         check_env(env)
@@ -99,25 +141,86 @@ def score_hands(
     total = h.shape[0] * r
     size = batch_size_for(batch_size, total)
     who, seat_policy = lineup(env, policy)
-    keys = env.capability(caps.Rollouts).rollout_keys(env, as_key(key))
-    parts: list[tuple[np.ndarray, ...]] = []
-    for first in range(0, total, size):
-        out = _score_chunk(
-            env,
-            who,
-            size,
-            keys,
-            jnp.uint32(first),
-            jnp.asarray(h),
-            jnp.asarray(t),
-            jnp.asarray(s),
-            jnp.int32(r),
-            jnp.asarray(seat_policy),
-        )
-        parts.append(tuple(np.asarray(x) for x in out))
-    samples = [np.concatenate(x)[:total].reshape(-1, r) for x in zip(*parts, strict=True)]
     scoring = env.capability(caps.HandScoring, "score_hands")
-    return scoring.hand_scores(env, samples, r, threshold=threshold)
+    per_query = _per_query if check_bool("per_hand", per_hand) else _streamed
+    options = {} if threshold is None else {"threshold": jnp.int32(threshold)}
+    means, ses = per_query(env, who, size, as_key(key), (h, t, s), r, seat_policy, options)
+    return scoring.scores_from_moments(env, means, ses, r, threshold=threshold)
+
+
+def _calls(
+    env: Env[Any, Any],
+    key: jax.Array,
+    size: int,
+    total: int,
+    r: int,
+    chunk_fn: Callable[[Chunk, tuple[Any, ...]], Any],
+) -> Iterator[tuple[Any, Chunk]]:
+    """Dispatch ``chunk_fn(chunk, (keys, first, where))`` on every call of a run of ``total``
+    rollouts (``where``: where its first rollout is, for ``_queries``)."""
+    keys, epoch = None, -1
+    for c in hand_chunks(0, total, size):
+        if c.epoch != epoch:
+            keys, epoch = run_keys(env, key, c.epoch), c.epoch
+        q0, done = divmod(c.start, r)
+        where = (jnp.int32(q0), jnp.int32(min(r - done, size)), jnp.int32(min(r, size)))
+        yield chunk_fn(c, (keys, jnp.uint32(c.first), where)), c
+
+
+def _per_query(
+    env: Env[Any, Any],
+    who: Lineup,
+    size: int,
+    key: jax.Array,
+    queries: tuple[np.ndarray, ...],
+    r: int,
+    seat_policy: np.ndarray,
+    options: dict[str, jax.Array],
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Every rollout's values on the host [Q, R]; their means and standard errors."""
+    total = queries[0].shape[0] * r
+    rest = (tuple(jnp.asarray(x) for x in queries), jnp.asarray(seat_policy), options)
+    parts: list[tuple[np.ndarray, ...]] = []
+
+    def chunk(c: Chunk, args: tuple[Any, ...]) -> Any:
+        return _score_chunk(env, who, size, *args, *rest)[1]
+
+    def consume(out: tuple[jax.Array, ...], c: Chunk) -> None:
+        parts.append(tuple(np.asarray(x)[: c.hands] for x in out))
+
+    pipelined(_calls(env, key, size, total, r, chunk), consume)
+    samples = [np.concatenate(x).reshape(-1, r) for x in zip(*parts, strict=True)]
+    return query_stats(samples)
+
+
+def _streamed(
+    env: Env[Any, Any],
+    who: Lineup,
+    size: int,
+    key: jax.Array,
+    queries: tuple[np.ndarray, ...],
+    r: int,
+    seat_policy: np.ndarray,
+    options: dict[str, jax.Array],
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The rollouts reduced call by call on the device to per-query moments, pooled on the
+    host in float64: means and standard errors (float32[Q], as ``query_stats``)."""
+    total = queries[0].shape[0] * r
+    rest = (tuple(jnp.asarray(x) for x in queries), jnp.asarray(seat_policy), options)
+    pooled: list[Moments] = []  # one per value, over the calls so far
+
+    def chunk(c: Chunk, args: tuple[Any, ...]) -> Any:
+        q, values = _score_chunk(env, who, size, *args, *rest)  # (the per-hand program)
+        return _query_moments(queries[0].shape[0], q, values, jnp.int32(c.hands))
+
+    def consume(out: tuple[Moments, ...], c: Chunk) -> None:
+        new = [Moments(*(np.asarray(x) for x in m)) for m in jax.device_get(out)]
+        old: list[Moments | None] = list(pooled) or [None] * len(new)
+        pooled[:] = [merge_moments(a, m) for a, m in zip(old, new, strict=True)]
+
+    pipelined(_calls(env, key, size, total, r, chunk), consume)
+    means = [moment_mean(m).astype(np.float32) for m in pooled]
+    return means, [moment_se(m).astype(np.float32) for m in pooled]
 
 
 def check_queries(

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
-from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.tools.policies import PolicySpec, lineup
 from spoilfive_jax.tools.rollout import as_key, check_env
 
@@ -27,6 +27,8 @@ def play_sessions(
     env: Env[Any, Any],
     policy: PolicySpec = "random",
     num_sessions: int = 1000,
+    *,
+    per_hand: bool = True,
     **options: Any,
 ) -> Any:
     """Play ``num_sessions`` sessions of ``env``'s game with ``policy`` (a name, a callable or
@@ -35,13 +37,21 @@ def play_sessions(
     Spoil Five: chip sessions, options ``max_hands=100``, ``stack=20``, ``batch_size``; returns
     a ``SessionResult``.  The Forty-Five family: whole games to the target, options
     ``max_hands=30``, ``batch_size=4096``; returns a ``GameResult``.  Same key -> same sessions.
+
+    ``per_hand``: True keeps every session's arrays on the host (Spoil Five's ``chips_by_hand``
+    alone is 4 * max_hands * N bytes a session); False plays the sessions chunk by chunk
+    (``batch_size`` at a time) and keeps only the totals the summary needs, reduced on the
+    device: a ``SessionSummary`` (the family: a ``GameSummary``) whose ``summary()`` equals the
+    per-session one's exactly (it holds counts only) and whose per-session fields raise
+    ``core.stats.NoPerHand``.  Memory then does not grow with ``num_sessions``.
     """
     check_env(env)
     num = positive_int("num_sessions", num_sessions)
     assert num is not None
+    per_hand = check_bool("per_hand", per_hand)
     who, seat_policy = lineup(env, policy)
     return env.capability(caps.Sessions, "play_sessions").play_sessions(
-        env, as_key(key), who, seat_policy, num, **options
+        env, as_key(key), who, seat_policy, num, per_hand=per_hand, **options
     )
 
 

@@ -8,18 +8,40 @@ game.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import types
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
-from spoilfive_jax.core.validate import positive_int
-from spoilfive_jax.tools.policies import PolicySpec, resolve_one
-from spoilfive_jax.tools.rollout import check_env, rollout
+from spoilfive_jax.core.stats import (
+    Moments,
+    device_moments,
+    host_moments,
+    merge_moments,
+    moment_mean,
+    moment_std,
+    pool,
+)
+from spoilfive_jax.core.validate import check_bool, positive_int
+from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
+from spoilfive_jax.tools.policies import PolicySpec, lineup, resolve_one
+from spoilfive_jax.tools.rollout import (
+    as_key,
+    batch_size_for,
+    calls_of,
+    check_env,
+    pipelined,
+    play_chunk,
+    rollout,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +96,8 @@ def evaluate(
     policies: dict[str, PolicySpec] | list[PolicySpec],
     num_hands: int = 100_000,
     batch_size: int | None = None,
+    *,
+    per_hand: bool = True,
 ) -> TournamentResult:
     """Play ``policies`` against each other: seat ``i`` plays policy ``(i + r) % P`` in seating
     ``r``, for lcm(N, P) seatings, each on the same ``num_hands`` deals (common random numbers),
@@ -87,9 +111,45 @@ def evaluate(
     (seats 0 and 2, or 1 and 3) and the two seatings swap them; with 3 policies at 4 players a
     partnership can mix two policies.  ``win_rate``: hands in which the seat's team outscored
     every other team (Spoil Five: the seat took the pot).
+
+    ``per_hand``: True plays each seating as a whole ``rollout`` and keeps its hands on the host
+    until the seatings are combined (memory grows with ``num_hands``); False plays the deals
+    chunk by chunk, every seating of a chunk's deals on the device, reduced there to each
+    policy's moments and wins, so memory stays fixed for any ``num_hands``.  The result is the
+    same ``TournamentResult``: win rates exactly, means and CIs to float32 rounding (about
+    1e-6 relative).
     """
     check_env(env)
     num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
+    per_hand = check_bool("per_hand", per_hand)
+    names, specs = _entrants(env, policies)
+    n, p_count = env.num_players, len(specs)
+    rotations = math.lcm(n, p_count)
+    assigns = [[(i + r) % p_count for i in range(n)] for r in range(rotations)]
+    seats = np.zeros(p_count, np.int64)  # seats each policy holds at a deal, over the seatings
+    for assign in assigns:
+        seats += np.bincount(assign, minlength=p_count)
+    play = _per_hand if per_hand else _streamed
+    chips, wins = play(
+        key, env, [[specs[a] for a in x] for x in assigns], assigns, seats, num_hands, batch_size
+    )
+    return TournamentResult(
+        tuple(names),
+        moment_mean(chips),
+        # (one deal: no spread to estimate, nan as numpy's ddof=1 gives)
+        np.where(chips.count > 1, 1.96 * moment_std(chips) / np.sqrt(chips.count), np.nan),
+        wins / (seats * num_hands),
+        num_hands,
+        rotations,
+        env.capability(caps.Rollouts).score_unit(env),
+    )
+
+
+def _entrants(
+    env: Env[Any, Any], policies: dict[str, PolicySpec] | list[PolicySpec]
+) -> tuple[list[str], list[PolicySpec]]:
+    """The policies' names and specs; ``ValueError`` for fewer than two, names that repeat or
+    a bad policy (before anything is played)."""
     if isinstance(policies, dict):
         names, specs = list(policies.keys()), list(policies.values())
     else:
@@ -102,37 +162,104 @@ def evaluate(
         raise ValueError("evaluate needs at least two policies")
     if len(set(names)) != len(names):
         raise ValueError(f"policy names must be distinct, got {names}")
-    for s in specs:  # refuse a bad policy before playing anything
+    for s in specs:
         resolve_one(env, s)
-    n, p_count = env.num_players, len(specs)
-    rotations = math.lcm(n, p_count)
-    per_deal = np.zeros((num_hands, p_count))
-    seats_held = np.zeros((num_hands, p_count))
-    wins = np.zeros(p_count)
-    for r in range(rotations):
-        assign = [(i + r) % p_count for i in range(n)]
-        seating: list[Any] = [specs[a] for a in assign]
+    return names, specs
+
+
+def _per_hand(
+    key: Any,
+    env: Env[Any, Any],
+    seatings: list[list[Any]],
+    assigns: list[list[int]],
+    seats: np.ndarray,
+    num_hands: int,
+    batch_size: int | None,
+) -> tuple[Moments, np.ndarray]:
+    """Each seating as a whole rollout: (the moments of each policy's chips per deal, float64
+    over the deals at once, and its hands won)."""
+    per_deal = np.zeros((num_hands, len(seats)))
+    wins = np.zeros(len(seats))
+    for seating, assign in zip(seatings, assigns, strict=True):
         out = rollout(key, env, seating, num_hands, batch_size)
         won = env.capability(caps.Rollouts).hands_won(env, out)
         for i, a in enumerate(assign):
             per_deal[:, a] += out.rewards[:, i]
-            seats_held[:, a] += 1
             wins[a] += won[:, i].sum()
-    present = seats_held > 0
-    chips = np.where(present, per_deal / np.maximum(seats_held, 1), np.nan)
-    mean = np.nanmean(chips, axis=0)
-    count = present.sum(0)
-    ci = 1.96 * np.nanstd(chips, axis=0, ddof=1) / np.sqrt(np.maximum(count, 1))
-    win_rate = wins / seats_held.sum(0)
-    return TournamentResult(
-        tuple(names),
-        mean,
-        ci,
-        win_rate,
-        num_hands,
-        rotations,
-        env.capability(caps.Rollouts).score_unit(env),
-    )
+    return host_moments(per_deal / seats), wins
+
+
+@functools.partial(jax.jit, static_argnums=(0,))
+def _seating_part(
+    env: Env[Any, Any], records: dict[str, jax.Array], held: jax.Array, count: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """One seating of a call's deals (``held`` float32[N, P]: 1 where seat i plays policy a):
+    each policy's reward sum per deal float32[H, P] and its hands won among the first
+    ``count`` int32[P]."""
+    # A sum of products, not a matrix product: accelerators may round float32 dots.
+    chips = (records["rewards"][:, :, None] * held[None]).sum(1)
+    won = env.capability(caps.Rollouts).hands_won(env, types.SimpleNamespace(**records))
+    valid = jnp.arange(chips.shape[0]) < count
+    wins = jnp.where(valid[:, None, None] & (held[None] > 0), won[:, :, None], False)
+    return chips, wins.sum((0, 1), dtype=jnp.int32)
+
+
+@functools.partial(jax.jit, static_argnums=(0,))
+def _deal_moments(k: int, per_deal: jax.Array, seats: jax.Array, count: jax.Array) -> Moments:
+    """Per batch (``k`` of them), the float32 moments of each policy's chips per deal of the
+    first ``count`` deals."""
+    chips = (per_deal / seats).reshape(k, -1, per_deal.shape[1])
+    valid = jnp.arange(per_deal.shape[0], dtype=jnp.int32).reshape(k, -1) < count
+    return jax.vmap(device_moments)(chips, valid)  # type: ignore[no-any-return]
+
+
+def _streamed(
+    key: Any,
+    env: Env[Any, Any],
+    seatings: list[list[Any]],
+    assigns: list[list[int]],
+    seats: np.ndarray,
+    num_hands: int,
+    batch_size: int | None,
+) -> tuple[Moments, np.ndarray]:
+    """The deals chunk by chunk, every seating of a chunk's deals summed on the device, then
+    reduced to moments there and pooled on the host."""
+    b = batch_size_for(batch_size, num_hands)
+    k, p_count = calls_of(b), len(seats)
+    plays = []
+    for seating, assign in zip(seatings, assigns, strict=True):
+        who, seat_policy = lineup(env, seating)
+        held = np.eye(p_count, dtype=np.float32)[assign]
+        plays.append((who, jnp.asarray(seat_policy), jnp.asarray(held)))
+    opts = {x: jnp.int32(v) for x, v in env.capability(caps.Rollouts).deal_options(env).items()}
+    root, keys, epoch = as_key(key), None, -1
+    moments: Moments | None = None
+    wins = np.zeros(p_count, np.int64)
+
+    def calls() -> Iterator[tuple[Any, Chunk]]:
+        nonlocal keys, epoch
+        for c in hand_chunks(0, num_hands, k * b):
+            if c.epoch != epoch:
+                keys, epoch = run_keys(env, root, c.epoch), c.epoch
+            args = (keys, jnp.uint32(c.first), jnp.int32(-(-c.hands // b)), opts)
+            count = jnp.int32(c.hands)
+            parts = [  # each seating on the rollouts' own program, then reduced
+                _seating_part(env, play_chunk(env, who, (k, b), *args, sp), held, count)
+                for who, sp, held in plays
+            ]
+            per_deal = functools.reduce(jnp.add, [x[0] for x in parts])
+            won = functools.reduce(jnp.add, [x[1] for x in parts])
+            yield (_deal_moments(k, per_deal, jnp.asarray(seats, jnp.float32), count), won), c
+
+    def consume(out: tuple[Moments, jax.Array], c: Chunk) -> None:
+        nonlocal moments, wins
+        m, won = jax.device_get(out)
+        moments = merge_moments(moments, pool(Moments(*(np.asarray(x) for x in m))))
+        wins = wins + won
+
+    pipelined(calls(), consume)
+    assert moments is not None
+    return moments, wins
 
 
 __all__ = ["TournamentResult", "evaluate"]

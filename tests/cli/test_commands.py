@@ -146,7 +146,10 @@ def assert_one_line_error(rc: int, out: str, err: str, fragment: str) -> None:
         (["rollout", "--players", "11"], "2 to 10 players"),
         (["rollout", "--hands", "0"], "--hands: expected an integer >= 1"),
         (["rollout", "--hands", "many"], "--hands: expected an integer"),
-        (["rollout", "--hands", str(2**32 + 1)], "num_hands must be below 2**32"),
+        (  # (without --per-hand the rollout streams: any number of hands)
+            ["rollout", "--hands", str(2**32 + 1), "--per-hand", "--json", "-"],
+            "num_hands must be below 2**32 with per_hand=True",
+        ),
         (["rollout", "--ante", "-1"], "--ante: expected an integer >= 0"),
         (["rollout", "--deal-packets", "4,1"], "expected 2,3 or 3,2"),
         (["rollout", "--follow", "sideways"], "invalid choice: 'sideways'"),

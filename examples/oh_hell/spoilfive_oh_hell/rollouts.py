@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from spoilfive_jax.core import generic
-from spoilfive_jax.core.stats import se
+from spoilfive_jax.core.stats import RunStats, Values
 
 score_unit = generic.score_unit
 rollout_keys = generic.rollout_keys
@@ -34,12 +34,18 @@ def outcome(env: Any, state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
     return {**generic.outcome(env, state, rewards), "bids": state.bids}
 
 
-def summarize(env: Any, result: Any) -> dict[str, Any]:
+def hand_values(env: Any, record: dict[str, Any]) -> Values:
+    """The base values, the bids (counted) and whether each seat made its bid (averaged)."""
+    averaged, counted = generic.hand_values(env, record)
+    made = record["bids"] == record["tricks_won"]
+    return {**averaged, "bid_made": made}, {**counted, "bids": record["bids"]}
+
+
+def summary_from_stats(env: Any, stats: RunStats, seconds: float) -> dict[str, Any]:
     """The base summary, and each seat's mean bid and share of bids made (with its s.e.)."""
-    made = (result.bids == result.tricks_won).astype(np.float64)
     return {
-        **generic.summarize(env, result),
-        "mean_bid": result.bids.mean(0),
-        "bid_made_rate": made.mean(0),
-        "bid_made_rate_se": se(made),
+        **generic.summary_from_stats(env, stats, seconds),
+        "mean_bid": stats.share("bids"),
+        "bid_made_rate": stats.mean("bid_made"),
+        "bid_made_rate_se": stats.se("bid_made"),
     }

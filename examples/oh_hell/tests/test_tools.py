@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
+from spoilfive_jax.tools.conformance import summary_differences
 
 ENV = sf.make("oh_hell", num_players=4, num_tricks=3)
 
@@ -24,6 +25,8 @@ def test_rollout_and_its_summary() -> None:
     assert s["hands"] == 64 and s["bid_made_rate"].shape == (4,)
     again = sf.rollout(0, ENV, "heuristic", 64, batch_size=16)  # the same hands in batches
     assert np.array_equal(again.rewards, result.rewards)
+    streamed = sf.rollout(0, ENV, "heuristic", 64, batch_size=16, per_hand=False)
+    assert summary_differences(s, streamed.summary()) == []  # the summary kept, not the hands
 
 
 def test_evaluate_heuristic_against_random() -> None:

@@ -43,6 +43,7 @@ from spoilfive_jax.games.forty_five.game import PHASE_NAMES as PHASE_NAMES
 from spoilfive_jax.games.forty_five.game import State as State
 from spoilfive_jax.games.forty_five.game import state_bytes as state_bytes
 from spoilfive_jax.games.forty_five.games import GameResult as GameResult
+from spoilfive_jax.games.forty_five.games import GameSummary as GameSummary
 from spoilfive_jax.games.forty_five.games import play_games as play_games
 from spoilfive_jax.games.forty_five.provider import FamilyScores as FamilyScores
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules as FortyFiveRules
@@ -70,6 +71,7 @@ __all__ = [
     "FortyFive",
     "FortyFiveRules",
     "GameResult",
+    "GameSummary",
     "State",
     "TwentyFive",
     "action_id",

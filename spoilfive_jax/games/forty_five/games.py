@@ -20,11 +20,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core.env import PolicyFn
-from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.core.stats import array_module, masked_total, no_per_hand
+from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
+from spoilfive_jax.tools.rollout import pipelined
 
 if TYPE_CHECKING:  # the type only: env.py declares this module as its game's Sessions
     from spoilfive_jax.games.forty_five.env import FortyFive
@@ -64,15 +66,58 @@ class GameResult:
 
     def summary(self) -> dict[str, Any]:
         g, t = self.scores.shape
-        done = self.winner >= 0
-        return {
-            "games": int(g),
-            "finished": float(done.mean()),
-            "win_rate": np.bincount(self.winner[done], minlength=t) / max(int(done.sum()), 1),
-            "mean_hands": float(self.hands_played.mean()),
-            "mean_decisions": float(self.decisions.mean()),
-            "games_per_s": g / self.seconds if self.seconds else float("nan"),
-        }
+        totals = game_totals(self.winner, t, self.hands_played, self.decisions)
+        return game_summary(totals, int(g), self.seconds)
+
+
+PER_GAME = ("scores", "winner", "hands_played", "decisions", "points_by_hand")
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSummary:
+    """Games played with ``per_hand=False``: the totals of the summary alone (``summary()`` is
+    ``GameResult.summary()``); a per-game field raises ``core.stats.NoPerHand``."""
+
+    totals: dict[str, np.ndarray]
+    games: int
+    seconds: float = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        if name in PER_GAME:
+            raise no_per_hand("game run", name)
+        raise AttributeError(name)
+
+    def summary(self) -> dict[str, Any]:
+        return game_summary(self.totals, self.games, self.seconds)
+
+
+def game_totals(
+    winner: Any, num_teams: int, played: Any, decisions: Any, valid: Any = None
+) -> dict[str, Any]:
+    """Host or jittable: what the summary of games needs, summed over the games ``valid``
+    marks (None: all): games finished, wins per team, hands and decisions."""
+    xp = array_module(winner)
+    done = winner >= 0
+    parts = {
+        "finished": done,
+        "wins": (winner[:, None] == xp.arange(num_teams)) & done[:, None],
+        "hands": played,
+        "decisions": decisions,
+    }
+    return {k: masked_total(v, valid) for k, v in parts.items()}
+
+
+def game_summary(totals: dict[str, Any], games: int, seconds: float) -> dict[str, Any]:
+    """The summary of ``games`` games from their totals (``game_totals``)."""
+    finished = int(totals["finished"])
+    return {
+        "games": games,
+        "finished": float(finished / games),
+        "win_rate": totals["wins"] / max(finished, 1),
+        "mean_hands": float(totals["hands"] / games),
+        "mean_decisions": float(totals["decisions"] / games),
+        "games_per_s": games / seconds if seconds else float("nan"),
+    }
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
@@ -117,15 +162,28 @@ def play_games(
     num_games: int = 1000,
     max_hands: int = 30,
     batch_size: int = 4096,
-) -> GameResult:
+    *,
+    per_hand: bool = True,
+) -> GameResult | GameSummary:
     """Play ``num_games`` games to the target (at most ``max_hands`` hands each; seat 0 deals
-    the first hand, the deal passes left).  Same key -> same games for the same batch size."""
+    the first hand, the deal passes left).  Same key -> same games for the same batch size.
+    ``per_hand=False``: only the summary's totals are kept (a ``GameSummary``)."""
     if not isinstance(getattr(env, "rules", None), FortyFiveRules):
         raise ValueError(f"env must be a FortyFive, got {type(env).__name__}")
     num_games = positive_int("num_games", num_games)  # type: ignore[assignment]
     who, seat_policy = lineup(env, policy)
     key = jax.random.PRNGKey(key) if isinstance(key, int) else key
-    return games(key, env, who, seat_policy, num_games, max_hands, batch_size)
+    per_hand = check_bool("per_hand", per_hand)
+    return games(key, env, who, seat_policy, num_games, max_hands, batch_size, per_hand)
+
+
+@functools.partial(jax.jit, static_argnums=(1,))
+def _totals(out: tuple[jax.Array, ...], num_teams: int, count: jax.Array) -> dict[str, jax.Array]:
+    """A chunk's first ``count`` games (``_games_chunk``'s outputs, still on the device) reduced
+    to their totals."""
+    _, winner, played, decisions, _ = out
+    valid = jnp.arange(winner.shape[0]) < count
+    return game_totals(winner, num_teams, played, decisions, valid)  # type: ignore[no-any-return]
 
 
 def games(
@@ -136,24 +194,22 @@ def games(
     num_games: int,
     max_hands: int = 30,
     batch_size: int = 4096,
-) -> GameResult:
-    """``play_games`` with the policies resolved (the ``Sessions`` capability)."""
+    per_hand: bool = True,
+) -> GameResult | GameSummary:
+    """``play_games`` with the policies resolved (the ``Sessions`` capability).  Chunk ``i``
+    of ``batch_size`` games is keyed ``fold_in(key, i)``: the games depend on the batch size.
+    ``per_hand=False``: chunk by chunk, only the summary's totals kept (a ``GameSummary``)."""
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     size = min(int(batch_size), int(num_games))
     start = time.perf_counter()
+    chunks = range(-(-num_games // size))
+    args = (who.policies, size, int(max_hands))
+    if not per_hand:
+        return _game_totals(key, env, args, seat_policy, num_games, start)
     parts = []
-    for i in range(-(-num_games // size)):
-        parts.append(
-            _games_chunk(
-                env,
-                who.policies,
-                size,
-                int(max_hands),
-                jax.random.fold_in(key, i),
-                jnp.asarray(seat_policy),
-            )
-        )
+    for i in chunks:
+        parts.append(_games_chunk(env, *args, jax.random.fold_in(key, i), jnp.asarray(seat_policy)))
     out = [np.concatenate([np.asarray(p[j]) for p in parts])[:num_games] for j in range(5)]
     scores, winner, played, decisions, points = out
     return GameResult(
@@ -164,6 +220,33 @@ def games(
         points_by_hand=points,
         seconds=time.perf_counter() - start,
     )
+
+
+def _game_totals(
+    key: jax.Array,
+    env: FortyFive,
+    args: tuple[Any, int, int],
+    seat_policy: np.ndarray,
+    num_games: int,
+    start: float,
+) -> GameSummary:
+    """``games`` with ``per_hand=False``: the chunks' totals, summed on the host."""
+    size = args[1]
+    totals: dict[str, Any] = {}
+
+    def calls() -> Any:
+        for i in range(-(-num_games // size)):
+            count = jnp.int32(min(size, num_games - i * size))
+            k = jax.random.fold_in(key, i)
+            out = _games_chunk(env, *args, k, jnp.asarray(seat_policy))  # (the per-game program)
+            yield _totals(out, out[0].shape[1], count), i  # (scores [G, T]: T teams)
+
+    def consume(out: dict[str, jax.Array], i: int) -> None:
+        for name, v in jax.device_get(out).items():
+            totals[name] = totals.get(name, 0) + np.asarray(v, np.int64)
+
+    pipelined(calls(), consume)
+    return GameSummary(totals, num_games, seconds=time.perf_counter() - start)
 
 
 # ------------------------------------------------------------------------ single hands
@@ -268,6 +351,7 @@ def rollout_hands(
 
 __all__ = [
     "GameResult",
+    "GameSummary",
     "HandResult",
     "play_games",
     "random_policy",
@@ -276,8 +360,15 @@ __all__ = [
 
 
 def play_sessions(
-    env: FortyFive, key: jax.Array, who: Lineup, seat_policy: np.ndarray, num: int, **options: Any
-) -> GameResult:
+    env: FortyFive,
+    key: jax.Array,
+    who: Lineup,
+    seat_policy: np.ndarray,
+    num: int,
+    *,
+    per_hand: bool = True,
+    **options: Any,
+) -> GameResult | GameSummary:
     """The ``Sessions`` capability: ``num`` whole games to the target (options ``max_hands``
     (30), ``batch_size`` (4096); another is a ``ValueError`` naming it)."""
     unknown = set(options) - {"max_hands", "batch_size"}
@@ -285,4 +376,4 @@ def play_sessions(
         raise ValueError(
             f"{env.id} games take max_hands and batch_size, not {', '.join(sorted(unknown))}"
         )
-    return games(key, env, who, seat_policy, num, **options)
+    return games(key, env, who, seat_policy, num, per_hand=per_hand, **options)

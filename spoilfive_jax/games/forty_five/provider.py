@@ -16,6 +16,7 @@ heuristic players choose alike on both paths.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -28,7 +29,7 @@ import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.stats import query_stats, se
+from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -151,54 +152,73 @@ def outcome(env: Any, state: State, rewards: jax.Array) -> dict[str, jax.Array]:
     }
 
 
-def summarize(env: Any, result: Any) -> dict[str, Any]:
+def _team_won(pts: Any) -> Any:
+    """bool[H, T]: the team scored more points in the hand than every other team."""
+    xp = array_module(pts)
+    t = pts.shape[1]
+    others = [
+        functools.reduce(xp.maximum, [pts[:, j] for j in range(t) if j != i]) for i in range(t)
+    ]
+    return pts > xp.stack(others, axis=1)
+
+
+def hand_values(env: Any, record: dict[str, Any]) -> Values:
+    """Averaged: ``points`` [H, N] (the seat's team's), ``team_points`` and ``team_won``
+    [H, T]; counted: decisions, jinks, robs, each team's tricks [T] and their histogram
+    ``team_tricks`` [T, 6], and the Auction's bids (hands with a bid, bids made, their sum)."""
+    pts = record["team_points"]
+    xp = array_module(pts)
+    t = pts.shape[1]
+    team = np.arange(record["rewards"].shape[1]) % t
+    tricks = record["tricks_won"]
+    team_tricks = xp.stack([tricks[:, np.flatnonzero(team == i)].sum(1) for i in range(t)], 1)
+    on = record["bidder"] >= 0
+    made = xp.take_along_axis(pts, (record["bidder"] % t)[:, None], axis=1)[:, 0] >= 0
+    averaged = {"points": record["rewards"], "team_points": pts, "team_won": _team_won(pts)}
+    counted = {
+        **{f: record[f] for f in ("decisions", "jinked", "jink_won", "robbed")},
+        "tricks": team_tricks,
+        "team_tricks": team_tricks[:, :, None] == xp.arange(6),
+        "bid_hands": on,
+        "bids_made": on & made,
+        "bid_total": xp.where(on, record["bid"], 0),
+    }
+    return averaged, counted
+
+
+def summary_from_stats(env: Any, stats: RunStats, seconds: float) -> dict[str, Any]:
     """Mean points per seat and per team (with standard errors), the share of hands each team
     won (more points than every other team), the trick distribution (``team_tricks[t, k]``:
     share of hands in which team t took k of the five tricks), jink, rob and (Auction) bid
     rates."""
-    game_id = env.id
-    pts = result.team_points.astype(np.float64)
-    n, t = result.rewards.shape[1], pts.shape[1]
-    team = np.arange(n) % t
-    team_tricks = np.stack([result.tricks_won[:, team == i].sum(1) for i in range(t)], axis=1)
-    others = np.stack([np.delete(pts, i, axis=1).max(1) for i in range(t)], axis=1)
-    won = (pts > others).astype(np.float64)
-    if bool((result.bidder >= 0).any()):
-        on = result.bidder >= 0
-        made = pts[np.arange(result.num_hands), result.bidder % t] >= 0
-        bid_made = float(made[on].mean())
-        mean_bid = float(result.bid[on].mean())
-    else:
-        bid_made = mean_bid = float("nan")
+    t, hands = stats.totals, stats.hands
+    bids = int(t["bid_hands"])
     return {
-        "game": game_id,
-        "hands": result.num_hands,
-        "decisions": int(result.decisions.sum()),
-        "mean_points": result.rewards.astype(np.float64).mean(0),
-        "mean_points_se": se(result.rewards.astype(np.float64)),
-        "mean_team_points": pts.mean(0),
-        "mean_team_points_se": se(pts),
-        "team_win_rate": won.mean(0),
-        "team_win_rate_se": se(won),
-        "mean_team_tricks": team_tricks.mean(0),
-        "team_tricks": np.stack([(team_tricks == k).mean(0) for k in range(6)], axis=1),  # [T, 6]
-        "jink_rate": float(result.jinked.mean()),
-        "jink_success_rate": float(result.jink_won.sum() / max(result.jinked.sum(), 1)),
-        "rob_rate": float(result.robbed.mean()),
-        "bid_made_rate": bid_made,
-        "mean_bid": mean_bid,
-        "mean_decisions": float(result.decisions.mean()),
-        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+        "game": env.id,
+        "hands": hands,
+        "decisions": int(t["decisions"]),
+        "mean_points": stats.mean("points"),
+        "mean_points_se": stats.se("points"),
+        "mean_team_points": stats.mean("team_points"),
+        "mean_team_points_se": stats.se("team_points"),
+        "team_win_rate": stats.mean("team_won"),
+        "team_win_rate_se": stats.se("team_won"),
+        "mean_team_tricks": stats.share("tricks"),
+        "team_tricks": stats.share("team_tricks"),  # [T, 6]
+        "jink_rate": float(stats.share("jinked")),
+        "jink_success_rate": float(t["jink_won"] / max(t["jinked"], 1)),
+        "rob_rate": float(stats.share("robbed")),
+        "bid_made_rate": float(t["bids_made"] / bids) if bids else float("nan"),
+        "mean_bid": float(t["bid_total"] / bids) if bids else float("nan"),
+        "mean_decisions": float(stats.share("decisions")),
+        "hands_per_s": hands / seconds if seconds else float("nan"),
     }
 
 
-def hands_won(env: Any, result: Any) -> np.ndarray:
+def hands_won(env: Any, result: Any) -> Any:
     """bool[H, N]: the seat's team scored more points in the hand than every other team."""
-    pts = result.team_points
-    t = pts.shape[1]
-    team = np.arange(result.rewards.shape[1]) % t
-    others = np.stack([np.delete(pts, i, axis=1).max(1) for i in range(t)], axis=1)  # [H, T]
-    return (pts > others)[:, team]  # type: ignore[no-any-return]
+    team = np.arange(result.rewards.shape[1]) % result.team_points.shape[1]
+    return _team_won(result.team_points)[:, team]
 
 
 # ------------------------------------------------------------------------ scoring hands
@@ -334,12 +354,20 @@ score_records = report.score_records
 score_report = report.score_report
 
 
-def hand_scores(
-    env: Any, samples: list[np.ndarray], num_rollouts: int, threshold: int = 15, **options: Any
-) -> FamilyScores:
-    game_id = env.id
+def query_values(env: Any, samples: Any, threshold: Any = 15, **options: Any) -> tuple[Any, ...]:
+    """(points, points >= ``threshold``, tricks) of the query seat's team."""
     pts, trk = samples
-    means, ses = query_stats([pts, pts >= threshold, trk])
+    return pts, pts >= threshold, trk
+
+
+def scores_from_moments(
+    env: Any,
+    means: list[np.ndarray],
+    ses: list[np.ndarray],
+    num_rollouts: int,
+    threshold: int = 15,
+    **options: Any,
+) -> FamilyScores:
     return FamilyScores(
         expected_points=means[0],
         reach_prob=means[1],
@@ -349,8 +377,8 @@ def hand_scores(
         expected_tricks_se=ses[2],
         num_rollouts=num_rollouts,
         threshold=int(threshold),
-        game=game_id,
+        game=env.id,
     )
 
 
-__all__ = ["Deal", "FamilyScores", "hands_won", "outcome", "rollout_kernel", "summarize"]
+__all__ = ["Deal", "FamilyScores", "hand_values", "hands_won", "outcome", "rollout_kernel"]

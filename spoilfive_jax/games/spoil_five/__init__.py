@@ -33,6 +33,7 @@ from spoilfive_jax.games.spoil_five.render import render_svg as render_svg
 from spoilfive_jax.games.spoil_five.render import render_text as render_text
 from spoilfive_jax.games.spoil_five.rules import Rules as Rules
 from spoilfive_jax.games.spoil_five.session import SessionResult as SessionResult
+from spoilfive_jax.games.spoil_five.session import SessionSummary as SessionSummary
 
 __all__ = [
     "CLAIM",
@@ -45,6 +46,7 @@ __all__ = [
     "HandScores",
     "Rules",
     "SessionResult",
+    "SessionSummary",
     "SpoilFive",
     "State",
     "action_str",

@@ -20,7 +20,7 @@ import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
-from spoilfive_jax.core.stats import query_stats, se
+from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import check_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
@@ -217,32 +217,42 @@ def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
 # ------------------------------------------------------------------------ results
 
 
-def summarize(env: Any, result: Any) -> dict[str, Any]:
+def hand_values(env: Any, record: dict[str, Any]) -> Values:
+    """Averaged: ``win`` [H, N] (the seat took the pot), ``spoil`` [H] (nobody did, and no
+    jink failed), ``chips`` [H, N]; counted: decisions, jinks, jinks won, robs."""
+    xp = array_module(record["rewards"])
+    winner = record["winner"]
+    averaged = {
+        "win": winner[:, None] == xp.arange(record["rewards"].shape[1]),
+        "spoil": (winner < 0) & ~record["jinked"],
+        "chips": record["rewards"],
+    }
+    return averaged, {f: record[f] for f in ("decisions", "jinked", "jink_won", "robbed")}
+
+
+def summary_from_stats(env: Any, stats: RunStats, seconds: float) -> dict[str, Any]:
     """Win rate per seat, spoil and jink rates, mean chips per seat, with standard errors."""
-    n = result.rewards.shape[1]
-    win = np.stack([(result.winner == s) for s in range(n)], axis=1).astype(np.float64)
-    spoil = (result.winner < 0) & ~result.jinked
-    chips = result.rewards.astype(np.float64)
+    t = stats.totals
     return {
-        "hands": result.num_hands,
-        "decisions": int(result.decisions.sum()),
-        "win_rate": win.mean(0),
-        "win_rate_se": se(win),
-        "spoil_rate": float(spoil.mean()),
-        "spoil_rate_se": float(se(spoil.astype(np.float64)[:, None])[0]),
-        "jink_rate": float(result.jinked.mean()),
-        "jink_success_rate": float(result.jink_won.sum() / max(result.jinked.sum(), 1)),
-        "rob_rate": float(result.robbed.mean()),
-        "mean_chips": chips.mean(0),
-        "mean_chips_se": se(chips),
-        "mean_decisions": float(result.decisions.mean()),
-        "hands_per_s": result.num_hands / result.seconds if result.seconds else float("nan"),
+        "hands": stats.hands,
+        "decisions": int(t["decisions"]),
+        "win_rate": stats.mean("win"),
+        "win_rate_se": stats.se("win"),
+        "spoil_rate": float(stats.mean("spoil")),
+        "spoil_rate_se": float(stats.se("spoil")),
+        "jink_rate": float(stats.share("jinked")),
+        "jink_success_rate": float(t["jink_won"] / max(t["jinked"], 1)),
+        "rob_rate": float(stats.share("robbed")),
+        "mean_chips": stats.mean("chips"),
+        "mean_chips_se": stats.se("chips"),
+        "mean_decisions": float(stats.share("decisions")),
+        "hands_per_s": stats.hands / seconds if seconds else float("nan"),
     }
 
 
-def hands_won(env: Any, result: Any) -> np.ndarray:
+def hands_won(env: Any, result: Any) -> Any:
     """bool[H, N]: the seat took the pot."""
-    return result.winner[:, None] == np.arange(result.rewards.shape[1])  # type: ignore[no-any-return]
+    return result.winner[:, None] == np.arange(result.rewards.shape[1])
 
 
 # ------------------------------------------------------------------------ the scorer
@@ -303,8 +313,12 @@ score_records = report.score_records
 score_report = report.score_report
 
 
-def hand_scores(
-    env: Any, samples: list[np.ndarray], num_rollouts: int, **options: Any
+def query_values(env: Any, samples: Any, **options: Any) -> tuple[Any, ...]:
+    """The samples themselves: (won, spoiled, chips)."""
+    return tuple(samples)
+
+
+def scores_from_moments(
+    env: Any, means: list[np.ndarray], ses: list[np.ndarray], num_rollouts: int, **options: Any
 ) -> HandScores:
-    means, ses = query_stats(samples)
     return HandScores(means[0], means[1], means[2], ses[0], ses[1], ses[2], num_rollouts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -15,10 +16,13 @@ import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.provider as provider
+from spoilfive_jax.core.stats import array_module, masked_total, no_per_hand
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32
 from spoilfive_jax.games.spoil_five.provider import Deal
+from spoilfive_jax.tools.chunks import EPOCH, Chunk, epoch_key, hand_chunks
 from spoilfive_jax.tools.policies import Lineup, play_deals
+from spoilfive_jax.tools.rollout import pipelined
 from spoilfive_jax.tools.sharding import batch_for, shard_batch
 
 
@@ -39,14 +43,51 @@ class SessionResult:
         return np.argmax(self.stacks, axis=1).astype(np.int32)
 
     def summary(self) -> dict[str, Any]:
-        n = self.stacks.shape[1]
-        return {
-            "sessions": int(self.stacks.shape[0]),
-            "mean_hands": float(self.hands_played.mean()),
-            "bust_rate": float(self.busted.mean()),
-            "session_win_rate": np.bincount(self.winner, minlength=n) / self.stacks.shape[0],
-            "mean_final_stack": self.stacks.mean(0),
-        }
+        totals = session_totals(self.stacks, self.hands_played, self.busted)
+        return session_summary(totals, int(self.stacks.shape[0]))
+
+
+PER_SESSION = ("stacks", "pot", "hands_played", "busted", "chips_by_hand", "winner")
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionSummary:
+    """Chip sessions played with ``per_hand=False``: the totals of the summary alone
+    (``summary()`` is ``SessionResult.summary()``); a per-session field raises
+    ``core.stats.NoPerHand``."""
+
+    totals: dict[str, np.ndarray]
+    sessions: int
+    initial_stack: int
+
+    def __getattr__(self, name: str) -> Any:
+        if name in PER_SESSION:
+            raise no_per_hand("spoil_five session run", name)
+        raise AttributeError(name)
+
+    def summary(self) -> dict[str, Any]:
+        return session_summary(self.totals, self.sessions)
+
+
+def session_totals(stacks: Any, played: Any, busted: Any, valid: Any = None) -> dict[str, Any]:
+    """Host or jittable: what the summary of sessions needs, summed over the sessions
+    ``valid`` marks (None: all): hands played, busts, wins per seat (the most chips at the
+    end, the lowest seat on a tie) and chips at the end per seat."""
+    xp = array_module(stacks)
+    won = xp.argmax(stacks, axis=1)[:, None] == xp.arange(stacks.shape[1])
+    parts = {"hands": played, "busted": busted, "wins": won, "stacks": stacks}
+    return {k: masked_total(v, valid) for k, v in parts.items()}
+
+
+def session_summary(totals: dict[str, Any], sessions: int) -> dict[str, Any]:
+    """The summary of ``sessions`` sessions from their totals (``session_totals``)."""
+    return {
+        "sessions": sessions,
+        "mean_hands": float(totals["hands"] / sessions),
+        "bust_rate": float(totals["busted"] / sessions),
+        "session_win_rate": totals["wins"] / sessions,
+        "mean_final_stack": totals["stacks"] / sessions,
+    }
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
@@ -86,6 +127,16 @@ def _sessions_chunk(
     return stacks, pot, played, over, jnp.swapaxes(chips, 0, 1)
 
 
+@jax.jit
+def _totals(
+    stacks: jax.Array, played: jax.Array, over: jax.Array, count: jax.Array
+) -> dict[str, jax.Array]:
+    """A chunk's first ``count`` sessions (``_sessions_chunk``'s, still on the device) reduced
+    to their totals."""
+    valid = jnp.arange(stacks.shape[0]) < count
+    return session_totals(stacks, played, over, valid)  # type: ignore[no-any-return]
+
+
 def sessions(
     key: jax.Array,
     env: Any,
@@ -95,38 +146,56 @@ def sessions(
     max_hands: int = 100,
     stack: int = 20,
     batch_size: int | None = None,
-) -> SessionResult:
+    per_hand: bool = True,
+) -> SessionResult | SessionSummary:
     """``num_sessions`` sessions of at most ``max_hands`` hands, every seat starting with
     ``stack`` chips.  Seat 0 deals the first hand; the deal passes left each hand.  A session
     stops after the hand in which some player's stack reaches 0 or below (a player short of the
-    ante still antes; a jink bonus may push a stack below 0)."""
+    ante still antes; a jink bonus may push a stack below 0).  Hand ``h`` of session ``s`` is
+    id ``s * max_hands + h`` (past 2**32 hands, of the next epoch's keys: any number of
+    sessions).  ``per_hand=False``: batch by batch, only the summary's totals kept (a
+    ``SessionSummary``)."""
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     stack = positive_int("stack", stack)  # type: ignore[assignment]
     b = positive_int("batch_size", batch_size, allow_none=True)
-    keys = provider.rollout_keys(env, key)
     size = batch_for(b or 4096, num_sessions)
-    parts = []
-    for first in range(0, num_sessions, size):
-        parts.append(
-            _sessions_chunk(
-                env,
-                who,
-                size,
-                max_hands,
-                keys,
-                jnp.uint32(first),
-                jnp.int32(stack),
-                jnp.asarray(seat_policy),
-            )
+    common = (jnp.int32(stack), jnp.asarray(seat_policy))
+
+    def calls(reduce: bool) -> Iterator[tuple[Any, Chunk]]:
+        # An epoch holds the sessions whose hand ids fit a uint32 (``tools.chunks``).
+        keys, epoch = None, -1
+        for c in hand_chunks(0, num_sessions, size, max(1, EPOCH // max_hands)):
+            if c.epoch != epoch:
+                keys, epoch = provider.rollout_keys(env, epoch_key(key, c.epoch)), c.epoch
+            out = _sessions_chunk(env, who, size, max_hands, keys, jnp.uint32(c.first), *common)
+            yield (_totals(out[0], out[2], out[3], jnp.int32(c.hands)) if reduce else out), c
+
+    if per_hand:
+        parts: list[list[np.ndarray]] = []
+        pipelined(
+            calls(False), lambda out, c: parts.append([np.asarray(x)[: c.hands] for x in out])
         )
-    stacks, pot, played, over, chips = (
-        np.concatenate([np.asarray(p[i]) for p in parts])[:num_sessions] for i in range(5)
-    )
-    return SessionResult(stacks, pot, played, over, chips, int(stack))
+        stacks, pot, played, over, chips = (np.concatenate(x) for x in zip(*parts, strict=True))
+        return SessionResult(stacks, pot, played, over, chips, int(stack))
+    totals: dict[str, Any] = {}
+
+    def consume(out: dict[str, jax.Array], c: Chunk) -> None:
+        for k, v in jax.device_get(out).items():
+            totals[k] = totals.get(k, 0) + np.asarray(v, np.int64)
+
+    pipelined(calls(True), consume)
+    return SessionSummary(totals, num_sessions, int(stack))
 
 
 def play_sessions(
-    env: Any, key: jax.Array, lineup: Lineup, seat_policy: np.ndarray, num: int, **options: Any
+    env: Any,
+    key: jax.Array,
+    lineup: Lineup,
+    seat_policy: np.ndarray,
+    num: int,
+    *,
+    per_hand: bool = True,
+    **options: Any,
 ) -> Any:
     """The ``Sessions`` capability: ``num`` chip sessions (options ``max_hands``, ``stack``,
     ``batch_size``; another is a ``ValueError`` naming it)."""
@@ -136,4 +205,4 @@ def play_sessions(
             "spoil_five sessions take max_hands, stack and batch_size, not "
             + ", ".join(sorted(unknown))
         )
-    return sessions(key, env, lineup, seat_policy, num, **options)
+    return sessions(key, env, lineup, seat_policy, num, per_hand=per_hand, **options)
