@@ -24,8 +24,8 @@ import spoilfive_jax.games.forty_five.provider as provider
 import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, PolicyFn
-from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.core.env import Env, PolicyFn, check_state, checked_deal
+from spoilfive_jax.core.validate import as_key, check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.actions import action_id as action_id
 from spoilfive_jax.games.forty_five.actions import action_str as action_str
 from spoilfive_jax.games.forty_five.actions import card_id as card_id
@@ -92,11 +92,14 @@ class FortyFive(Env[State, FortyFiveRules]):
                 raise ValueError(f"scores must be integers, got dtype {s.dtype}")
         return jnp.asarray(scores, jnp.int32)
 
-    def init(self, key: jax.Array, dealer: Any = 0, scores: Any = None) -> State:
-        """A uniformly random deal.  ``scores`` int[T]: the game scores so far (None: zeros, a
-        new game).  Host values are validated; traced ones are used as given."""
-        check_int("dealer", dealer, 0, self.num_players - 1)
-        return game.deal_random(key, dealer, self._scores(scores), self.num_players, self.rules)
+    def init(self, key: jax.Array | int, dealer: Any = 0, scores: Any = None) -> State:
+        """A uniformly random deal.  ``key``: a PRNG key or an int seed.  ``scores`` int[T]: the
+        game scores so far (None: zeros, a new game).  Host values are validated; traced scores
+        are used as given, and a traced dealer outside 0..N-1 gives a hand that has ended at
+        once with ``state.illegal`` set and nothing scored (``core.env.checked_deal``)."""
+        key, s = as_key(key), self._scores(scores)
+        n, rules = self.num_players, self.rules
+        return checked_deal(self, dealer, lambda d: game.deal_random(key, d, s, n, rules))
 
     def init_from_deck(self, deck: Any, dealer: Any = 0, scores: Any = None) -> State:
         """Deal from ``deck``, a permutation of the 52 cards (53 with the joker), deck[0] first.
@@ -104,7 +107,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         Five cards a seat from the eldest hand (dealer + 1) clockwise, in packets of
         ``rules.deal_packets``; card 5N is turned up (card 5N + 1 too if 5N is the joker); in
         Auction the rest of the deck is the stock, drawn in order.  A traced deck is not
-        validated.
+        validated; a traced dealer is treated as in ``init``.
         """
         size = self.rules.deck_size
         d = concrete(deck)
@@ -112,10 +115,9 @@ class FortyFive(Env[State, FortyFiveRules]):
             if d.shape != (size,):
                 raise ValueError(f"deck must have shape ({size},), got {d.shape}")
             self._check_cards("deck", d)
-        check_int("dealer", dealer, 0, self.num_players - 1)
-        return game.deal_from_deck(
-            jnp.asarray(deck, jnp.int32), dealer, self._scores(scores), self.num_players, self.rules
-        )
+        deck, s = jnp.asarray(deck, jnp.int32), self._scores(scores)
+        n, rules = self.num_players, self.rules
+        return checked_deal(self, dealer, lambda dl: game.deal_from_deck(deck, dl, s, n, rules))
 
     def init_from_deal(
         self,
@@ -171,15 +173,20 @@ class FortyFive(Env[State, FortyFiveRules]):
                 if next_card == up:
                     raise ValueError("stock[0] is the turned-up joker")
             order = np.zeros(size, np.int32)
-        return game.new_hand(
-            card_sets,
-            jnp.int32(up),
-            jnp.int32(next_card),
-            jnp.asarray(order, jnp.int32),
+        s = self._scores(scores)
+        return checked_deal(
+            self,
             dealer,
-            self._scores(scores),
-            n,
-            rules,
+            lambda d: game.new_hand(
+                card_sets,
+                jnp.int32(up),
+                jnp.int32(next_card),
+                jnp.asarray(order, jnp.int32),
+                d,
+                s,
+                n,
+                rules,
+            ),
         )
 
     def _check_cards(self, name: str, ids: np.ndarray) -> None:
@@ -205,15 +212,17 @@ class FortyFive(Env[State, FortyFiveRules]):
 
     # ------------------------------------------------------------------ whole games
 
-    def next_hand(self, key: jax.Array, state: State) -> State:
+    def next_hand(self, key: jax.Array | int, state: State) -> State:
         """Pure: a random deal of the next hand of the game (dealer + 1, scores carried; a new
-        game when ``state.game_over``)."""
-        return game.next_hand(key, state, self.rules)
+        game when ``state.game_over``).  ``key``: a PRNG key or an int seed."""
+        check_state(self, state, "next_hand")
+        return game.next_hand(as_key(key), state, self.rules)
 
-    def step_game(self, state: State, action: Any, key: jax.Array) -> State:
-        """Pure: ``step`` for whole games (the next hand is dealt with ``key`` when a hand ends
-        and the game goes on; ``terminated`` only at the end of the game)."""
-        return game.continue_game(self.step(state, action), key, self.rules)
+    def step_game(self, state: State, action: Any, key: jax.Array | int) -> State:
+        """Pure: ``step`` for whole games (the next hand is dealt with ``key``, a PRNG key or an
+        int seed, when a hand ends and the game goes on; ``terminated`` only at the end of the
+        game)."""
+        return game.continue_game(self.step(state, action), as_key(key), self.rules)
 
     # ------------------------------------------------------------------ observation
 
