@@ -39,6 +39,40 @@ from spoilfive_jax.core.validate import check_int, check_num_players, concrete
 PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
 """A policy: ``policy(key, state, player) -> action`` (int32[]), jittable, for one hand."""
 
+POLICY_CONTRACT = (
+    "a policy is a jittable policy(key, state, player) -> one integer action id (int32[], "
+    "shape ()) for ONE hand; the tools vmap it over hands"
+)
+_NOT_JITTABLE = (
+    jax.errors.ConcretizationTypeError,  # a Python ``if``/``bool`` on a traced value, too
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.TracerArrayConversionError,
+)
+
+
+def call_policy(policy: PolicyFn, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    """``policy(key, state, player)`` as every loop that plays hands calls it, checked when
+    traced (so at no cost in the compiled program): a policy that turns a traced value into a
+    Python bool, int or numpy array (``if state.phase == 0:``), or that returns anything but
+    one integer action id, is one ``ValueError`` saying what a policy must be, instead of
+    JAX's ``TracerBoolConversionError`` or ``cond branches must have equal output types``."""
+    name = getattr(policy, "__name__", type(policy).__name__)
+    try:
+        action = policy(key, state, player)
+    except _NOT_JITTABLE:
+        raise ValueError(
+            f"policy {name!r} cannot be traced: it turns a traced value into a Python bool, int "
+            "or numpy array (a Python `if`, `and`/`or`, int() or np.* on the state or the "
+            "player); use jnp.where(cond, a, b) or jax.lax.cond instead; " + POLICY_CONTRACT
+        ) from None
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return jnp.asarray(action, jnp.int32)  # a constant policy
+    dtype, shape = getattr(action, "dtype", None), getattr(action, "shape", None)
+    if dtype is None or not jnp.issubdtype(dtype, jnp.integer) or shape != ():
+        got = f"an array {dtype}{list(shape or ())}" if dtype is not None else repr(action)
+        raise ValueError(f"policy {name!r} returned {got[:60]}: {POLICY_CONTRACT}")
+    return cast(jax.Array, action)
+
 
 class HandState(Protocol):
     """What every game's ``State`` has (one hand; batched states gain leading axes): fields or
