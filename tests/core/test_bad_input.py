@@ -161,3 +161,28 @@ def test_a_batch_given_to_one_hand_methods_is_named(env: sf.Env) -> None:
         env.checked_step(batch, 0)
     with pytest.raises(ValueError, match=r"^step takes one hand.*jax.vmap\(env.step\)"):
         env.step(batch, 0)
+
+
+# ---------------------------------------------------------------------------- item 14: cards, sizes
+
+
+def test_a_card_given_twice_is_refused_unless_asked_for() -> None:
+    with pytest.raises(ValueError, match=r"^duplicate card 5♥ in '5H 5H': a set of cards holds"):
+        sf.parse_cards("5H 5H")
+    with pytest.raises(ValueError, match=r"^duplicate card 10♥ in"):
+        sf.parse_cards(["10h", "10♥", "TH"])  # one card, three spellings
+    with pytest.raises(ValueError, match=r"^duplicate cards JK, 5♥ in"):
+        sf.forty_five.parse_cards("JK 5h JK 5H 2c")
+    assert sf.parse_cards("5H 5H", unique=False) == [30, 30]
+    assert sf.forty_five.parse_cards("JK JK", unique=False) == [52, 52]
+    with pytest.raises(ValueError, match="cards must be text or a list of card texts, got int"):
+        sf.parse_cards(5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("n", [1, 0, 11, 2.5, "5"])
+def test_state_bytes_takes_a_table_size(n) -> None:
+    with pytest.raises(ValueError, match="num_players must be"):
+        sf.spoil_five.state_bytes(n)
+    with pytest.raises(ValueError, match="num_players must be"):
+        sf.forty_five.state_bytes(n)
+    assert sf.spoil_five.state_bytes(5) == 177  # a valid table, as before
