@@ -7,7 +7,7 @@ naming the problem; ``checked_step`` refuses an illegal action instead of ending
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -50,15 +50,38 @@ class FortyFive(Env[State, FortyFiveRules]):
     Under ``jax.jit`` nothing can raise, so ``step`` with an illegal action ends the hand at once:
     the offender's team loses ``rules.illegal_penalty`` points and ``state.illegal`` is set.
     Stepping a terminated state returns it unchanged with zero rewards.
+
+    Each variant has its class, a subclass: a table of Twenty-Five rules is a ``TwentyFive`` and
+    one of Auction rules an ``AuctionFortyFives``, however it is made (``FortyFive(4,
+    FortyFiveRules.twenty_five())``, ``TwentyFive(4)``, ``sf.make("twenty_five")``), so
+    ``isinstance`` tells the game; ``isinstance(env, FortyFive)`` is true for the whole family.
     """
 
     num_actions = NUM_ACTIONS
     rules_type = FortyFiveRules
     default_num_players = 4
     phase_names = game.PHASE_NAMES
+    variant: ClassVar[str | None] = None  # a variant's class: the only variant it plays
 
-    def __init__(self, num_players: int = 4, rules: FortyFiveRules | None = None) -> None:
+    def __new__(
+        cls, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> FortyFive:
+        # ``FortyFive(n, rules)`` makes the class of the rules' variant; ``__init__`` follows.
+        if cls is FortyFive and isinstance(rules, FortyFiveRules):
+            cls = _VARIANT_CLASSES.get(rules.variant, FortyFive)
+        return super().__new__(cls)
+
+    def __init__(self, num_players: int | None = 4, rules: FortyFiveRules | None = None) -> None:
         super().__init__(num_players, rules)
+        if self.variant is not None and self.rules.variant != self.variant:
+            raise ValueError(
+                f"{type(self).__name__} plays the {self.variant!r} variant, got rules of "
+                f"{self.rules.variant!r}: use sf.forty_five.FortyFive(num_players, rules)"
+            )
+
+    def table(self, num_players: int, rules: FortyFiveRules) -> FortyFive:
+        """The family's table for ``num_players`` and ``rules``: the class of their variant."""
+        return FortyFive(num_players, rules)
 
     @property
     def id(self) -> str:
@@ -262,11 +285,47 @@ class FortyFive(Env[State, FortyFiveRules]):
     }
 
 
-def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:
-    """Twenty-Five: 5 points a trick, no best-trump bonus, games to 25 (``target=`` to change)."""
-    return FortyFive(num_players, FortyFiveRules.twenty_five(**overrides))
+class TwentyFive(FortyFive):
+    """Twenty-Five: 5 points a trick, no best-trump bonus, games to 25 (``target=`` to change).
+
+    ``TwentyFive(4, target=50)`` takes rule options as keywords, or ``rules=`` (Twenty-Five
+    rules: ``FortyFiveRules.twenty_five(...)``)."""
+
+    variant = "twenty_five"
+
+    def __init__(
+        self, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> None:
+        super().__init__(num_players, _variant_rules(FortyFiveRules.twenty_five, rules, overrides))
 
 
-def AuctionFortyFives(num_players: int = 4, **overrides: Any) -> FortyFive:
-    """Auction Forty-Fives to 120 (bidding 15-30, the bidder names trump, discard and draw)."""
-    return FortyFive(num_players, FortyFiveRules.auction_forty_fives(**overrides))
+class AuctionFortyFives(FortyFive):
+    """Auction Forty-Fives to 120 (bidding 15-30, the bidder names trump, discard and draw).
+
+    Rule options as keywords (``AuctionFortyFives(4, joker=True)``), or ``rules=`` (Auction
+    rules: ``FortyFiveRules.auction_forty_fives(...)``)."""
+
+    variant = "auction"
+
+    def __init__(
+        self, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> None:
+        preset = FortyFiveRules.auction_forty_fives
+        super().__init__(num_players, _variant_rules(preset, rules, overrides))
+
+
+_VARIANT_CLASSES: dict[str, type[FortyFive]] = {
+    "twenty_five": TwentyFive,
+    "auction": AuctionFortyFives,
+}
+
+
+def _variant_rules(
+    preset: Callable[..., FortyFiveRules], rules: FortyFiveRules | None, overrides: dict[str, Any]
+) -> FortyFiveRules:
+    """The rules of a variant's table: ``rules`` as given, or the preset with ``overrides``."""
+    if rules is None:
+        return preset(**overrides)
+    if overrides:
+        raise ValueError("give either rules= or rule options as keywords, not both")
+    return rules

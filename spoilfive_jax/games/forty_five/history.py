@@ -53,7 +53,6 @@ from spoilfive_jax.core.position import (
     move_parts,
     position_fields,
     position_table,
-    table_for,
 )
 from spoilfive_jax.games.forty_five.actions import card_id
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
@@ -160,7 +159,9 @@ def _jitted(rules: FortyFiveRules) -> tuple[Any, Any]:
 def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     """The table a position names (``players=``, ``rules=``; ``env``'s where not given)."""
     f = position_fields(text, fields, _FIELDS)
-    return table_for(env, *position_table(env, f, parse_rules))
+    n, rules = position_table(env, f, parse_rules)
+    # ``env.table``, not the class of ``env``: rules of another variant make that variant's table
+    return env if (n, rules) == (env.num_players, env.rules) else env.table(n, rules)
 
 
 def _int(f: dict[str, Any], name: str, default: int) -> int:
