@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from spoilfive_jax.tools.cores import use_all_cores
 
-    use_all_cores()
+    use_all_cores(warn=False)  # in a process that already ran JAX (a test), silently
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
