@@ -94,16 +94,16 @@ def test_anything_else_is_refused_naming_key(key) -> None:
 
 @pytest.mark.parametrize("key", ["abc", 1.5, True], ids=["text", "float", "bool"])
 def test_the_tools_refuse_a_bad_key_by_name(key) -> None:
-    with pytest.raises(ValueError, match="^key must be one PRNG key"):
+    with pytest.raises(ValueError, match=r"^key must be one PRNG key"):
         sf.rollout(key, SPOIL3, "random", 10)
-    with pytest.raises(ValueError, match="^key must be one PRNG key"):
+    with pytest.raises(ValueError, match=r"^key must be one PRNG key"):
         sf.evaluate(key, FORTY4, {"a": "random", "b": "greedy"}, num_hands=8)
 
 
 def test_a_family_next_hand_takes_an_int_seed() -> None:
     state = FORTY4.init(0)
     assert _same(FORTY4.next_hand(4, state), FORTY4.next_hand(jax.random.PRNGKey(4), state))
-    with pytest.raises(ValueError, match="^key must be"):
+    with pytest.raises(ValueError, match=r"^key must be"):
         FORTY4.next_hand("x", state)
 
 
@@ -127,7 +127,7 @@ def test_a_family_next_hand_takes_an_int_seed() -> None:
 )
 def test_step_refuses_what_is_not_one_action_id(action, words: str) -> None:
     state = SPOIL3.init(KEY)
-    with pytest.raises(ValueError, match="^action must be one integer action id 0..54") as e:
+    with pytest.raises(ValueError, match=r"^action must be one integer action id 0\.\.54") as e:
         SPOIL3.step(state, action)
     assert words in str(e.value)
 

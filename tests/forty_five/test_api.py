@@ -61,13 +61,13 @@ def test_top_level_exports():
 def test_each_variant_is_a_real_class_however_its_table_is_made():
     """Issue 22, item 24: ``TwentyFive`` and ``AuctionFortyFives`` were functions with class
     names (``isinstance(e, AuctionFortyFives)`` raised ``TypeError``)."""
-    for cls, game, preset in (
+    for cls, game_id, preset in (
         (ff.TwentyFive, "twenty_five", ff.FortyFiveRules.twenty_five),
         (ff.AuctionFortyFives, "auction_forty_fives", ff.FortyFiveRules.auction_forty_fives),
     ):
-        made = (cls(4), sf.make(game), ff.FortyFive(4, preset()), cls(rules=preset()))
+        made = (cls(4), sf.make(game_id), ff.FortyFive(4, preset()), cls(rules=preset()))
         assert all(type(e) is cls and isinstance(e, ff.FortyFive) for e in made), made
-        assert len(set(made)) == 1 and made[0].id == game  # one table: equal, one hash
+        assert len(set(made)) == 1 and made[0].id == game_id  # one table: equal, one hash
         assert repr(made[0]).startswith(f"{cls.__name__}(num_players=4")
         with pytest.raises(ValueError, match=f"{cls.__name__} plays the '{cls.variant}' variant"):
             cls(4, ff.FortyFiveRules())
