@@ -1,0 +1,128 @@
+"""Regressions of the command-line defects issue 22 found by trying the project as a new user
+would (items 1, 15, 16, 18, 20, 22 and 23): each test would have caught its defect."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from spoilfive_jax import _interrupt, cli
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENT = f"agent:{ROOT / 'examples' / 'agents' / 'ppo_seat.npz'}"  # 5-player Spoil Five
+POSITION = "players=3; dealer=0; turnup=9D; player=0; hand=6H 8C 10D JH 4S; history=1:KS 2:4H"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def error_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2, (rc, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spoilfive: error: "), err
+    return lines[0].removeprefix("spoilfive: error: ")
+
+
+# ---------------------------------------------------------------------------- item 1: agents
+
+
+COMMANDS = {
+    "rollout": ["--hands", "100", "--policy", AGENT],
+    "tournament": ["--hands", "100", AGENT, "random"],
+    "score": ["--policy", AGENT, "5H JH AH KD 2C 9H"],
+    "play": ["--bots", AGENT],
+}
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "analyze"])
+@pytest.mark.parametrize("players", ["5", "4"])
+def test_an_agent_of_another_game_is_one_line_naming_both(capsys, command, players) -> None:
+    pytest.importorskip("flax")
+    if command == "analyze":  # the position names its table
+        hand = "5D JH AH KC 4S"
+        position = f"players={players}; dealer=0; turnup=7D; player=1; hand={hand}"
+        argv = ["analyze", "--policy", AGENT, position]
+    else:
+        argv = [command, *COMMANDS[command], "--players", players]
+    line = error_of(capsys, *argv, "--game", "forty_five")
+    assert line == "this agent plays spoil_five, not forty_five"
+
+
+def test_an_agent_at_another_table_size_names_both_sizes(capsys) -> None:
+    pytest.importorskip("flax")
+    line = error_of(capsys, "rollout", "--players", "4", "--hands", "10", "--policy", AGENT)
+    assert line == "this agent plays 5-player spoil_five tables, not 4-player ones"
+
+
+# ---------------------------------------------------------------------------- item 15: Ctrl-C
+
+
+def test_the_command_is_told_apart_from_a_library_user() -> None:
+    assert _interrupt.is_command(["/venv/bin/spoilfive", "rollout"], ["python", "x"])
+    assert _interrupt.is_command(["-m"], ["python", "-m", "spoilfive_jax", "rollout"])
+    assert _interrupt.is_command(["-m"], ["python", "-mspoilfive_jax"])
+    assert not _interrupt.is_command(["my_script.py"], ["python", "my_script.py"])
+    assert not _interrupt.is_command(["spoilfive.py"], ["python", "spoilfive.py"])
+    assert not _interrupt.is_command([""], ["python", "-c", "import spoilfive_jax"])
+    assert not _interrupt.guard(["pytest"], ["python", "-m", "pytest"])  # not here
+
+
+def test_the_guard_prints_one_line_and_exits_130(capsys, monkeypatch) -> None:
+    def exit_(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(_interrupt, "_exit", exit_)  # os._exit would end pytest too
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        assert _interrupt.guard(["spoilfive"], [])
+        with pytest.raises(SystemExit) as e:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs here
+        assert e.value.code == 130
+        assert capsys.readouterr().err == "\nspoilfive: interrupted\n"
+        _interrupt.release()  # what cli.main does first
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc (Linux)")
+def test_ctrl_c_while_the_command_imports_is_one_line() -> None:
+    """The signal is sent once JAX's libraries are loading, well before ``cli.main``."""
+    command = [sys.executable, "-m", "spoilfive_jax", "rollout", "--hands", "10", "--quiet"]
+    # Ctrl-C as in a terminal: a process started in the background ignores SIGINT, and so
+    # would its children; a small launcher restores the default and becomes the command.
+    launcher = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        f"os.execv(sys.executable, {command!r})"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", launcher],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if "jaxlib" in Path(f"/proc/{proc.pid}/maps").read_text():
+                break
+        except OSError:
+            pass
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err == "\nspoilfive: interrupted\n" and out == ""
