@@ -3,6 +3,9 @@ would (items 1, 15, 16, 18, 20, 22 and 23): each test would have caught its defe
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import os
 import signal
 import subprocess
@@ -126,3 +129,38 @@ def test_ctrl_c_while_the_command_imports_is_one_line() -> None:
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert err == "\nspoilfive: interrupted\n" and out == ""
+
+
+# ---------------------------------------------------------------------------- item 16: --players
+
+
+def test_analyze_refuses_flags_that_contradict_the_position(capsys) -> None:
+    line = error_of(capsys, "analyze", POSITION, "--players", "5", "--samples", "2")
+    assert line == (
+        "the position: the position has 3 players but --players 5 was given; drop one of them"
+    )
+    ruled = POSITION + "; rules=renege=led"
+    line = error_of(capsys, "analyze", ruled, "--renege", "trick", "--samples", "2")
+    assert "the position's rules= differ from the rule flags given (--renege)" in line
+
+
+# ---------------------------------------------------------------------------- item 18: analysis
+
+
+def test_analysis_output_is_machine_text_short_floats_and_names_its_rules(
+    capsys, tmp_path: Path
+) -> None:
+    target = tmp_path / "moves.csv"
+    argv = ["analyze", POSITION, "--samples", "16", "--quiet"]
+    rc, out, err = run(capsys, *argv, "--csv", str(target))
+    assert rc == 0, err
+    assert "rules: follow=seed renege=deal rob=optional" in out  # the rules in force
+    text = target.read_text()
+    assert "♠" not in text and "♦" not in text and "99999" not in text and "00000" not in text
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {r["text"] for r in rows} == {"4S", "TD"}  # card_str, as every other JSON and CSV
+    rc, out, err = run(capsys, *argv, "--json", "-")
+    data = json.loads(out)
+    assert data["rules"][0]["renege"] == "deal" and data["rules"][0]["follow"] == "seed"
+    assert [m["text"] for m in data["moves"]] == [r["text"] for r in rows]
+    assert all(len(repr(m["expected_chips"])) <= 12 for m in data["moves"]), data["moves"]
