@@ -3,6 +3,7 @@ would (items 1, 15, 16, 18, 20, 22 and 23): each test would have caught its defe
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from spoilfive_jax import _interrupt, cli
+from spoilfive_jax.cli import output
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = f"agent:{ROOT / 'examples' / 'agents' / 'ppo_seat.npz'}"  # 5-player Spoil Five
@@ -164,3 +166,53 @@ def test_analysis_output_is_machine_text_short_floats_and_names_its_rules(
     assert data["rules"][0]["renege"] == "deal" and data["rules"][0]["follow"] == "seed"
     assert [m["text"] for m in data["moves"]] == [r["text"] for r in rows]
     assert all(len(repr(m["expected_chips"])) <= 12 for m in data["moves"]), data["moves"]
+
+
+# ---------------------------------------------------------------------------- item 20: formats
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "words"),
+    [
+        ("--csv", "out.xlsx", "--csv writes CSV text: name a file ending in .csv or .txt (got .x"),
+        ("--csv", "out", "(got no extension"),
+        ("--json", "out.csv", "--json writes JSON text: name a file ending in .json or .txt"),
+    ],
+)
+def test_output_files_must_be_named_for_what_they_hold(capsys, tmp_path, flag, name, words):
+    line = error_of(capsys, "rollout", "--hands", "10", flag, str(tmp_path / name))
+    assert words in line
+    assert list(tmp_path.iterdir()) == []  # refused before any work, no file left behind
+
+
+def test_output_names_that_fit_pass_the_check(tmp_path: Path) -> None:
+    for json_target, csv_target in (
+        (tmp_path / "a.json", tmp_path / "a.csv"),
+        (tmp_path / "a.txt", tmp_path / "b.TXT"),
+        ("/dev/null", "-"),  # not a regular file: any name
+    ):
+        args = argparse.Namespace(json=str(json_target), csv=str(csv_target), plot=None)
+        output.check_outputs(args)
+
+
+# ---------------------------------------------------------------------------- item 22: the joker
+
+
+def test_play_without_the_joker_says_so(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("jk\nq\n"))
+    rc, out, err = run(capsys, "play", "--players", "3", "--bots", "random", "--seat", "1")
+    assert rc == 0, err
+    assert "Spoil Five has no joker (JK)" in out and "not a card or a move" not in out
+
+
+# ---------------------------------------------------------------------------- item 23: --file
+
+
+def test_score_file_without_hands_says_so(capsys, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# only a comment\n\n   # and another\n", encoding="utf-8")
+    line = error_of(capsys, "score", "--file", str(empty))
+    assert line == f"--file: {empty} holds no hands (only blank lines and # comments)"
+    line = error_of(capsys, "score", "5H JH AH KD 2C 9H", "--file", str(empty))
+    assert "holds no hands" in line  # a file given for nothing is a mistake too
+    assert "give one or more hands" in error_of(capsys, "score")  # no --file: as before
