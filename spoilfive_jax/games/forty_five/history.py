@@ -159,8 +159,7 @@ def _jitted(rules: FortyFiveRules) -> tuple[Any, Any]:
 def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     """The table a position names (``players=``, ``rules=``; ``env``'s where not given)."""
     f = position_fields(text, fields, _FIELDS)
-    n, rules = position_table(env, f, parse_rules)
-    # ``env.table``, not the class of ``env``: rules of another variant make that variant's table
+    n, rules = position_table(env, f, parse_rules)  # ``env.table``: another variant's class
     return env if (n, rules) == (env.num_players, env.rules) else env.table(n, rules)
 
 
