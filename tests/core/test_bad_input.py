@@ -98,6 +98,9 @@ def test_the_tools_refuse_a_bad_key_by_name(key) -> None:
         sf.rollout(key, SPOIL3, "random", 10)
     with pytest.raises(ValueError, match=r"^key must be one PRNG key"):
         sf.evaluate(key, FORTY4, {"a": "random", "b": "greedy"}, num_hands=8)
+    for env in (SPOIL3, FORTY4):  # sessions: Spoil Five's chips, the family's whole games
+        with pytest.raises(ValueError, match=r"^key must be one PRNG key"):
+            sf.play_sessions(key, env, "random", 2)
 
 
 def test_a_family_next_hand_takes_an_int_seed() -> None:

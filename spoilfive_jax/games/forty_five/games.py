@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core.env import PolicyFn
-from spoilfive_jax.core.validate import positive_int
+from spoilfive_jax.core.validate import as_key, positive_int
 from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
@@ -124,12 +124,11 @@ def play_games(
         raise ValueError(f"env must be a FortyFive, got {type(env).__name__}")
     num_games = positive_int("num_games", num_games)  # type: ignore[assignment]
     who, seat_policy = lineup(env, policy)
-    key = jax.random.PRNGKey(key) if isinstance(key, int) else key
     return games(key, env, who, seat_policy, num_games, max_hands, batch_size)
 
 
 def games(
-    key: jax.Array,
+    key: jax.Array | int,
     env: FortyFive,
     who: Lineup,
     seat_policy: np.ndarray,
@@ -137,7 +136,9 @@ def games(
     max_hands: int = 30,
     batch_size: int = 4096,
 ) -> GameResult:
-    """``play_games`` with the policies resolved (the ``Sessions`` capability)."""
+    """``play_games`` with the policies resolved (the ``Sessions`` capability); ``key`` a PRNG
+    key or an int seed (anything else: a ``ValueError`` naming it, ``as_key``)."""
+    key = as_key(key)
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     size = min(int(batch_size), int(num_games))
