@@ -11,6 +11,10 @@ point in the group ``spoilfive_jax.games``; ``capabilities`` lists what a game c
 import warnings as _warnings
 from typing import Any as _Any
 
+# First, before JAX: in the ``spoilfive`` command, a Ctrl-C while it imports is one line.
+from spoilfive_jax import _interrupt as _interrupt
+
+# isort: split
 from spoilfive_jax import testing as testing
 from spoilfive_jax.core import capabilities as capabilities
 from spoilfive_jax.core.cards import card_id as card_id

@@ -158,8 +158,8 @@ def _check_surface(env: Env[Any, Any]) -> None:
     assert isinstance(names, tuple) and names and all(isinstance(p, str) for p in names), (
         f"{name}: policy_names must be a non-empty tuple of names, got {names!r}"
     )
-    if type(env) is env_class(env.id):  # (not for a subclass, e.g. a test double)
-        again = make(env.id, n, rules=env.rules)
+    again = make(env.id, n, rules=env.rules) if isinstance(env, env_class(env.id)) else None
+    if type(again) is type(env):  # (not for another subclass, e.g. a test double)
         assert again == env, f"{name}: make({env.id!r}, {n}, rules=env.rules) gives {again!r}"
         assert hash(again) == hash(env), f"{name}: equal envs must hash alike"
     assert type(env)(n, env.rules) == env, f"{name}: the constructor gives another table"

@@ -65,14 +65,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every CPU core is used: one XLA host device per core (``spoilfive_jax.use_all_cores``),
     set before JAX's first computation; in a process where JAX already ran this changes
-    nothing.  Results do not depend on the number of devices.
+    nothing.  Results do not depend on the number of devices.  Ctrl-C prints one line,
+    ``spoilfive: interrupted``, and returns 130, from the first moment (while the package
+    imports, ``spoilfive_jax._interrupt``, as later).
     """
+    from spoilfive_jax import _interrupt
     from spoilfive_jax.tools.cores import use_all_cores
 
-    use_all_cores()
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        _interrupt.release()  # from here a Ctrl-C is a KeyboardInterrupt, caught below
+        use_all_cores(warn=False)  # in a process that already ran JAX (a test), silently
+        args = build_parser().parse_args(argv)
         return int(args.run(args))
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from spoilfive_jax.cli.errors import CliError, int_at_least
-from spoilfive_jax.cli.output import check_writable
+from spoilfive_jax.cli.output import check_format, check_writable
 
 
 def add_parser(sub: Any) -> None:
@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json:
         check_writable("--json", args.json)
+        check_format("--json", args.json)
     spec = importlib.util.spec_from_file_location("spoilfive_throughput", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

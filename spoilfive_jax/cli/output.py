@@ -35,6 +35,9 @@ PLOT_FORMATS: tuple[str, ...] = (
     ".tiff",
 )
 PLOT_FORMATS += (".webp", ".pgf", ".raw", ".rgba")
+# What ``--json`` and ``--csv`` write is text in that format, so a file must be named for it
+# (``--csv out.xlsx`` would be CSV in a file Excel cannot open); ``.txt`` is plain text too.
+TEXT_FORMATS: dict[str, tuple[str, ...]] = {"--json": (".json", ".txt"), "--csv": (".csv", ".txt")}
 
 
 def rich_module() -> Any:
@@ -131,15 +134,34 @@ def check_writable(flag: str, target: str) -> None:
         path.unlink(missing_ok=True)
 
 
+def check_format(flag: str, target: str) -> None:
+    """A ``--json``/``--csv`` file must be named for what is written into it, as ``--plot``'s
+    must: ``.json`` (or ``.txt``) for JSON, ``.csv`` (or ``.txt``) for CSV.  A path that
+    exists and is no regular file (``/dev/stdout``, a pipe) takes any name."""
+    path = Path(target)
+    if path.exists() and not path.is_file():
+        return
+    suffix, allowed = path.suffix.lower(), TEXT_FORMATS[flag]
+    if suffix not in allowed:
+        raise CliError(
+            f"{flag} writes {flag[2:].upper()} text: name a file ending in "
+            f"{' or '.join(allowed)} (got {suffix or 'no extension'} in {target!r}), or '-' "
+            "for stdout"
+        )
+
+
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse output options that would fail after the work: both on stdout, a path that
-    cannot be written, ``--plot`` without matplotlib or with a format it cannot write."""
+    cannot be written, a file not named for what goes into it (``--csv out.xlsx``, like
+    ``--plot out.txt``), ``--plot`` without matplotlib."""
     if args.json == "-" and args.csv == "-":
         raise CliError("--json and --csv cannot both go to stdout; give one a FILE")
     plot = getattr(args, "plot", None)
     for flag, target in (("--json", args.json), ("--csv", args.csv), ("--plot", plot)):
         if target not in (None, "-"):
             check_writable(flag, target)
+            if flag != "--plot":
+                check_format(flag, target)
     if plot is not None:
         suffix = Path(plot).suffix.lower()
         if suffix not in PLOT_FORMATS:

@@ -57,11 +57,31 @@ def load_agent(path: str) -> Any:
         return module.load_policy(str(p))
     except CliError:
         raise
+    except ValueError as e:
+        if "is not an agent saved by this project" in str(e):  # the library's words, and why
+            raise CliError(str(e)) from None
+        raise CliError(
+            f"{path} is not an agent saved by this project (spoilfive_jax.rl.agent.save_agent "
+            "or examples/train_ppo.py)"
+        ) from None
     except Exception:  # numpy/msgpack/flax errors: the file is not what it claims to be
         raise CliError(
             f"{path} is not an agent saved by this project (spoilfive_jax.rl.agent.save_agent "
             "or examples/train_ppo.py)"
         ) from None
+
+
+def check_agent(policy: Any, env: Env[Any, Any]) -> Any:
+    """A loaded agent bound to ``env`` (``AgentPolicy.bind``): an agent of another game or
+    table size is a one-line error before any work ("this agent plays spoil_five, not
+    forty_five")."""
+    binder = getattr(policy, "bind", None)
+    if not callable(binder):
+        return policy
+    try:
+        return binder(env)
+    except ValueError as e:
+        raise CliError(str(e)) from None
 
 
 def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
@@ -76,7 +96,7 @@ def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
         path = spec[len(AGENT_PREFIX) :]
         if path not in cache:
             cache[path] = load_agent(path)
-        return cache[path]
+        return check_agent(cache[path], env)
     names = ", ".join(env.policy_names)
     raise CliError(
         f"unknown policy {spec!r} for --game {env.id}; use {names}, pimc[:K] or agent:PATH.npz"

@@ -173,10 +173,14 @@ def read_queries(args: argparse.Namespace, env: Any) -> list[Query]:
         turnup = ids[0]
     queries = [_query(env, h, turnup, args.seat, f"hand {i + 1}") for i, h in enumerate(args.hands)]
     if args.file:
+        from_file = len(queries)
         for i, line in enumerate(_file_lines(args.file), 1):
             body = line.split("#", 1)[0].strip()
             if body:
                 queries.append(_query(env, body, turnup, args.seat, f"{args.file}:{i}"))
+        if len(queries) == from_file:  # it was given, so say what is wrong with it
+            where = "stdin" if args.file == "-" else args.file
+            raise CliError(f"--file: {where} holds no hands (only blank lines and # comments)")
     if not queries:
         raise CliError('give one or more hands, e.g. "5H JH AH KD 2C", or --file FILE')
     return queries

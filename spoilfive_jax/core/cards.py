@@ -24,6 +24,8 @@ Strengths are small integers, larger = stronger, built once at import as numpy c
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 NUM_CARDS = 52
@@ -92,10 +94,26 @@ def card_symbol(card: int) -> str:
     return rank + SUIT_SYMBOLS[c // 13]
 
 
-def parse_cards(text: str | list[str] | tuple[str, ...], joker: bool = False) -> list[int]:
-    """Card ids from ``"5H J♥ 10h"`` (spaces or commas) or a list of card texts (``card_id``)."""
+def parse_cards(
+    text: str | list[str] | tuple[str, ...], joker: bool = False, unique: bool = True
+) -> list[int]:
+    """Card ids from ``"5H J♥ 10h"`` (spaces or commas) or a list of card texts (``card_id``).
+
+    A set of cards (a hand, a deck, a stock) holds each card once, so a card given twice is a
+    ``ValueError`` naming it (``"5H 5H"`` was read as ``[30, 30]``); ``unique=False`` reads a
+    list that may repeat (turn-ups of several deals)."""
+    if not isinstance(text, (str, list, tuple)):
+        raise ValueError(f"cards must be text or a list of card texts, got {type(text).__name__}")
     parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return [card_id(p, joker) for p in parts]
+    ids = [card_id(p, joker) for p in parts]
+    twice = [c for c, count in Counter(ids).items() if count > 1]  # in the order given
+    if unique and twice:
+        shown = ", ".join(card_symbol(c) for c in twice)
+        raise ValueError(
+            f"duplicate card{'s' if len(twice) > 1 else ''} {shown} in {text!r}: a set of cards "
+            "holds each card once (unique=False reads a list that may repeat)"
+        )
+    return ids
 
 
 def _checked_id(card: int) -> int:

@@ -34,10 +34,44 @@ import numpy as np
 from spoilfive_jax.core import bits, generic
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.validate import check_num_players, concrete
+from spoilfive_jax.core.validate import check_int, check_num_players, concrete
 
 PolicyFn = Callable[[jax.Array, Any, jax.Array], jax.Array]
 """A policy: ``policy(key, state, player) -> action`` (int32[]), jittable, for one hand."""
+
+POLICY_CONTRACT = (
+    "a policy is a jittable policy(key, state, player) -> one integer action id (int32[], "
+    "shape ()) for ONE hand; the tools vmap it over hands"
+)
+_NOT_JITTABLE = (
+    jax.errors.ConcretizationTypeError,  # a Python ``if``/``bool`` on a traced value, too
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.TracerArrayConversionError,
+)
+
+
+def call_policy(policy: PolicyFn, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    """``policy(key, state, player)`` as every loop that plays hands calls it, checked when
+    traced (so at no cost in the compiled program): a policy that turns a traced value into a
+    Python bool, int or numpy array (``if state.phase == 0:``), or that returns anything but
+    one integer action id, is one ``ValueError`` saying what a policy must be, instead of
+    JAX's ``TracerBoolConversionError`` or ``cond branches must have equal output types``."""
+    name = getattr(policy, "__name__", type(policy).__name__)
+    try:
+        action = policy(key, state, player)
+    except _NOT_JITTABLE:
+        raise ValueError(
+            f"policy {name!r} cannot be traced: it turns a traced value into a Python bool, int "
+            "or numpy array (a Python `if`, `and`/`or`, int() or np.* on the state or the "
+            "player); use jnp.where(cond, a, b) or jax.lax.cond instead; " + POLICY_CONTRACT
+        ) from None
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return jnp.asarray(action, jnp.int32)  # a constant policy
+    dtype, shape = getattr(action, "dtype", None), getattr(action, "shape", None)
+    if dtype is None or not jnp.issubdtype(dtype, jnp.integer) or shape != ():
+        got = f"an array {dtype}{list(shape or ())}" if dtype is not None else repr(action)
+        raise ValueError(f"policy {name!r} returned {got[:60]}: {POLICY_CONTRACT}")
+    return cast(jax.Array, action)
 
 
 class HandState(Protocol):
@@ -147,7 +181,11 @@ class Env(abc.ABC, Generic[S, R]):
     @abc.abstractmethod
     def init(self, key: jax.Array, dealer: Any = 0) -> S:
         """A uniformly random deal with seat ``dealer`` dealing (jittable).  Games add keyword
-        arguments for what carries between hands (Spoil Five's pot, the family's scores)."""
+        arguments for what carries between hands (Spoil Five's pot, the family's scores).
+
+        ``key``: a PRNG key or an int seed (``core.validate.as_key``).  ``dealer``: a host value
+        outside 0..N-1 is a ``ValueError``; a traced one (under jit/vmap, where nothing can
+        raise) gives a hand that has ended at once with ``illegal`` set (``checked_deal``)."""
 
     @abc.abstractmethod
     def _apply(self, state: S, action: jax.Array) -> S:
@@ -202,10 +240,16 @@ class Env(abc.ABC, Generic[S, R]):
         ``state.legal_action_mask``, or outside ``0..num_actions-1``) ends the hand with the
         game's penalty and sets ``state.illegal``.  ``key`` is accepted for pgx compatibility
         and ignored: a hand has no chance events after the deal.
+
+        ``action`` must be one integer (a Python or numpy int, or an integer array of shape
+        ``()``, traced or not) and ``state`` one hand: text, ``None``, floats (``1.7`` is not
+        rounded to 1), bools, other shapes and batched states are a ``ValueError``, checked
+        in Python when ``step`` is called or traced, so the compiled step does no extra work.
         """
         del key
         check_state(self, state, "step")
-        return _jit_step(self, state, jnp.asarray(action, jnp.int32))
+        check_one_hand(state, "step", "use jax.vmap(env.step) for a batch")
+        return _jit_step(self, state, action_id(self, action))
 
     def _settle(self, state: S) -> S:
         """The state ``step`` returns, given the chosen outcome (legal, illegal or finished):
@@ -220,6 +264,7 @@ class Env(abc.ABC, Generic[S, R]):
         the hand is over (nobody to act).  A state that ``auto_reset`` has just re-dealt keeps
         the finished step's ``terminated`` flag, as in pgx, but lists the new hand's actions."""
         check_state(self, state, "legal_actions")
+        check_one_hand(state, "legal_actions", "index the batch first")
         if bool(state.terminated) and int(state.current_player) < 0:
             return []
         return np.flatnonzero(np.asarray(state.legal_action_mask)).tolist()
@@ -228,8 +273,7 @@ class Env(abc.ABC, Generic[S, R]):
         """Host-side ``step`` for one hand that raises ``ValueError`` for an illegal action or
         a finished hand, naming the legal actions."""
         check_state(self, state, "checked_step")
-        if np.asarray(state.terminated).shape != ():
-            raise ValueError("checked_step takes one hand, not a batch; index the batch first")
+        check_one_hand(state, "checked_step", "index the batch first")
         if bool(state.terminated):
             raise ValueError("the hand is over (state.terminated); deal a new one with init")
         a = concrete(action)
@@ -263,7 +307,7 @@ def check_state(env: Env[Any, Any], state: Any, what: str) -> None:
     state given to Twenty-Five passes it (the table size is still checked)."""
     expected = _state_class(type(env))
     if expected is not None and not isinstance(state, expected):
-        theirs = _games_of(type(state)) or type(state).__qualname__
+        theirs = state_owner(state)
         raise ValueError(
             f"{what}: a state of {theirs} ({type(state).__module__}.{type(state).__name__}) "
             f"given to {type(env).__name__} ({env.id}); use the env that made it"
@@ -276,6 +320,69 @@ def check_state(env: Env[Any, Any], state: Any, what: str) -> None:
         )
 
 
+def check_one_hand(state: Any, what: str, hint: str) -> None:
+    """``ValueError`` unless ``state`` is one hand (``rewards`` float32[N]); read from a static
+    shape, so it costs nothing under jit (under ``vmap`` each hand is one hand)."""
+    shape = np.shape(state.rewards)
+    if len(shape) != 1:
+        raise ValueError(f"{what} takes one hand, not a batch of shape {shape[:-1]}; {hint}")
+
+
+def action_id(env: Env[Any, Any], action: Any) -> jax.Array:
+    """``action`` as the int32 ``step`` plays, or a one-line ``ValueError``: it must be one
+    integer (Python, numpy or an integer array of shape ``()``, traced or not).  A tracer is
+    judged by its dtype and shape at trace time; a value outside ``0..num_actions-1`` is an
+    illegal action (the step ends the hand), not an error."""
+    wanted = f"action must be one integer action id 0..{env.num_actions - 1}"
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"{wanted}, got the bool {action!r}")
+    if isinstance(action, (int, np.integer)):
+        if not np.iinfo(np.int32).min <= int(action) <= np.iinfo(np.int32).max:
+            raise ValueError(f"{wanted}, got {int(action)} (outside int32)")
+        return jnp.asarray(action, jnp.int32)
+    if isinstance(action, (jax.Array, np.ndarray)):
+        if not jnp.issubdtype(action.dtype, jnp.integer) or action.shape != ():
+            raise ValueError(
+                f"{wanted} (shape ()), got an array {action.dtype}{list(action.shape)}"
+                + ("; one hand takes one action" if action.shape != () else "")
+            )
+        return jnp.asarray(action, jnp.int32)
+    shown = repr(action) if len(repr(action)) <= 40 else type(action).__name__
+    hint = " (a float is not rounded)" if isinstance(action, float) else ""
+    raise ValueError(f"{wanted}, got {shown}{hint}")
+
+
+_ENDED_FIELDS = ("current_player", "terminated", "phase", "illegal", "legal_set")
+"""What ``checked_deal`` takes from the game's ``_end_illegal`` for a hand that cannot start."""
+
+
+def checked_deal(env: Env[S, Any], dealer: Any, deal: Callable[[Any], S]) -> S:
+    """``deal(dealer)``: the new hand a game's ``init``/``init_from_*`` deals, ``dealer`` checked.
+
+    A host ``dealer`` must be an integer 0..N-1 (``ValueError``; ``deal`` gets it as given).
+    Under jit/vmap nothing can raise: a traced ``dealer`` must have an integer dtype (checked
+    at trace time), and one outside 0..N-1 deals as seat 0 and the hand has ended at once, as
+    on an illegal action: ``terminated`` and ``illegal`` set, nobody to act, the ``done``
+    phase and legal set (the fields of the game's ``_end_illegal``), but nothing scored
+    (``rewards`` stay zero) and no decision counted.  A valid traced dealer deals exactly as
+    a host one (the selects pick the dealt state)."""
+    check_int("dealer", dealer, 0, env.num_players - 1)
+    if concrete(dealer) is not None:
+        return deal(dealer)
+    if not jnp.issubdtype(dealer.dtype, jnp.integer):
+        raise ValueError(f"dealer must be an integer, got a traced {dealer.dtype} value")
+    d = jnp.asarray(dealer, jnp.int32)
+    bad = (d < 0) | (d >= env.num_players)
+    state = deal(jnp.where(bad, 0, d))
+    ended = env._settle(env._end_illegal(state))
+
+    def pick(e: jax.Array, x: jax.Array) -> jax.Array:
+        return jnp.where(bad, e, x)
+
+    fields = {f: jax.tree.map(pick, getattr(ended, f), getattr(state, f)) for f in _ENDED_FIELDS}
+    return cast(S, state.replace(**fields))
+
+
 @functools.cache
 def _state_class(cls: type) -> type | None:
     """The ``S`` of the first ``Env[S, R]`` among ``cls``'s bases (None: not declared)."""
@@ -285,6 +392,11 @@ def _state_class(cls: type) -> type | None:
                 arg = typing.get_args(base)[0]
                 return arg if isinstance(arg, type) else None
     return None
+
+
+def state_owner(state: Any) -> str:
+    """The env classes whose states ``state`` is ("FortyFive/TwentyFive/..."), for messages."""
+    return _games_of(type(state)) or type(state).__qualname__
 
 
 def _games_of(state_cls: type) -> str:

@@ -19,6 +19,7 @@ round measured fastest).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,6 +28,7 @@ import jax.numpy as jnp
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.env import call_policy
 
 MAX_HIDDEN = 5  # most hidden cards in one seat's hand
 
@@ -329,7 +331,8 @@ def play_out(
     def body(carry: tuple[Any, jax.Array, jax.Array]) -> tuple[Any, jax.Array, jax.Array]:
         state, total, t = carry
         ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        action = jax.vmap(policy)(ks, state, jnp.maximum(state.current_player, 0))
+        one = functools.partial(call_policy, policy)  # checked when traced
+        action = jax.vmap(one)(ks, state, jnp.maximum(state.current_player, 0))
         state = step(state, jnp.asarray(action, jnp.int32))
         return state, total + state.rewards, t + 1
 

@@ -22,6 +22,31 @@ def concrete(x: Any) -> np.ndarray | None:
     return np.asarray(x)
 
 
+def as_key(key: Any, name: str = "key") -> jax.Array:
+    """A PRNG key from ``key``: a key (``jax.random.PRNGKey(seed)``, uint32[2], or a typed
+    ``jax.random.key(seed)``; traced ones too) is returned as it is, an int seed becomes
+    ``jax.random.PRNGKey(seed)``; anything else (text, floats, bools, a batch of keys) is a
+    ``ValueError`` naming ``name``.  A tracer is judged by its dtype and shape, at trace time."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        try:
+            return jax.random.PRNGKey(int(key))
+        except OverflowError:
+            raise ValueError(f"{name}: the seed {int(key)} does not fit in 64 bits") from None
+    if isinstance(key, (jax.Array, np.ndarray)):
+        typed = jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+        if (typed and key.shape == ()) or (key.dtype == np.uint32 and key.ndim == 1):
+            return key if isinstance(key, jax.Array) else jax.numpy.asarray(key)
+        batch = (typed and key.ndim > 0) or (key.dtype == np.uint32 and key.ndim > 1)
+        shown = f"an array {key.dtype}{list(key.shape)}"
+        shown += " (a batch of keys: jax.vmap over it)" if batch else ""
+    else:
+        shown = repr(key) if len(repr(key)) <= 40 else type(key).__name__
+    raise ValueError(
+        f"{name} must be one PRNG key (jax.random.PRNGKey(seed) or jax.random.key(seed)) or an "
+        f"int seed, got {shown}"
+    )
+
+
 def check_int(name: str, value: Any, low: int, high: int | None) -> None:
     """Validate a host integer in ``low..high`` (a tracer passes: it cannot be inspected)."""
     v = concrete(value)

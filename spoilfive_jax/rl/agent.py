@@ -24,8 +24,10 @@ Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax.rl.ppo``) or t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
+import zipfile
 from typing import Any
 
 import jax
@@ -33,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import traverse_util
 
-from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.core.env import Env, check_state, state_owner
 from spoilfive_jax.registry import make
 from spoilfive_jax.rl.ppo import (
     ActorCritic,
@@ -51,7 +53,9 @@ _META_KEY = "__metadata__"
 
 __all__ = [
     "FORMAT",
+    "NOT_AN_AGENT",
     "Agent",
+    "AgentPolicy",
     "PPOConfig",
     "TrainResult",
     "load_agent",
@@ -91,7 +95,7 @@ class Agent:
     def network(self) -> ActorCritic:
         return ActorCritic(self.num_players, tuple(self.metadata["hidden"]))
 
-    def policy(self, greedy: bool = True) -> PolicyFn:
+    def policy(self, greedy: bool = True) -> AgentPolicy:
         return make_policy(self, greedy)
 
 
@@ -140,38 +144,115 @@ def save_agent(path: str | os.PathLike[str], params: Any, metadata: dict[str, An
     return path
 
 
+NOT_AN_AGENT = (
+    "is not an agent saved by this project (spoilfive_jax.rl.agent.save_agent or "
+    "examples/train_ppo.py)"
+)
+"""What ``load_agent`` says of a file that is not an agent (the command line says the same)."""
+
+_NEEDED = ("num_players", "hidden", "rules")  # the metadata that rebuilds the network
+
+
 def load_agent(path: str | os.PathLike[str]) -> Agent:
-    """Read an agent written by ``save_agent``; ``ValueError`` if it is not one."""
-    with np.load(os.fspath(path), allow_pickle=False) as data:
-        if _META_KEY not in data:
-            raise ValueError(f"{path} is not a spoilfive_jax agent (no {_META_KEY} entry)")
-        metadata = json.loads(str(data[_META_KEY]))
-        flat = {k: jnp.asarray(data[k]) for k in data.files if k != _META_KEY}
-    if metadata.get("format") not in _FORMATS:
-        raise ValueError(f"{path}: unknown agent format {metadata.get('format')!r}")
-    return Agent(traverse_util.unflatten_dict(flat, sep="/"), metadata)
+    """Read an agent written by ``save_agent``.  A missing or unreadable file is an ``OSError``
+    (``FileNotFoundError``, ...); a file that is not an agent (not an ``.npz`` archive, no
+    metadata, an unknown format, a game that is not installed) is one ``ValueError``:
+    ``<path> is not an agent saved by this project (...): <why>``."""
+    name = os.fspath(path)
+    try:
+        entries = _npz_entries(name)
+    except (ValueError, EOFError, zipfile.BadZipFile):
+        # numpy's own words ("pickled data", "not a zip file") would mean nothing to the user
+        raise ValueError(f"{name} {NOT_AN_AGENT}: not an .npz archive") from None
+    try:
+        if _META_KEY not in entries:
+            raise ValueError(f"it has no {_META_KEY} entry")
+        metadata = json.loads(str(entries.pop(_META_KEY)))
+        if not isinstance(metadata, dict) or metadata.get("format") not in _FORMATS:
+            found = metadata.get("format") if isinstance(metadata, dict) else metadata
+            raise ValueError(f"unknown agent format {found!r}")
+        missing = [k for k in _NEEDED if k not in metadata]
+        if missing:
+            raise ValueError(f"its metadata lacks {', '.join(missing)}")
+        flat = {k: jnp.asarray(v) for k, v in entries.items()}
+        agent = Agent(traverse_util.unflatten_dict(flat, sep="/"), metadata)
+        agent.env  # noqa: B018 - its game and rules must exist here (a plugin may be missing)
+    except ValueError as e:  # json's errors are ValueErrors too
+        raise ValueError(f"{name} {NOT_AN_AGENT}: {e}") from None
+    return agent
 
 
-def make_policy(agent: Agent, greedy: bool = True) -> PolicyFn:
-    """``policy(key, state, player) -> action`` (int32) of ``agent`` for one hand: the most
-    probable legal action (``greedy``) or a sample from the policy."""
-    net, params = agent.network, agent.params
-    n = agent.num_players
-    env = agent.env
+def _npz_entries(name: str) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` archive ``name`` (``ValueError`` for any other file)."""
+    data = np.load(name, allow_pickle=False)
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError("a single array, not an archive")
+    with data:
+        return {k: data[k] for k in data.files}
 
-    def policy(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
-        if state.tricks_won.shape[-1] != n:
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class AgentPolicy:
+    """``policy(key, state, player) -> action`` (int32) of a loaded agent for one hand: the most
+    probable legal action (``greedy``) or a sample from the policy.
+
+    ``bind(env)`` (which every tool calls, and the command line before any work) refuses a
+    table of another game or size by name: ``this agent plays spoil_five, not forty_five``.
+    Called directly on a state of another game or size, it raises the same kind of
+    ``ValueError`` when traced.  Hashed by identity, like a function (a jit static argument)."""
+
+    agent: Agent
+    greedy: bool = True
+
+    @property
+    def __name__(self) -> str:  # tournament tables name policies by ``__name__``
+        return str(self.agent.metadata.get("name", "ppo"))
+
+    @functools.cached_property
+    def _env(self) -> Env[Any, Any]:
+        return self.agent.env
+
+    @functools.cached_property
+    def _network(self) -> ActorCritic:
+        return self.agent.network
+
+    def table_error(self, game: str, num_players: int) -> str | None:
+        """Why this agent cannot play a ``num_players``-seat table of ``game`` (None: it can)."""
+        mine, n = self.agent.game, self.agent.num_players
+        if game != mine:
+            return f"this agent plays {mine}, not {game}"
+        if num_players != n:
+            return f"this agent plays {n}-player {mine} tables, not {num_players}-player ones"
+        return None
+
+    def bind(self, env: Env[Any, Any]) -> AgentPolicy:
+        """This policy for ``env``'s table, or ``ValueError`` naming the agent's game and size."""
+        why = self.table_error(env.id, env.num_players)
+        if why is not None:
+            raise ValueError(why)
+        return self
+
+    def __call__(self, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+        env, n = self._env, self.agent.num_players
+        try:
+            check_state(env, state, "agent")
+        except ValueError:
+            seats = np.shape(state.rewards)[-1]
             raise ValueError(
-                f"this agent plays {n}-player tables, got a {state.tricks_won.shape[-1]}-player "
-                "state"
-            )
-        logits, _ = apply(net, params, env.observe(state, player), state.legal_action_mask)
-        return choose(logits, key, greedy)[0]
+                f"this agent plays {n}-player {self.agent.game} tables, got a {seats}-player "
+                f"state of {state_owner(state)}"
+            ) from None
+        logits, _ = apply(
+            self._network, self.agent.params, env.observe(state, player), state.legal_action_mask
+        )
+        return choose(logits, key, self.greedy)[0]
 
-    policy.__name__ = str(agent.metadata.get("name", "ppo"))
-    return policy
+
+def make_policy(agent: Agent, greedy: bool = True) -> AgentPolicy:
+    """The policy of ``agent`` (``AgentPolicy``): greedy, or sampling from its distribution."""
+    return AgentPolicy(agent, greedy)
 
 
-def load_policy(path: str | os.PathLike[str], greedy: bool = True) -> PolicyFn:
-    """The policy of the agent saved at ``path`` (see ``make_policy``)."""
+def load_policy(path: str | os.PathLike[str], greedy: bool = True) -> AgentPolicy:
+    """The policy of the agent saved at ``path`` (``load_agent``, ``AgentPolicy``)."""
     return make_policy(load_agent(path), greedy)

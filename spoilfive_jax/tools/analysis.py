@@ -45,6 +45,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, check_state
+from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.policies import bind
 from spoilfive_jax.tools.sharding import round_to_devices, shard_batch
 
@@ -228,8 +229,7 @@ def analyze(
     ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
     compiled chunk (the result does not depend on it).
     """
-    if isinstance(key, (int, np.integer)):
-        key = jax.random.PRNGKey(int(key))
+    key = as_key(key)
     if isinstance(num_samples, bool) or int(num_samples) < 2:
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")
     k_count = int(num_samples)

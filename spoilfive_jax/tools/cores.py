@@ -25,6 +25,7 @@ are used as they are.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 
 import jax
@@ -38,19 +39,22 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def use_all_cores(num_devices: int | None = None) -> int:
+def use_all_cores(num_devices: int | None = None, *, warn: bool = True) -> int:
     """Ask JAX for ``num_devices`` CPU devices (default: one per core); returns how many CPU
     devices JAX will use.
 
     Must run before JAX's first computation in this process.  Called later, it changes nothing
     and returns the count already in force (no error: a notebook that already ran JAX keeps
-    working).  An explicit ``jax_num_cpu_devices`` setting (or ``XLA_FLAGS`` forcing a host
-    device count) is respected.
+    working), with a ``RuntimeWarning`` saying so when that count is not the one asked for
+    (``warn=False``: silent, as the command line calls it).  An explicit ``jax_num_cpu_devices``
+    setting (or ``XLA_FLAGS`` forcing a host device count) is respected; ``XLA_FLAGS`` overriding
+    an explicit ``num_devices`` warns too.
     """
     if num_devices is not None and (
         isinstance(num_devices, bool) or not isinstance(num_devices, int) or num_devices < 1
     ):
         raise ValueError(f"num_devices must be a positive integer, got {num_devices!r}")
+    wanted = num_devices or cpu_count()
     # (a private JAX helper; without it, ask JAX and let it refuse a late change)
     initialized: Callable[[], bool] | None = None
     try:
@@ -60,14 +64,36 @@ def use_all_cores(num_devices: int | None = None) -> int:
     except (ImportError, AttributeError):  # pragma: no cover - depends on the JAX version
         pass
     if initialized is not None and initialized():
-        return len(jax.devices("cpu"))
+        return _too_late(wanted, warn)
     forced = "xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", "")
     current = int(jax.config.values["jax_num_cpu_devices"])
     if forced or (current > 0 and num_devices is None):
-        return current if current > 0 else len(jax.devices("cpu"))
-    n = num_devices or cpu_count()
+        count = current if current > 0 else len(jax.devices("cpu"))
+        if warn and forced and num_devices is not None and count != num_devices:
+            warnings.warn(
+                f"use_all_cores({num_devices}): XLA_FLAGS forces {count} host devices, which "
+                "stays in force",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return count
     try:
-        jax.config.update("jax_num_cpu_devices", n)
+        jax.config.update("jax_num_cpu_devices", wanted)
     except RuntimeError:  # JAX already ran a computation: keep the devices in force
-        return len(jax.devices("cpu"))
-    return n
+        return _too_late(wanted, warn)
+    return wanted
+
+
+def _too_late(wanted: int, warn: bool) -> int:
+    """The CPU device count in force once JAX has computed, warning if it is not ``wanted``."""
+    count = len(jax.devices("cpu"))
+    if warn and count != wanted:
+        warnings.warn(
+            f"use_all_cores: JAX has already run a computation in this process, so it keeps "
+            f"{count} CPU device{'s' if count != 1 else ''} (asked for {wanted}); call "
+            "sf.use_all_cores() first thing, before any JAX computation (or set XLA_FLAGS="
+            "--xla_force_host_platform_device_count=N before Python starts)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return count

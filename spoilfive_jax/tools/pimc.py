@@ -24,8 +24,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
+from spoilfive_jax.registry import available_games, make
 from spoilfive_jax.tools.analysis import block_values
-from spoilfive_jax.tools.policies import bind
+from spoilfive_jax.tools.policies import bind, resolve_one
 
 DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
 
@@ -50,7 +52,9 @@ class PimcPolicy:
         """This bot for ``env``: an unbound bot takes ``env``; a bound one must already be for an
         equal env (``ValueError`` otherwise, rather than searching another game's rules)."""
         if self.env is None:
-            return dataclasses.replace(self, env=env, rollout_policy=bind(env, self.rollout_policy))
+            rollout_policy = bind(env, self.rollout_policy)
+            check_rollout_policy(env, rollout_policy)
+            return dataclasses.replace(self, env=env, rollout_policy=rollout_policy)
         if self.env != env:
             raise ValueError(
                 f"this pimc bot was made for {self.env!r}, not {env!r}; use sf.pimc(env, ...) "
@@ -82,11 +86,51 @@ def pimc(
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
     (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
     policy) playing every seat in the rollouts.  ``env=None``: an unbound bot, which the tools
-    bind to theirs."""
+    bind to theirs.  The rollout policy is checked here (and again when an unbound bot is
+    bound): a name the game does not know is a ``ValueError`` now, not when the bot first
+    plays (``check_rollout_policy``)."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
         )
     if isinstance(num_samples, bool) or int(num_samples) < 1:
         raise ValueError(f"num_samples must be an integer >= 1, got {num_samples!r}")
+    if env is not None:
+        if not isinstance(env, Env):
+            raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
+        env.capability(caps.Analysis, "pimc")  # a game without position analysis: named now
+    check_rollout_policy(env, bind(env, rollout_policy) if env is not None else rollout_policy)
     return PimcPolicy(env, int(num_samples), rollout_policy)
+
+
+def check_rollout_policy(env: Any, policy: Any) -> None:
+    """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
+    play with (rather than when it first plays): with an env, one the env cannot resolve (a
+    name it does not know, ``"greedy"`` for Spoil Five, a non-callable); without one, a name
+    no registered game knows or something that is not a policy spec."""
+    if env is not None:
+        try:
+            resolve_one(env, policy)
+        except ValueError as e:
+            raise ValueError(f"pimc: bad rollout_policy for {env.id}: {e}") from None
+        return
+    if isinstance(policy, str):
+        known = sorted({p for g in available_games() for p in _policy_names(g)})
+        if known and policy not in known:
+            raise ValueError(
+                f"pimc: rollout_policy {policy!r} is not a built-in policy of any game "
+                f"({', '.join(known)}); give one of those or a jittable policy(key, state, player)"
+            )
+    elif not callable(policy):
+        raise ValueError(
+            "pimc: rollout_policy must be a built-in policy name or a jittable "
+            f"policy(key, state, player), got {policy!r}"
+        )
+
+
+def _policy_names(game: str) -> tuple[str, ...]:
+    """The built-in policy names of ``game``'s default table (none if it cannot be made)."""
+    try:
+        return tuple(make(game).policy_names)
+    except Exception:  # a plugin that cannot build its default table names nothing here
+        return ()

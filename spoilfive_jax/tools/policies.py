@@ -1,7 +1,9 @@
 """Policies as a concept, for every game: naming them, seating them, and playing hands with them.
 
 A policy is a jittable ``policy(key, state, player) -> action`` on ONE hand's ``State`` of the
-game (``core.env.PolicyFn``).  Wherever a tool takes a policy it accepts a *policy spec*:
+game (``core.env.PolicyFn``); the loops here call it through ``core.env.call_policy``, which
+checks it when traced (one integer action id; no Python ``if`` on traced values).  Wherever a
+tool takes a policy it accepts a *policy spec*:
 
 - a name, resolved through ``env.builtin_policy(name)`` (``env.policy_names``: ``"random"``
   and ``"heuristic"`` everywhere (each game's own), ``"greedy"`` in the Forty-Five family);
@@ -23,6 +25,7 @@ This module imports no game: everything game-specific comes through ``core.env.E
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -31,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, PolicyFn
+from spoilfive_jax.core.env import Env, PolicyFn, call_policy
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
 """A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
@@ -116,7 +119,7 @@ def choose(
     """int32[]: the action of the seat to act in one hand, by its policy (every distinct policy
     is evaluated; the seat's is selected, so this vmaps without branching)."""
     player = jnp.maximum(state.current_player, 0)
-    actions = [p(key, state, player) for p in policies]
+    actions = [call_policy(p, key, state, player) for p in policies]
     which = jnp.asarray(seat_policy)[player]
     out = actions[0]
     for i in range(1, len(actions)):
@@ -189,7 +192,8 @@ def choose_batch(
         mine = which == i
 
         def run(policy: PolicyFn = policy) -> jax.Array:
-            return jax.vmap(policy)(keys, states, player).astype(jnp.int32)
+            one = functools.partial(call_policy, policy)  # checked when traced
+            return jax.vmap(one)(keys, states, player).astype(jnp.int32)
 
         acts = jax.lax.cond((mine & wanted).any(), run, lambda: none)
         out = jnp.where(mine, acts, out)

@@ -58,6 +58,31 @@ def test_top_level_exports():
         assert name in sf.forty_five.__all__ and name not in sf.__all__  # under their game
 
 
+def test_each_variant_is_a_real_class_however_its_table_is_made():
+    """Issue 22, item 24: ``TwentyFive`` and ``AuctionFortyFives`` were functions with class
+    names (``isinstance(e, AuctionFortyFives)`` raised ``TypeError``)."""
+    for cls, game_id, preset in (
+        (ff.TwentyFive, "twenty_five", ff.FortyFiveRules.twenty_five),
+        (ff.AuctionFortyFives, "auction_forty_fives", ff.FortyFiveRules.auction_forty_fives),
+    ):
+        made = (cls(4), sf.make(game_id), ff.FortyFive(4, preset()), cls(rules=preset()))
+        assert all(type(e) is cls and isinstance(e, ff.FortyFive) for e in made), made
+        assert len(set(made)) == 1 and made[0].id == game_id  # one table: equal, one hash
+        assert repr(made[0]).startswith(f"{cls.__name__}(num_players=4")
+        with pytest.raises(ValueError, match=f"{cls.__name__} plays the '{cls.variant}' variant"):
+            cls(4, ff.FortyFiveRules())
+        with pytest.raises(ValueError, match="either rules= or rule options"):
+            cls(4, preset(), target=50)
+    assert type(ff.FortyFive(4)) is ff.FortyFive and not isinstance(ff.FortyFive(4), ff.TwentyFive)
+    assert ff.TwentyFive(4, target=50).rules.target == 50
+    assert ff.AuctionFortyFives(3, joker=True).rules.joker
+    with pytest.warns(DeprecationWarning):  # the old top-level names are the classes too
+        assert sf.AuctionFortyFives is ff.AuctionFortyFives
+    # a position naming another variant makes that variant's table, whichever env reads it
+    text = "players=4; rules=forty_five; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S"
+    assert type(sf.position_env(ff.TwentyFive(4), text)) is ff.FortyFive
+
+
 # ---------------------------------------------------------------------------- validation
 
 

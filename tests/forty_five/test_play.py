@@ -50,6 +50,15 @@ def test_must_follow_suit() -> None:
     assert re.search(r"Trick 1: seat \d wins with \S+\. Tricks: you & seat 2 \d", text)
 
 
+def test_the_joker_out_of_play_is_named_as_such() -> None:
+    """Issue 22, item 22: without --joker, typing JK said "you do not hold JK"."""
+    hands = deal("3C 4D 6D 7D 8D", "2H 3H 4H 6H 7H", "8H 9H 10H JH QH", "KC QC JC 10C 9C")
+    state = FORTY_FIVE.init_from_deal(hands, turnup=parse_cards("2S")[0], dealer=2)
+    text = drive(FORTY_FIVE, state, "JK\njoker\n")
+    assert text.count("Not allowed: the joker (JK) is not in play: add --joker.") == 2
+    assert "you do not hold JK" not in text
+
+
 def test_top_trump_may_not_be_withheld_from_a_higher_lead() -> None:
     # Seat 3 leads the 5 of trumps: your jack of trumps outranks nothing led, so it must go.
     hands = deal("JS 4D 6D 7D 8D", "2H 3H 4H 6H 7H", "8H 9H 10H JH QH", "5S KC QC JC 10C")

@@ -76,7 +76,7 @@ def test_saved_agent_reloads_as_a_policy(trained, tmp_path):
 
     with pytest.raises(ValueError, match="3-player"):
         policy(jax.random.PRNGKey(0), sf.spoil_five.SpoilFive(4).init(jax.random.PRNGKey(0)), 0)
-    with pytest.raises(ValueError, match="not a spoilfive_jax agent"):
+    with pytest.raises(ValueError, match="is not an agent saved by this project"):
         np.savez(tmp_path / "other.npz", x=np.zeros(3))
         agent.load_agent(tmp_path / "other.npz")
 

@@ -80,3 +80,40 @@ def test_analysis_shards_over_the_devices_with_the_same_result():
     one = _run(code.format(setup="")).split()
     assert many[0] == "3" and one[0] == "1"
     assert many[1] == one[1]  # identical, whatever the device count
+
+
+def test_a_late_call_warns_when_it_cannot_give_what_was_asked():
+    """Issue 22, item 25: after JAX has computed, the call changes nothing; it returned the
+    count in force without a word."""
+    import warnings
+
+    import jax
+    import jax.numpy as jnp
+
+    jnp.zeros(1).block_until_ready()  # JAX has computed in this process
+    count = len(jax.devices("cpu"))
+    with pytest.warns(RuntimeWarning, match="JAX has already run a computation") as record:
+        assert use_all_cores(count + 1) == count
+    assert f"keeps {count} CPU device" in str(record[0].message)
+    assert record[0].filename == __file__  # points at the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert use_all_cores(count) == count  # what is asked is in force: silent
+        assert use_all_cores(count + 1, warn=False) == count  # the command line's call
+
+
+def test_a_late_call_in_a_fresh_process_warns_on_stderr():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import jax.numpy as jnp, spoilfive_jax as sf; jnp.ones(2).sum().block_until_ready(); "
+            "print(sf.use_all_cores(3))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"},
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
+    assert "RuntimeWarning: use_all_cores: JAX has already run a computation" in out.stderr

@@ -31,6 +31,24 @@ def test_unbound_pimc_refuses_to_play_and_bad_arguments() -> None:
         )
 
 
+def test_a_bad_rollout_policy_is_refused_when_the_bot_is_built_or_bound() -> None:
+    """Issue 22, item 12: not when the bot first plays."""
+    with pytest.raises(ValueError, match="rollout_policy 'nope' is not a built-in policy of any"):
+        sf.pimc(rollout_policy="nope")
+    with pytest.raises(ValueError, match="rollout_policy must be a built-in policy name or a"):
+        sf.pimc(rollout_policy=3)
+    with pytest.raises(ValueError, match="bad rollout_policy for spoil_five: unknown policy 'g"):
+        sf.pimc(SF3, rollout_policy="greedy")  # the family's, not Spoil Five's
+    family_only = sf.pimc(num_samples=2, rollout_policy="greedy")  # some game knows it
+    assert family_only.bind(FF4).rollout_policy == "greedy"
+    with pytest.raises(ValueError, match="bad rollout_policy for spoil_five"):
+        family_only.bind(SF3)
+    with pytest.raises(ValueError, match="bad rollout_policy for spoil_five"):
+        sf.rollout(0, SF3, [family_only, "random", "random"], num_hands=2)
+    with pytest.raises(ValueError, match="pimc's env must be a game environment"):
+        sf.pimc("spoil_five")  # type: ignore[arg-type]
+
+
 def test_binding_takes_the_tools_env() -> None:
     bot = sf.pimc(num_samples=2, rollout_policy="random")
     bound = bot.bind(SF3)

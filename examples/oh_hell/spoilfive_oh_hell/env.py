@@ -13,8 +13,8 @@ import numpy as np
 import spoilfive_oh_hell.game as game
 import spoilfive_oh_hell.observe as _observe
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, PolicyFn
-from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.core.env import Env, PolicyFn, checked_deal
+from spoilfive_jax.core.validate import as_key, check_cards, concrete
 from spoilfive_oh_hell import agent, history, infer, play, report, rollouts
 from spoilfive_oh_hell.policies import BUILTIN
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, OhHellRules, card_str, card_symbol, check_table
@@ -58,10 +58,14 @@ class OhHell(Env[State, OhHellRules]):
 
     # ------------------------------------------------------------------ starting a hand
 
-    def init(self, key: jax.Array, dealer: Any = 0) -> State:
-        """A uniformly random deal with seat ``dealer`` dealing (a host dealer is checked)."""
-        check_int("dealer", dealer, 0, self.num_players - 1)
-        return _deal_random(key, jnp.asarray(dealer, jnp.int32), self.num_players, self.rules)
+    def init(self, key: jax.Array | int, dealer: Any = 0) -> State:
+        """A uniformly random deal with seat ``dealer`` dealing; ``key``: a PRNG key or an int
+        seed.  A host dealer is checked; a traced one outside 0..N-1 gives a hand that has
+        ended at once with ``state.illegal`` set, nobody scoring (``core.env.checked_deal``)."""
+        key, n, rules = as_key(key), self.num_players, self.rules
+        return checked_deal(
+            self, dealer, lambda d: _deal_random(key, jnp.asarray(d, jnp.int32), n, rules)
+        )
 
     def init_from_deal(self, hands: Any, trump_card: Any, dealer: Any = 0) -> State:
         """Start from chosen cards: ``hands`` int[N, T] card ids by seat, ``trump_card`` the card
@@ -78,14 +82,10 @@ class OhHell(Env[State, OhHellRules]):
             check_cards("trump_card", c.reshape(1), NUM_CARDS, card_str)
             if h is not None and int(c) in set(h.reshape(-1).tolist()):
                 raise ValueError(f"trump_card {card_str(int(c))} is also in a hand")
-        check_int("dealer", dealer, 0, n - 1)
-        i32 = jnp.int32
-        return _deal_hands(
-            jnp.asarray(hands, i32),
-            jnp.asarray(trump_card, i32),
-            jnp.asarray(dealer, i32),
-            n,
-            self.rules,
+        i32, rules = jnp.int32, self.rules
+        h32, c32 = jnp.asarray(hands, i32), jnp.asarray(trump_card, i32)
+        return checked_deal(
+            self, dealer, lambda d: _deal_hands(h32, c32, jnp.asarray(d, i32), n, rules)
         )
 
     # ------------------------------------------------------------------ the step's parts

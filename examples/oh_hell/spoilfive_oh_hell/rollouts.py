@@ -10,13 +10,18 @@ import numpy as np
 
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.stats import RunStats, Values
+from spoilfive_jax.core.validate import as_key
 
 score_unit = generic.score_unit
-rollout_keys = generic.rollout_keys
 rollout_deal = generic.rollout_deal
 deal_states = generic.deal_states
 hand_keys = generic.hand_keys
 hands_won = generic.hands_won
+
+
+def rollout_keys(env: Any, key: jax.Array) -> Any:
+    """The run's key (the base's), refusing anything but a PRNG key or an int seed by name."""
+    return generic.rollout_keys(env, as_key(key))
 
 
 def deal_options(env: Any, dealer: Any = 0, carried: Any = 0, **options: Any) -> dict[str, int]:

@@ -92,6 +92,20 @@ def test_illegal_action_ends_the_hand() -> None:
         env.checked_step(s, 0)
 
 
+def test_a_traced_bad_dealer_ends_the_hand_at_once() -> None:
+    """Under jit nothing can raise: the hand has ended, ``illegal`` set, nothing scored; a valid
+    traced dealer deals exactly the host deal (issue 22, item 4)."""
+    env = OhHell(4, OhHellRules(num_tricks=2))
+    init = jax.jit(env.init)
+    bad = init(jax.random.PRNGKey(0), jax.numpy.int32(9))
+    assert bool(bad.terminated) and bool(bad.illegal) and int(bad.current_player) == -1
+    assert env.phase_names[int(bad.phase)] == "done" and not bad.rewards.any()
+    assert env.legal_actions(bad) == []
+    good, host = init(jax.random.PRNGKey(0), jax.numpy.int32(3)), env.init(0, 3)
+    for x, y in zip(jax.tree.leaves(good), jax.tree.leaves(host), strict=True):
+        assert np.array_equal(x, y)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [

@@ -21,9 +21,10 @@ def card_id(text: str) -> int:
     return _card_id(text, joker=True)
 
 
-def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
-    """Card ids from ``"5H JK A♥"`` (spaces or commas) or a list of card texts."""
-    return _parse_cards(text, joker=True)
+def parse_cards(text: str | list[str] | tuple[str, ...], unique: bool = True) -> list[int]:
+    """Card ids from ``"5H JK A♥"`` (spaces or commas) or a list of card texts; a card given
+    twice is a ``ValueError`` unless ``unique=False`` (``core.cards.parse_cards``)."""
+    return _parse_cards(text, joker=True, unique=unique)
 
 
 _SPECIAL_NAMES = {

@@ -7,7 +7,7 @@ naming the problem; ``checked_step`` refuses an illegal action instead of ending
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -24,8 +24,8 @@ import spoilfive_jax.games.forty_five.provider as provider
 import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, PolicyFn
-from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.core.env import Env, PolicyFn, check_state, checked_deal
+from spoilfive_jax.core.validate import as_key, check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.actions import action_id as action_id
 from spoilfive_jax.games.forty_five.actions import action_str as action_str
 from spoilfive_jax.games.forty_five.actions import card_id as card_id
@@ -50,15 +50,38 @@ class FortyFive(Env[State, FortyFiveRules]):
     Under ``jax.jit`` nothing can raise, so ``step`` with an illegal action ends the hand at once:
     the offender's team loses ``rules.illegal_penalty`` points and ``state.illegal`` is set.
     Stepping a terminated state returns it unchanged with zero rewards.
+
+    Each variant has its class, a subclass: a table of Twenty-Five rules is a ``TwentyFive`` and
+    one of Auction rules an ``AuctionFortyFives``, however it is made (``FortyFive(4,
+    FortyFiveRules.twenty_five())``, ``TwentyFive(4)``, ``sf.make("twenty_five")``), so
+    ``isinstance`` tells the game; ``isinstance(env, FortyFive)`` is true for the whole family.
     """
 
     num_actions = NUM_ACTIONS
     rules_type = FortyFiveRules
     default_num_players = 4
     phase_names = game.PHASE_NAMES
+    variant: ClassVar[str | None] = None  # a variant's class: the only variant it plays
 
-    def __init__(self, num_players: int = 4, rules: FortyFiveRules | None = None) -> None:
+    def __new__(
+        cls, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> FortyFive:
+        # ``FortyFive(n, rules)`` makes the class of the rules' variant; ``__init__`` follows.
+        if cls is FortyFive and isinstance(rules, FortyFiveRules):
+            cls = _VARIANT_CLASSES.get(rules.variant, FortyFive)
+        return super().__new__(cls)
+
+    def __init__(self, num_players: int | None = 4, rules: FortyFiveRules | None = None) -> None:
         super().__init__(num_players, rules)
+        if self.variant is not None and self.rules.variant != self.variant:
+            raise ValueError(
+                f"{type(self).__name__} plays the {self.variant!r} variant, got rules of "
+                f"{self.rules.variant!r}: use sf.forty_five.FortyFive(num_players, rules)"
+            )
+
+    def table(self, num_players: int, rules: FortyFiveRules) -> FortyFive:
+        """The family's table for ``num_players`` and ``rules``: the class of their variant."""
+        return FortyFive(num_players, rules)
 
     @property
     def id(self) -> str:
@@ -92,11 +115,14 @@ class FortyFive(Env[State, FortyFiveRules]):
                 raise ValueError(f"scores must be integers, got dtype {s.dtype}")
         return jnp.asarray(scores, jnp.int32)
 
-    def init(self, key: jax.Array, dealer: Any = 0, scores: Any = None) -> State:
-        """A uniformly random deal.  ``scores`` int[T]: the game scores so far (None: zeros, a
-        new game).  Host values are validated; traced ones are used as given."""
-        check_int("dealer", dealer, 0, self.num_players - 1)
-        return game.deal_random(key, dealer, self._scores(scores), self.num_players, self.rules)
+    def init(self, key: jax.Array | int, dealer: Any = 0, scores: Any = None) -> State:
+        """A uniformly random deal.  ``key``: a PRNG key or an int seed.  ``scores`` int[T]: the
+        game scores so far (None: zeros, a new game).  Host values are validated; traced scores
+        are used as given, and a traced dealer outside 0..N-1 gives a hand that has ended at
+        once with ``state.illegal`` set and nothing scored (``core.env.checked_deal``)."""
+        key, s = as_key(key), self._scores(scores)
+        n, rules = self.num_players, self.rules
+        return checked_deal(self, dealer, lambda d: game.deal_random(key, d, s, n, rules))
 
     def init_from_deck(self, deck: Any, dealer: Any = 0, scores: Any = None) -> State:
         """Deal from ``deck``, a permutation of the 52 cards (53 with the joker), deck[0] first.
@@ -104,7 +130,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         Five cards a seat from the eldest hand (dealer + 1) clockwise, in packets of
         ``rules.deal_packets``; card 5N is turned up (card 5N + 1 too if 5N is the joker); in
         Auction the rest of the deck is the stock, drawn in order.  A traced deck is not
-        validated.
+        validated; a traced dealer is treated as in ``init``.
         """
         size = self.rules.deck_size
         d = concrete(deck)
@@ -112,10 +138,9 @@ class FortyFive(Env[State, FortyFiveRules]):
             if d.shape != (size,):
                 raise ValueError(f"deck must have shape ({size},), got {d.shape}")
             self._check_cards("deck", d)
-        check_int("dealer", dealer, 0, self.num_players - 1)
-        return game.deal_from_deck(
-            jnp.asarray(deck, jnp.int32), dealer, self._scores(scores), self.num_players, self.rules
-        )
+        deck, s = jnp.asarray(deck, jnp.int32), self._scores(scores)
+        n, rules = self.num_players, self.rules
+        return checked_deal(self, dealer, lambda dl: game.deal_from_deck(deck, dl, s, n, rules))
 
     def init_from_deal(
         self,
@@ -171,15 +196,20 @@ class FortyFive(Env[State, FortyFiveRules]):
                 if next_card == up:
                     raise ValueError("stock[0] is the turned-up joker")
             order = np.zeros(size, np.int32)
-        return game.new_hand(
-            card_sets,
-            jnp.int32(up),
-            jnp.int32(next_card),
-            jnp.asarray(order, jnp.int32),
+        s = self._scores(scores)
+        return checked_deal(
+            self,
             dealer,
-            self._scores(scores),
-            n,
-            rules,
+            lambda d: game.new_hand(
+                card_sets,
+                jnp.int32(up),
+                jnp.int32(next_card),
+                jnp.asarray(order, jnp.int32),
+                d,
+                s,
+                n,
+                rules,
+            ),
         )
 
     def _check_cards(self, name: str, ids: np.ndarray) -> None:
@@ -205,15 +235,17 @@ class FortyFive(Env[State, FortyFiveRules]):
 
     # ------------------------------------------------------------------ whole games
 
-    def next_hand(self, key: jax.Array, state: State) -> State:
+    def next_hand(self, key: jax.Array | int, state: State) -> State:
         """Pure: a random deal of the next hand of the game (dealer + 1, scores carried; a new
-        game when ``state.game_over``)."""
-        return game.next_hand(key, state, self.rules)
+        game when ``state.game_over``).  ``key``: a PRNG key or an int seed."""
+        check_state(self, state, "next_hand")
+        return game.next_hand(as_key(key), state, self.rules)
 
-    def step_game(self, state: State, action: Any, key: jax.Array) -> State:
-        """Pure: ``step`` for whole games (the next hand is dealt with ``key`` when a hand ends
-        and the game goes on; ``terminated`` only at the end of the game)."""
-        return game.continue_game(self.step(state, action), key, self.rules)
+    def step_game(self, state: State, action: Any, key: jax.Array | int) -> State:
+        """Pure: ``step`` for whole games (the next hand is dealt with ``key``, a PRNG key or an
+        int seed, when a hand ends and the game goes on; ``terminated`` only at the end of the
+        game)."""
+        return game.continue_game(self.step(state, action), as_key(key), self.rules)
 
     # ------------------------------------------------------------------ observation
 
@@ -253,11 +285,47 @@ class FortyFive(Env[State, FortyFiveRules]):
     }
 
 
-def TwentyFive(num_players: int = 4, **overrides: Any) -> FortyFive:
-    """Twenty-Five: 5 points a trick, no best-trump bonus, games to 25 (``target=`` to change)."""
-    return FortyFive(num_players, FortyFiveRules.twenty_five(**overrides))
+class TwentyFive(FortyFive):
+    """Twenty-Five: 5 points a trick, no best-trump bonus, games to 25 (``target=`` to change).
+
+    ``TwentyFive(4, target=50)`` takes rule options as keywords, or ``rules=`` (Twenty-Five
+    rules: ``FortyFiveRules.twenty_five(...)``)."""
+
+    variant = "twenty_five"
+
+    def __init__(
+        self, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> None:
+        super().__init__(num_players, _variant_rules(FortyFiveRules.twenty_five, rules, overrides))
 
 
-def AuctionFortyFives(num_players: int = 4, **overrides: Any) -> FortyFive:
-    """Auction Forty-Fives to 120 (bidding 15-30, the bidder names trump, discard and draw)."""
-    return FortyFive(num_players, FortyFiveRules.auction_forty_fives(**overrides))
+class AuctionFortyFives(FortyFive):
+    """Auction Forty-Fives to 120 (bidding 15-30, the bidder names trump, discard and draw).
+
+    Rule options as keywords (``AuctionFortyFives(4, joker=True)``), or ``rules=`` (Auction
+    rules: ``FortyFiveRules.auction_forty_fives(...)``)."""
+
+    variant = "auction"
+
+    def __init__(
+        self, num_players: int | None = 4, rules: FortyFiveRules | None = None, **overrides: Any
+    ) -> None:
+        preset = FortyFiveRules.auction_forty_fives
+        super().__init__(num_players, _variant_rules(preset, rules, overrides))
+
+
+_VARIANT_CLASSES: dict[str, type[FortyFive]] = {
+    "twenty_five": TwentyFive,
+    "auction": AuctionFortyFives,
+}
+
+
+def _variant_rules(
+    preset: Callable[..., FortyFiveRules], rules: FortyFiveRules | None, overrides: dict[str, Any]
+) -> FortyFiveRules:
+    """The rules of a variant's table: ``rules`` as given, or the preset with ``overrides``."""
+    if rules is None:
+        return preset(**overrides)
+    if overrides:
+        raise ValueError("give either rules= or rule options as keywords, not both")
+    return rules

@@ -42,6 +42,7 @@ import spoilfive_jax.games.forty_five.phases as phases
 from spoilfive_jax.core import bits, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import draw_deck, hands_from_deck
+from spoilfive_jax.core.validate import check_num_players
 from spoilfive_jax.games.forty_five.legal import legal_plays as legal_plays
 from spoilfive_jax.games.forty_five.legal import legal_set as legal_set
 from spoilfive_jax.games.forty_five.legal import may_withhold as may_withhold
@@ -231,14 +232,15 @@ def deal_random(
 
 
 def state_bytes(num_players: int, rules: FortyFiveRules | None = None) -> int:
-    """Bytes of one hand's ``State`` (measured from the real field shapes)."""
-    rules = rules or FortyFiveRules()
+    """Bytes of one hand's ``State`` (measured from the real field shapes) at a table of
+    ``num_players`` (2..10, else ``ValueError``)."""
+    n, rules = check_num_players(num_players), rules or FortyFiveRules()
     shapes = jax.eval_shape(
         lambda: deal_from_deck(
-            jnp.arange(deck_prefix(num_players, rules), dtype=jnp.int32),
+            jnp.arange(deck_prefix(n, rules), dtype=jnp.int32),
             jnp.int32(0),
-            jnp.zeros(num_teams(num_players), jnp.int32),
-            num_players,
+            jnp.zeros(num_teams(n), jnp.int32),
+            n,
             rules,
         )
     )

@@ -21,7 +21,7 @@ import numpy as np
 
 from spoilfive_jax.core.env import PolicyFn
 from spoilfive_jax.core.stats import array_module, masked_total, no_per_hand
-from spoilfive_jax.core.validate import check_bool, positive_int
+from spoilfive_jax.core.validate import as_key, check_bool, positive_int
 from spoilfive_jax.games.forty_five.game import State, next_hand
 from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
@@ -172,7 +172,6 @@ def play_games(
         raise ValueError(f"env must be a FortyFive, got {type(env).__name__}")
     num_games = positive_int("num_games", num_games)  # type: ignore[assignment]
     who, seat_policy = lineup(env, policy)
-    key = jax.random.PRNGKey(key) if isinstance(key, int) else key
     per_hand = check_bool("per_hand", per_hand)
     return games(key, env, who, seat_policy, num_games, max_hands, batch_size, per_hand)
 
@@ -187,7 +186,7 @@ def _totals(out: tuple[jax.Array, ...], num_teams: int, count: jax.Array) -> dic
 
 
 def games(
-    key: jax.Array,
+    key: jax.Array | int,
     env: FortyFive,
     who: Lineup,
     seat_policy: np.ndarray,
@@ -198,7 +197,9 @@ def games(
 ) -> GameResult | GameSummary:
     """``play_games`` with the policies resolved (the ``Sessions`` capability).  Chunk ``i``
     of ``batch_size`` games is keyed ``fold_in(key, i)``: the games depend on the batch size.
-    ``per_hand=False``: chunk by chunk, only the summary's totals kept (a ``GameSummary``)."""
+    ``per_hand=False``: chunk by chunk, only the summary's totals kept (a ``GameSummary``).
+    ``key``: a PRNG key or an int seed (anything else: a ``ValueError`` naming it, ``as_key``)."""
+    key = as_key(key)
     max_hands = positive_int("max_hands", max_hands)  # type: ignore[assignment]
     batch_size = positive_int("batch_size", batch_size)  # type: ignore[assignment]
     size = min(int(batch_size), int(num_games))

@@ -52,7 +52,6 @@ from spoilfive_jax.core.position import (
     check_table,
     position_fields,
     position_table,
-    table_for,
 )
 from spoilfive_jax.games.forty_five.history_text import (
     SUITS,
@@ -76,7 +75,8 @@ def _jitted(rules: FortyFiveRules) -> tuple[Any, Any]:
 def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     """The table a position names (``players=``, ``rules=``; ``env``'s where not given)."""
     f = position_fields(text, fields, _FIELDS)
-    return table_for(env, *position_table(env, f, parse_rules))
+    n, rules = position_table(env, f, parse_rules)  # ``env.table``: another variant's class
+    return env if (n, rules) == (env.num_players, env.rules) else env.table(n, rules)
 
 
 def _int(f: dict[str, Any], name: str, default: int) -> int:

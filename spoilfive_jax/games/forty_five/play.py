@@ -429,6 +429,8 @@ class FamilyGame(TerminalTable):
             return f"you won the auction at {v.bid}: name a trump suit (clubs, diamonds, ...)"
         if v.phase == PHASE_ANNOUNCE:
             return "answer jink (your team takes all five tricks) or pass"
+        if action == JOKER and not self.rules.joker:  # as ``spoilfive score`` says it
+            return "the joker (JK) is not in play: add --joker"
         if is_card and action not in hand:
             return f"you do not hold {ctext(action)}; you hold {_cards(hand)}"
         if v.phase in (PHASE_ROB, PHASE_JOKER):

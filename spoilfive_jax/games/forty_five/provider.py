@@ -30,6 +30,7 @@ from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.stats import RunStats, Values, array_module
+from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -64,8 +65,9 @@ class Deal(NamedTuple):
 
 
 def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
-    k1, k2 = jax.random.split(key)
+    """(uint32 seed of the counter hash, PRNG key of the policies) of a run; ``key`` anything
+    but a PRNG key or an int seed is a ``ValueError`` naming it (``as_key``), for every tool."""
+    k1, k2 = jax.random.split(as_key(key))
     return jax.random.bits(k1, (), fast.U32), k2
 
 

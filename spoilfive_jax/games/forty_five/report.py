@@ -138,8 +138,9 @@ def default_policy(env: Any) -> str:
 
 
 def read_cards(env: Any, text: str | list[str]) -> list[int]:
-    """Card ids of ``5H``, ``10♦``, ``JK`` ..., refusing the joker when it is not in play."""
-    cards = parse_cards(text)
+    """Card ids of ``5H``, ``10♦``, ``JK`` ..., refusing the joker when it is not in play;
+    repeats are kept for the command line, which names a card given twice in context."""
+    cards = parse_cards(text, unique=False)
     if JOKER in cards and not env.rules.joker:
         raise ValueError("the joker (JK) is not in play: add --joker")
     return cards

@@ -26,8 +26,8 @@ import spoilfive_jax.games.spoil_five.report as report
 import spoilfive_jax.games.spoil_five.session as session
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
-from spoilfive_jax.core.env import Env, PolicyFn
-from spoilfive_jax.core.validate import check_cards, check_int, concrete
+from spoilfive_jax.core.env import Env, PolicyFn, checked_deal
+from spoilfive_jax.core.validate import as_key, check_cards, check_int, concrete
 from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
 from spoilfive_jax.games.spoil_five.policies import BUILTIN
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -59,36 +59,45 @@ class SpoilFive(Env[State, Rules]):
 
     # ------------------------------------------------------------------ starting a hand
 
-    def init(self, key: jax.Array, dealer: Any = 0, carried: Any = 0) -> State:
-        """A uniformly random deal.  ``carried``: chips in the pot from spoiled hands.
+    def init(self, key: jax.Array | int, dealer: Any = 0, carried: Any = 0) -> State:
+        """A uniformly random deal.  ``key``: a PRNG key or an int seed.  ``carried``: chips in
+        the pot from spoiled hands.
 
-        Host values of ``dealer``/``carried`` are validated; traced ones are used as given
-        (dealer must then lie in 0..N-1 and carried be >= 0).
+        Host values of ``dealer``/``carried`` are validated.  Traced ones cannot raise: a
+        dealer outside 0..N-1 gives a hand that has ended at once with ``state.illegal`` set
+        and no chips moved (``core.env.checked_deal``); carried is used as given (>= 0).
         """
-        self._check_dealer_carried(dealer, carried)
-        return _deal_random(key, _i32(dealer), _i32(carried), self.num_players, self.rules)
+        key = as_key(key)
+        check_int("carried", carried, 0, None)
+        n, rules = self.num_players, self.rules
+        return checked_deal(
+            self, dealer, lambda d: _deal_random(key, _i32(d), _i32(carried), n, rules)
+        )
 
     def init_from_deck(self, deck: Any, dealer: Any = 0, carried: Any = 0) -> State:
         """Deal from ``deck`` int[52], a permutation of 0..51, ``deck[0]`` dealt first.
 
         Dealing starts at the eldest hand (dealer + 1) and goes clockwise, in packets of
         ``rules.deal_packets``; card ``5N`` of the deck is turned up.  A traced deck (under
-        jit/vmap) is not validated.
+        jit/vmap) is not validated; a traced dealer is treated as in ``init``.
         """
         d = concrete(deck)
         if d is not None:
             if d.shape != (NUM_CARDS,):
                 raise ValueError(f"deck must have shape (52,), got {d.shape}")
             check_cards("deck", d, NUM_CARDS, card_str)
-        self._check_dealer_carried(dealer, carried)
+        check_int("carried", carried, 0, None)
         deck = jnp.asarray(deck, jnp.int32)
-        return _deal_from_deck(deck, _i32(dealer), _i32(carried), self.num_players, self.rules)
+        n, rules = self.num_players, self.rules
+        return checked_deal(
+            self, dealer, lambda dl: _deal_from_deck(deck, _i32(dl), _i32(carried), n, rules)
+        )
 
     def init_from_deal(self, hands: Any, turnup: Any, dealer: Any = 0, carried: Any = 0) -> State:
         """Start from chosen hands: ``hands`` int[N, 5] card ids by seat, ``turnup`` a card id.
 
         Validation (concrete inputs): shape, ids in 0..51, no duplicate card anywhere, the
-        turn-up not in a hand, dealer in 0..N-1, carried >= 0.
+        turn-up not in a hand, dealer in 0..N-1, carried >= 0 (a traced dealer: as in ``init``).
         """
         n = self.num_players
         h, t = concrete(hands), concrete(turnup)
@@ -102,13 +111,13 @@ class SpoilFive(Env[State, Rules]):
             check_cards("turnup", t.reshape(1), NUM_CARDS, card_str)
             if h is not None and int(t) in set(h.reshape(-1).tolist()):
                 raise ValueError(f"turnup {card_str(int(t))} is also in a hand")
-        self._check_dealer_carried(dealer, carried)
-        hands = jnp.asarray(hands, jnp.int32)
-        return _deal_hands(hands, _i32(turnup), _i32(dealer), _i32(carried), n, self.rules)
-
-    def _check_dealer_carried(self, dealer: Any, carried: Any) -> None:
-        check_int("dealer", dealer, 0, self.num_players - 1)
         check_int("carried", carried, 0, None)
+        hands, rules = jnp.asarray(hands, jnp.int32), self.rules
+        return checked_deal(
+            self,
+            dealer,
+            lambda d: _deal_hands(hands, _i32(turnup), _i32(d), _i32(carried), n, rules),
+        )
 
     # ------------------------------------------------------------------ game hooks
 

@@ -32,6 +32,7 @@ from spoilfive_jax.core.tricks import (
     revealed_void,
     top_trumps,
 )
+from spoilfive_jax.core.validate import check_num_players
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.games.spoil_five.state import (
     NUM_ACTIONS,
@@ -62,13 +63,15 @@ _JINK_CLAIM_SET = bits.const([JINK, CLAIM])
 
 
 def state_bytes(num_players: int, rules: Rules | None = None) -> int:
-    """Bytes of one hand's ``State`` in memory (measured from the real field shapes)."""
+    """Bytes of one hand's ``State`` in memory (measured from the real field shapes) at a table
+    of ``num_players`` (2..10, else ``ValueError``)."""
+    n = check_num_players(num_players)
     shapes = jax.eval_shape(
         lambda: deal_from_deck(
             jnp.arange(NUM_CARDS, dtype=jnp.int32),
             jnp.int32(0),
             jnp.int32(0),
-            num_players,
+            n,
             rules or Rules(),
         )
     )

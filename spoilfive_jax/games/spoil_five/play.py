@@ -346,6 +346,8 @@ class TerminalGame(TerminalTable):
         for word in ("discard ", "rob ", "play "):
             if low.startswith(word):
                 text = text[len(word) :]
+        if low in ("jk", "joker"):
+            raise ValueError("Spoil Five has no joker (JK): the pack is 52 cards")
         try:
             return card_id(text)
         except ValueError:

@@ -21,7 +21,7 @@ import spoilfive_jax.games.spoil_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import RunStats, Values, array_module
-from spoilfive_jax.core.validate import check_int
+from spoilfive_jax.core.validate import as_key, check_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -64,8 +64,9 @@ def max_decisions(num_players: int) -> int:
 
 
 def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(uint32 seed of the counter hash, PRNG key of the policies) of a run."""
-    k1, k2 = jax.random.split(key)
+    """(uint32 seed of the counter hash, PRNG key of the policies) of a run; ``key`` anything
+    but a PRNG key or an int seed is a ``ValueError`` naming it (``as_key``), for every tool."""
+    k1, k2 = jax.random.split(as_key(key))
     return jax.random.bits(k1, (), U32), k2
 
 

@@ -95,8 +95,9 @@ def default_policy(env: Any) -> str:
 
 
 def read_cards(env: Any, text: str | list[str]) -> list[int]:
-    """Card ids of ``5H``, ``10♦`` ... (no joker in Spoil Five)."""
-    return parse_cards(text)
+    """Card ids of ``5H``, ``10♦`` ... (no joker in Spoil Five); repeats are kept for the
+    command line, which names a card given twice with its place in the line."""
+    return parse_cards(text, unique=False)
 
 
 def tournament_note(env: Any) -> str:
