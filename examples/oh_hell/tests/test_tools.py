@@ -134,4 +134,4 @@ def test_cli_analyze() -> None:
     out = _cli("analyze", "--game", "oh_hell", "--samples", "8", "--json", "--quiet", POSITION)
     assert out.returncode == 0, out.stderr
     moves = json.loads(out.stdout)["moves"]
-    assert [m["text"] for m in moves] == ["2♣"]
+    assert [m["text"] for m in moves] == ["2C"]  # machine text, as every JSON
