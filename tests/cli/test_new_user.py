@@ -1,4 +1,4 @@
-"""Regressions of the command-line defects issue 22 found by trying the project as a new user
+"""Regressions of the command-line defects found by trying the project as a new user
 would (items 1, 15, 16, 18, 20, 22 and 23): each test would have caught its defect."""
 
 from __future__ import annotations

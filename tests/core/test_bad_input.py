@@ -1,6 +1,6 @@
 """Bad input to the core (``init``, ``step``, ``legal_actions``) is refused with one ``ValueError``
 naming what is wrong, in Python when the function is called or traced; where nothing can raise
-(a traced dealer under jit) the documented outcome is checked (issue 22: items 4, 6, 7, 8)."""
+(a traced dealer under jit) the documented outcome is checked."""
 
 from __future__ import annotations
 

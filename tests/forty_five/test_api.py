@@ -59,8 +59,8 @@ def test_top_level_exports():
 
 
 def test_each_variant_is_a_real_class_however_its_table_is_made():
-    """Issue 22, item 24: ``TwentyFive`` and ``AuctionFortyFives`` were functions with class
-    names (``isinstance(e, AuctionFortyFives)`` raised ``TypeError``)."""
+    """``TwentyFive`` and ``AuctionFortyFives`` are classes, so ``isinstance`` works on every
+    table of their rules, however it was made."""
     for cls, game_id, preset in (
         (ff.TwentyFive, "twenty_five", ff.FortyFiveRules.twenty_five),
         (ff.AuctionFortyFives, "auction_forty_fives", ff.FortyFiveRules.auction_forty_fives),

@@ -51,7 +51,7 @@ def test_must_follow_suit() -> None:
 
 
 def test_the_joker_out_of_play_is_named_as_such() -> None:
-    """Issue 22, item 22: without --joker, typing JK said "you do not hold JK"."""
+    """Without --joker, JK is named as out of play, not as a card the player lacks."""
     hands = deal("3C 4D 6D 7D 8D", "2H 3H 4H 6H 7H", "8H 9H 10H JH QH", "KC QC JC 10C 9C")
     state = FORTY_FIVE.init_from_deal(hands, turnup=parse_cards("2S")[0], dealer=2)
     text = drive(FORTY_FIVE, state, "JK\njoker\n")

@@ -1,5 +1,5 @@
 """A saved agent refuses what it cannot play, and a file that is not an agent, with one
-``ValueError`` in the library's words (issue 22: items 1 and 11)."""
+``ValueError`` in the library's words"""
 
 from __future__ import annotations
 

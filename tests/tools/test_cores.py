@@ -83,8 +83,8 @@ def test_analysis_shards_over_the_devices_with_the_same_result():
 
 
 def test_a_late_call_warns_when_it_cannot_give_what_was_asked():
-    """Issue 22, item 25: after JAX has computed, the call changes nothing; it returned the
-    count in force without a word."""
+    """After JAX has computed, the call changes nothing, so it warns: returning the count in
+    force without a word cost users an hour."""
     import warnings
 
     import jax

@@ -32,7 +32,8 @@ def test_unbound_pimc_refuses_to_play_and_bad_arguments() -> None:
 
 
 def test_a_bad_rollout_policy_is_refused_when_the_bot_is_built_or_bound() -> None:
-    """Issue 22, item 12: not when the bot first plays."""
+    """Checked when the bot is built or bound, not when it first plays: a late error hides
+    its cause."""
     with pytest.raises(ValueError, match="rollout_policy 'nope' is not a built-in policy of any"):
         sf.pimc(rollout_policy="nope")
     with pytest.raises(ValueError, match="rollout_policy must be a built-in policy name or a"):

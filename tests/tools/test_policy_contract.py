@@ -1,5 +1,5 @@
 """A custom policy of the wrong kind is one ``ValueError`` saying what a policy must be, raised
-when it is traced, from every loop that plays hands with it (issue 22, item 9): not JAX's
+when it is traced, from every loop that plays hands with it: not JAX's
 ``TracerBoolConversionError`` or ``cond branches must have equal output types``."""
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def test_illegal_action_ends_the_hand() -> None:
 
 def test_a_traced_bad_dealer_ends_the_hand_at_once() -> None:
     """Under jit nothing can raise: the hand has ended, ``illegal`` set, nothing scored; a valid
-    traced dealer deals exactly the host deal (issue 22, item 4)."""
+    traced dealer deals exactly the host deal."""
     env = OhHell(4, OhHellRules(num_tricks=2))
     init = jax.jit(env.init)
     bad = init(jax.random.PRNGKey(0), jax.numpy.int32(9))
