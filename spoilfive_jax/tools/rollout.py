@@ -25,7 +25,7 @@ import numpy as np
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import RunStats, add_batches, batch_stats, no_per_hand, run_stats
-from spoilfive_jax.core.validate import check_bool, positive_int
+from spoilfive_jax.core.validate import as_key, check_bool, positive_int
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.sharding import batch_for, default_batch_size, shard_batch
@@ -43,13 +43,6 @@ def check_env(env: Any) -> Env[Any, Any]:
             f"sf.FortyFive(...) or sf.make(game_id)), got {type(env).__name__}"
         )
     return env
-
-
-def as_key(key: jax.Array | int) -> jax.Array:
-    """A PRNG key from a key or an integer seed."""
-    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-        return jax.random.PRNGKey(int(key))
-    return key  # type: ignore[return-value]
 
 
 def batch_size_for(batch_size: Any, total: int) -> int:
