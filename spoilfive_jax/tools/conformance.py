@@ -66,7 +66,8 @@ def _row(tree: Any, i: int) -> Any:
 
 def _rollouts(env: Env[Any, Any], seed: int) -> None:
     n = env.num_players
-    whole = rollout(seed, env, "random", num_hands=24, batch_size=24)
+    # two batch sizes (two compiles): the streamed run shares the first one's program
+    whole = rollout(seed, env, "random", num_hands=24, batch_size=16)
     split = rollout(seed, env, "random", num_hands=24, batch_size=8)
     assert whole.rewards.dtype == np.float32 and whole.rewards.shape == (24, n), (
         f"{env.id} Rollouts: rewards are {whole.rewards.dtype}{list(whole.rewards.shape)}, "
@@ -117,17 +118,21 @@ def _kernel(env: Env[Any, Any], seed: int) -> None:
     options = {k: jnp.full(16, v, jnp.int32) for k, v in rollouts.deal_options(env).items()}
     ids = jnp.arange(16, dtype=jnp.uint32)
     deal = rollouts.rollout_deal(env, keys, ids, options)
-    for name in env.policy_names:
-        if name == "random":  # (a kernel's random player may draw its own numbers)
-            continue
-        who, seat_policy = lineup(env, name)
-        fast = play_deals(env, who, keys, ids, deal, jnp.asarray(seat_policy))
+    play = jax.jit(play_deals, static_argnums=(0, 1))  # op by op, a kernel took seconds
+    # Every non-random built-in seated at once (cycled over the seats; more lineups when there
+    # are more built-ins than seats): one fast and one public-step program for all of them.
+    names = [name for name in env.policy_names if name != "random"]  # (a kernel's random
+    n = env.num_players  # player may draw its own numbers)
+    for group in (names[i : i + n] for i in range(0, len(names), n)):
+        seats = [group[s % len(group)] for s in range(n)]
+        who, seat_policy = lineup(env, seats)
+        fast = play(env, who, keys, ids, deal, jnp.asarray(seat_policy))
         slow_who = type(who)(who.policies, (None,) * len(who.names))  # through the step
-        slow = play_deals(env, slow_who, keys, ids, deal, jnp.asarray(seat_policy))
+        slow = play(env, slow_who, keys, ids, deal, jnp.asarray(seat_policy))
         for field in sorted(set(fast) & set(slow)):
             assert np.array_equal(np.asarray(fast[field]), np.asarray(slow[field])), (
-                f"{env.id} RolloutKernel: with {name!r} at every seat the kernel's {field} "
-                "differs from the public step's on the same deals"
+                f"{env.id} RolloutKernel: with {', '.join(seats)} at the seats the kernel's "
+                f"{field} differs from the public step's on the same deals"
             )
 
 
@@ -138,6 +143,9 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     assert fields and all(f in labels for f in fields), f"{env.id} Analysis: a field lacks a label"
     width = analysis.max_legal_actions(env)
     key = jax.random.PRNGKey(seed)
+    # one compile for every position (called op by op, each position took seconds)
+    resample = jax.jit(analysis.resample_hidden_many, static_argnums=(0, 4))
+    observe = jax.jit(env.observe)
     for t, batch in enumerate(states[:: max(1, len(states) // 4)]):
         live = np.flatnonzero(~np.asarray(batch.terminated))[:3]
         for i in live.tolist():
@@ -146,11 +154,12 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
             assert int(np.asarray(state.legal_action_mask).sum()) <= width, (
                 f"{env.id} Analysis: more legal actions than max_legal_actions {width}"
             )
-            worlds = analysis.resample_hidden_many(env, jax.random.fold_in(key, t), state, p, 4)
+            worlds = resample(env, jax.random.fold_in(key, t), state, jnp.int32(p), 4)
             for w in range(4):
                 world = _row(worlds, w)
                 same = np.array_equal(
-                    np.asarray(env.observe(world, p)), np.asarray(env.observe(state, p))
+                    np.asarray(observe(world, jnp.int32(p))),
+                    np.asarray(observe(state, jnp.int32(p))),
                 )
                 assert same, (
                     f"{env.id} Analysis: a resampled world changes what seat {p} observes "
@@ -166,7 +175,8 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     policy = env.builtin_policy("random")
     one = jax.tree.map(lambda x: x[None], state)
     player = jnp.asarray([int(state.current_player)], jnp.int32)
-    values = analysis.playout(env, key[None], one, actions, player, policy)
+    playout = jax.jit(analysis.playout, static_argnums=(0, 5))
+    values = playout(env, key[None], one, actions, player, policy)
     for f in fields:
         v = np.asarray(values[f])
         assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
