@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -251,17 +252,23 @@ def env_facts(env: Any) -> dict[str, Any]:
     return {"game": env.id, "players": env.num_players, "rules": repr(env.rules)}
 
 
+def _version() -> str:
+    """The installed package's version (the package's ``__init__`` is above the tools)."""
+    try:
+        return importlib.metadata.version("spoilfive-jax")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def run_facts(tool: str, env: Any, key: jax.Array, **facts: Any) -> dict[str, Any]:
     """What makes a run's result: the tool, the game, the key, the backend, the package
     version and the tool's own ``facts``."""
-    from spoilfive_jax import __version__
-
     return {
         "tool": tool,
         **env_facts(env),
         "key": key_facts(key),
         "backend": jax.default_backend(),
-        "version": __version__,
+        "version": _version(),
         **facts,
     }
 

@@ -80,22 +80,17 @@ class Recorder:
 def test_a_stopped_rollout_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
     plain = sf.rollout(3, ENV, "random", HANDS, B, per_hand=False)
     progress, stop = stop_after(1)
-    first = sf.rollout(
-        3, ENV, "random", HANDS, B, progress, per_hand=False, checkpoint=tmp_path,
-        should_stop=stop,
-    )  # fmt: skip
+    kw: dict[str, Any] = {"per_hand": False, "checkpoint": tmp_path}
+    first = sf.rollout(3, ENV, "random", HANDS, B, progress, should_stop=stop, **kw)
     assert first.num_hands == 256  # one call of 16 batches
     assert Checkpoint(tmp_path).info()["done"] == 256
     seen: list[tuple[int, int]] = []
-    resumed = sf.rollout(
-        3, ENV, "random", HANDS, B, lambda d, t: seen.append((d, t)), per_hand=False,
-        checkpoint=tmp_path,
-    )  # fmt: skip
+    resumed = sf.rollout(3, ENV, "random", HANDS, B, lambda d, t: seen.append((d, t)), **kw)
     assert seen == [(256, HANDS), (HANDS, HANDS)]  # the bar starts at the hands already done
     assert resumed.num_hands == HANDS
     assert_identical(plain.summary(), resumed.summary())
     # run again: nothing left to play, the same result
-    again = sf.rollout(3, ENV, "random", HANDS, B, per_hand=False, checkpoint=tmp_path)
+    again = sf.rollout(3, ENV, "random", HANDS, B, **kw)
     assert_identical(plain.summary(), again.summary())
 
 
@@ -113,7 +108,7 @@ def test_a_writer_gets_every_hand_once_across_a_resume(tmp_path: Path) -> None:
     for name, x in whole.fields.items():
         np.testing.assert_array_equal(np.concatenate([p[name] for _, p in parts]), x, name)
     # a checkpoint of a run without that writer is another run's
-    with pytest.raises(ValueError, match="another run.*writer"):
+    with pytest.raises(ValueError, match=r"another run.*writer"):
         sf.rollout(3, ENV, "random", HANDS, B, **kw)
     assert isinstance(a, ChunkWriter)
 
@@ -171,7 +166,7 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path: Path) -> None:
             call()
         assert "\n" not in str(e.value)
     note = Checkpoint(tmp_path, note={"policies": ["agent:a.npz"]})
-    with pytest.raises(ValueError, match="another run.*note"):
+    with pytest.raises(ValueError, match=r"another run.*note"):
         sf.rollout(3, ENV, "random", HANDS, B, per_hand=False, checkpoint=note)
 
 
@@ -189,7 +184,7 @@ def test_a_damaged_checkpoint_is_never_used(tmp_path: Path) -> None:
     good = state.read_bytes()
     for at in (len(good) - 5, len(good) // 2, 80):  # in the arrays, the JSON, the checksum
         flip(state, at)
-        with pytest.raises(ValueError, match="is damaged.*sha256 does not match"):
+        with pytest.raises(ValueError, match=r"is damaged.*sha256 does not match"):
             sf.rollout(3, ENV, "random", HANDS, B, **kw)
         state.write_bytes(good)
     state.write_bytes(good[: len(good) // 2])  # torn
@@ -227,7 +222,7 @@ def test_bad_checkpoint_arguments_are_named(tmp_path: Path) -> None:
         sf.rollout(0, ENV, "random", 8, checkpoint=tmp_path)
     with pytest.raises(ValueError, match="need per_hand=False"):
         sf.evaluate(0, ENV, ["random", "heuristic"], 8, checkpoint=tmp_path)
-    with pytest.raises(ValueError, match="writer must be a tools.checkpoint.ChunkWriter"):
+    with pytest.raises(ValueError, match=r"writer must be a tools\.checkpoint\.ChunkWriter"):
         sf.rollout(0, ENV, "random", 8, per_hand=False, writer=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="note must be JSON-able"):
         Checkpoint(tmp_path, note={"x": object()})
