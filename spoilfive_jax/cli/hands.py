@@ -66,6 +66,7 @@ class TextHands:
         self.fresh = False  # the head is still to be written (before the first hands)
 
     def describe(self) -> dict[str, Any]:
+        """The format and the absolute path (or stdout)."""
         where = "stdout" if self.target == "-" else os.path.abspath(self.target)
         return {"format": self.format, "path": where}
 
@@ -74,6 +75,8 @@ class TextHands:
         return ""
 
     def open(self, position: dict[str, Any] | None) -> None:
+        """Start the file (``position`` None: truncated, the head written with the first hands) or
+        continue it at a checkpoint's byte offset."""
         if self.target == "-":
             self.file = sys.stdout
         elif position is None:
@@ -108,6 +111,7 @@ class TextHands:
             self.file.write(text.encode("utf-8"))
 
     def write(self, start: int, fields: Mapping[str, np.ndarray]) -> None:
+        """The records of hands ``start ..`` (``fields``: a chunk's rollout fields)."""
         cols = Columns(self.env, start, fields)
         if self.fresh:
             self._emit(self.head(cols))
@@ -120,6 +124,7 @@ class TextHands:
         raise NotImplementedError
 
     def sync(self) -> dict[str, Any]:
+        """Flush and fsync; the byte offset and the hands written so far."""
         self.file.flush()
         if self.file is not sys.stdout:
             os.fsync(self.file.fileno())
@@ -129,10 +134,12 @@ class TextHands:
         }
 
     def finish(self, complete: bool) -> dict[str, Any] | None:
+        """Flush what is written (the records stay as they are)."""
         self.file.flush()
         return None
 
     def close(self) -> None:
+        """Close the file (never stdout)."""
         if self.file is not None and self.file is not sys.stdout:
             self.file.close()
         self.file = None
@@ -144,9 +151,11 @@ class CsvHands(TextHands):
     format = "csv"
 
     def head(self, cols: Columns) -> str:
+        """The header row: the columns' names."""
         return _csv_text([list(cols.table)])
 
     def text(self, cols: Columns) -> str:
+        """One row of integers a hand."""
         table = np.column_stack([c.astype(np.int64) for c in cols.table.values()])
         return _csv_text(table.tolist())
 
@@ -161,12 +170,15 @@ class JsonHands(TextHands):
         self.meta = meta
 
     def describe(self) -> dict[str, Any]:
+        """The format, the path and the run's facts the head holds."""
         return {**super().describe(), "meta": jsonable(self.meta)}
 
     def head(self, cols: Columns) -> str:
+        """The run's facts, then the opening of the records' list."""
         return json.dumps(jsonable(self.meta), indent=2)[:-2] + ',\n  "hands": [\n'
 
     def text(self, cols: Columns) -> str:
+        """One record a line, separated by commas (also from the chunk before)."""
         scalar = [(f, _python(cols.table[f])) for f in cols.names]
         blocks, trick_rows = cols.block.astype(int).tolist(), cols.tricks.tolist()
         lines = []
@@ -181,6 +193,8 @@ class JsonHands(TextHands):
         return lead + ",\n".join(lines)
 
     def finish(self, complete: bool) -> dict[str, Any] | None:
+        """Close the records' list and the object (the checkpoint's offset stays before them: a
+        resume cuts them off)."""
         if not self.fresh:  # (a head was written: the records' list is open)
             self._emit(TAIL)
         return super().finish(complete)
@@ -210,13 +224,18 @@ class ParquetHands:
         self.writer: Any = None
 
     def describe(self) -> dict[str, Any]:
+        """The format, the absolute path and the metadata (the run's facts)."""
         return {"format": "parquet", "path": os.path.abspath(self.target), "meta": self.metadata}
 
     def part(self, i: int) -> Path:
+        """Part file ``i`` in the checkpoint directory."""
         assert self.parts is not None
         return self.parts / f"hands-{i:06d}.parquet"
 
     def open(self, position: dict[str, Any] | None) -> None:
+        """Without parts: nothing yet (FILE is made at the first write).  With parts: continue after
+        the checkpoint's parts, removing any a killed run wrote after them (all of them once FILE is
+        whole)."""
         if self.parts is None:
             return
         self.parts.mkdir(parents=True, exist_ok=True)
@@ -234,6 +253,7 @@ class ParquetHands:
                 stale.unlink()
 
     def write(self, start: int, fields: Mapping[str, np.ndarray]) -> None:
+        """One row group of hands ``start ..``: into FILE, or as a closed part file."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -253,11 +273,14 @@ class ParquetHands:
         self.count += 1
 
     def sync(self) -> dict[str, Any]:
+        """The parts are on disk (each was fsync'd): their count."""
         if self.parts is not None:
             sync_directory(self.parts)
         return {"parts": self.count}
 
     def finish(self, complete: bool) -> dict[str, Any] | None:
+        """FILE with every hand written: closed, or assembled from the parts; ``complete``: the
+        position that says FILE is whole."""
         if self.parts is None:
             self.close()
             return None
@@ -291,6 +314,7 @@ class ParquetHands:
         sync_directory(self.target.parent)
 
     def close(self) -> None:
+        """Close FILE's writer; once FILE is whole, remove the parts."""
         if self.writer is not None:
             self.writer.close()
             self.writer = None
@@ -316,27 +340,33 @@ class Writers:
         self.last: list[Any] = [None] * len(writers)
 
     def describe(self) -> dict[str, Any]:
+        """Every file's description."""
         return {"files": [w.describe() for w in self.writers]}
 
     def open(self, position: dict[str, Any] | None) -> None:
+        """Open every file at its position."""
         self.last = list(position["files"]) if position else [None] * len(self.writers)
         for w, p in zip(self.writers, self.last, strict=True):
             w.open(p)
 
     def write(self, start: int, fields: Mapping[str, np.ndarray]) -> None:
+        """Hands ``start ..`` to every file."""
         for w in self.writers:
             w.write(start, fields)
 
     def sync(self) -> dict[str, Any]:
+        """Every file's position."""
         self.last = [w.sync() for w in self.writers]
         return {"files": self.last}
 
     def finish(self, complete: bool) -> dict[str, Any] | None:
+        """Finish every file; the new positions (the last ones where a file keeps its own)."""
         new = [w.finish(complete) for w in self.writers]
         if all(p is None for p in new):
             return None
         return {"files": [p if p is not None else q for p, q in zip(new, self.last, strict=True)]}
 
     def close(self) -> None:
+        """Close every file."""
         for w in self.writers:
             w.close()

@@ -165,17 +165,18 @@ def score_hands(
         facts = {"policy": policy_facts(who.names, who.policies, seat_policy)}
         digest = hashlib.sha256(b"".join(x.tobytes() for x in (h, t, s))).hexdigest()
         facts.update(queries=digest, rollouts=r, batch=size, threshold=threshold)
-        end = run_chunks(
-            _streamed(*args, run_facts("score_hands", env, args[3], **facts)),
-            checkpoint=ckpt,
-            progress=progress,
-            stop=should_stop,
-        )
-        scored = end.done // r  # (every query, unless stopped)
-        pooled = [Moments(*(np.asarray(x)[:scored] for x in m)) for m in end.state]
-        means = [moment_mean(m).astype(np.float32) for m in pooled]
-        ses = [moment_se(m).astype(np.float32) for m in pooled]
+        loop = _streamed(*args, run_facts("score_hands", env, args[3], **facts))
+        end = run_chunks(loop, checkpoint=ckpt, progress=progress, stop=should_stop)
+        means, ses = _scored(end.state, end.done // r)  # (every query, unless stopped)
     return scoring.scores_from_moments(env, means, ses, r, threshold=threshold)
+
+
+def _scored(pooled: list[Moments], count: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Means and standard errors (float32[count]) of the first ``count`` queries' pooled
+    moments (one ``Moments`` per value)."""
+    first = [Moments(*(np.asarray(x)[:count] for x in m)) for m in pooled]
+    means = [moment_mean(m).astype(np.float32) for m in first]
+    return means, [moment_se(m).astype(np.float32) for m in first]
 
 
 def _calls(

@@ -5,7 +5,8 @@ the files and the summary of a run never stopped, damaged or foreign checkpoints
 line, and the progress bar's rate and ETA.
 
 The two runs that get killed start as subprocesses when this module starts and play while the
-in-process tests run; ``cli.main`` plays the uninterrupted run and the resumes in this process.
+in-process tests run (a thread sends each its signal as soon as its checkpoint shows progress);
+``cli.main`` plays the uninterrupted run and the resumes in this process.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,20 +76,38 @@ class Killed:
             cwd=where,
         )
 
-    def when_under_way(self, timeout: float = 180) -> int:
-        """Wait until the checkpoint holds some hands, not all; how many."""
-        ckpt = Checkpoint(self.where / "ckpt")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                info = ckpt.info()
-            except ValueError:  # (read while it was replaced: never, but do not fail on it)
-                info = None
-            if info is not None and info["done"] > 0:
-                assert info["done"] < HANDS, "the run ended before it could be stopped"
-                return int(info["done"])
-            time.sleep(0.005)
-        raise AssertionError(f"no checkpoint progress: {self.proc.communicate()}")
+    def signal_when_under_way(self, sig: int, timeout: float = 180) -> None:
+        """In a thread: send ``sig`` as soon as the checkpoint holds some hands, not all
+        (``done``: how many then; ``error``: why not)."""
+        self.done, self.error = 0, ""
+
+        def watch() -> None:
+            ckpt = Checkpoint(self.where / "ckpt")
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    info = ckpt.info()
+                except ValueError as e:  # (a checkpoint is replaced whole: never torn)
+                    self.error = str(e)
+                    return
+                if info is not None and info["done"] > 0:
+                    self.proc.send_signal(sig)
+                    self.done = int(info["done"])
+                    if self.done >= HANDS:
+                        self.error = "the run ended before it could be stopped"
+                    return
+                time.sleep(0.005)
+            self.error = "no checkpoint progress"
+
+        self.thread = threading.Thread(target=watch, daemon=True)
+        self.thread.start()
+
+    def result(self, timeout: float = 240) -> tuple[str, str]:
+        """(stdout, stderr) once the signalled run has ended."""
+        self.thread.join(timeout)
+        out, err = self.proc.communicate(timeout=timeout)
+        assert not self.error, (self.error, out, err)
+        return out, err
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +117,7 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Kille
         where = tmp_path_factory.mktemp(name)
         argv = [*RUN, *per_hand(where), *parquet(where), "--checkpoint", str(where / "ckpt")]
         runs[name] = Killed([*argv, "--quiet"] if name == "sigkill" else argv, where)
+        runs[name].signal_when_under_way(signal.SIGKILL if name == "sigkill" else signal.SIGINT)
     yield runs
     for run in runs.values():
         if run.proc.poll() is None:
@@ -219,12 +240,10 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_files_and_summary(
     killed: Any, whole: Any
 ) -> None:
     run = killed["sigkill"]
-    done = run.when_under_way()
-    run.proc.send_signal(signal.SIGKILL)
-    run.proc.wait(60)
+    run.result()
     assert run.proc.returncode == -signal.SIGKILL
     saved = Checkpoint(run.where / "ckpt").info()
-    assert saved is not None and done <= saved["done"] < HANDS
+    assert saved is not None and run.done <= saved["done"] < HANDS
     # what a kill in the middle of a write leaves after the checkpoint's position
     for name in ("h.json", "h.csv"):
         with open(run.where / name, "ab") as f:
@@ -243,9 +262,7 @@ def test_ctrl_c_stops_after_a_chunk_with_the_summary_so_far_and_resumes(
     killed: Any, whole: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = killed["sigint"]
-    run.when_under_way()
-    run.proc.send_signal(signal.SIGINT)
-    out, err = run.proc.communicate(timeout=120)
+    out, err = run.result()
     assert run.proc.returncode == 130, err
     assert "Traceback" not in err
     stopped = Checkpoint(run.where / "ckpt").info()["done"]
