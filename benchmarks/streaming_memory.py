@@ -3,11 +3,14 @@ a summary) run as ``python -m spoilfive_jax`` in a subprocess for each N, and th
 resident set size (``os.wait4``'s rusage of that child alone).  A streamed run keeps a state of
 fixed size, so the peak should not grow with N.  For contrast, ``--per-hand`` runs ``rollout
 --plot FILE.png`` at the sizes it names: the plot needs the hands, so that run keeps every
-hand's record (``per_hand=True``; matplotlib must be installed).  Prints a table (and --json);
-never asserts.
+hand's record (``per_hand=True``; matplotlib must be installed).  ``--parquet`` runs
+``rollout --per-hand --parquet FILE`` at the sizes it names: every hand goes to a Parquet file
+chunk by chunk (extra ``parquet``), so its peak should not grow with N either (the target at
+10**7 hands: under 1.5 GB).  Prints a table (and --json); never asserts.
 
     python benchmarks/streaming_memory.py                       # 10**5, 10**6, 10**7 hands
     python benchmarks/streaming_memory.py --hands 1e6,1e7 --per-hand 1e6,1e7
+    python benchmarks/streaming_memory.py --hands '' --parquet 1e7
 """
 
 from __future__ import annotations
@@ -52,16 +55,23 @@ def run_child(argv: list[str]) -> dict[str, Any]:
     }
 
 
-def measure(hands: int, per_hand: bool, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+def measure(hands: int, mode: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """One run of ``mode``: ``streamed`` (a summary), ``per-hand`` (``--plot``: every hand in
+    memory) or ``parquet`` (every hand to a Parquet file as it is played)."""
     argv = ["rollout", "--hands", str(hands), "--players", str(args.players), "--quiet"]
     argv += ["--policy", args.policy]
     if args.batch:
         argv += ["--batch", str(args.batch)]
-    argv += ["--json", str(tmp / "summary.json")]
-    if per_hand:  # (the figure's distribution of results needs every hand)
+    if mode == "parquet":
+        argv += ["--per-hand", "--parquet", str(tmp / "hands.parquet")]
+    else:
+        argv += ["--json", str(tmp / "summary.json")]
+    if mode == "per-hand":  # (the figure's distribution of results needs every hand)
         argv += ["--plot", str(tmp / "rollout.png")]
-    row = {"hands": hands, "mode": "per-hand" if per_hand else "streamed", **run_child(argv)}
+    row = {"hands": hands, "mode": mode, **run_child(argv)}
     row["hands_per_s"] = hands / row["seconds"]
+    if mode == "parquet":
+        row["file_mib"] = (tmp / "hands.parquet").stat().st_size / 2**20
     return row
 
 
@@ -73,6 +83,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap = argparse.ArgumentParser(description="peak RSS of spoilfive rollout against --hands")
     ap.add_argument("--hands", default="1e5,1e6,1e7", help="streamed run sizes")
     ap.add_argument("--per-hand", default="", help="per-hand (--plot) run sizes, e.g. 1e6,1e7")
+    ap.add_argument(
+        "--parquet", default="", help="--per-hand --parquet run sizes, e.g. 1e7 (needs pyarrow)"
+    )
     ap.add_argument("--players", type=int, default=5)
     ap.add_argument("--policy", default="random")
     ap.add_argument("--batch", type=int, help="--batch of the runs (default: the library's)")
@@ -82,9 +95,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     print(f"{'mode':>9} {'hands':>14} {'max RSS MiB':>12} {'seconds':>9} {'hands/s':>11}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [(n, False) for n in sizes(a.hands)] + [(n, True) for n in sizes(a.per_hand)]
-        for n, per_hand in runs:
-            r = measure(n, per_hand, a, Path(tmp))
+        runs = [(n, "streamed") for n in sizes(a.hands)]
+        runs += [(n, "per-hand") for n in sizes(a.per_hand)]
+        runs += [(n, "parquet") for n in sizes(a.parquet)]
+        for n, mode in runs:
+            r = measure(n, mode, a, Path(tmp))
             rows.append(r)
             print(
                 f"{r['mode']:>9} {n:>14,} {r['max_rss_mib']:>12.0f} {r['seconds']:>9.1f} "

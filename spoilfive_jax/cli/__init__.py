@@ -10,12 +10,15 @@ the registry's ids (``spoilfive_jax.available_games()``); everything that differ
 
 Shared modules: ``errors`` (``CliError``, the parser), ``options`` (``--game``, ``--players``,
 the rule flags), ``policies`` (built-in names, ``pimc[:K]`` and ``agent:PATH``), ``output``
-(tables, JSON, CSV, the output checks made before any work) and ``progress``.
+(tables, JSON, CSV, the output checks made before any work), ``progress`` (the bar: rate and
+ETA), ``runs`` (what the run subcommands share: ``--checkpoint DIR``, ``--quiet``, Ctrl-C) and
+``hands`` (``rollout --per-hand``'s CSV, JSON and Parquet files, written chunk by chunk).
 
 ``main(argv) -> int`` returns the exit status: 0 on success, 2 on bad input (one line
 ``spoilfive: error: ...`` on stderr, never a traceback).  ``rich`` (extra ``cli``) draws tables
 and the progress bar when installed, else plain text is printed; ``matplotlib`` (extra ``plot``)
-is needed for ``rollout --plot`` only, ``spoilfive_jax.rl`` (extra ``rl``) for ``agent:PATH``.
+is needed for ``rollout --plot`` only, ``pyarrow`` (extra ``parquet``) for ``rollout --parquet``,
+``spoilfive_jax.rl`` (extra ``rl``) for ``agent:PATH``.
 """
 
 from __future__ import annotations
@@ -67,7 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     set before JAX's first computation; in a process where JAX already ran this changes
     nothing.  Results do not depend on the number of devices.  Ctrl-C prints one line,
     ``spoilfive: interrupted``, and returns 130, from the first moment (while the package
-    imports, ``spoilfive_jax._interrupt``, as later).
+    imports, ``spoilfive_jax._interrupt``, as later); during a run (``rollout``, ``score``,
+    ``tournament``) a first Ctrl-C stops it after the chunk in progress instead, with the
+    summary so far (``cli.runs``), and returns 130 too.
     """
     from spoilfive_jax import _interrupt
     from spoilfive_jax.tools.cores import use_all_cores

@@ -1,4 +1,5 @@
-"""Progress on stderr: a rich bar with hands/s for rollouts, a status line for tournaments."""
+"""Progress on stderr: a rich bar (or plain lines) with the rate and the time left for the run
+subcommands, a status line for the others."""
 
 from __future__ import annotations
 
@@ -11,12 +12,26 @@ from typing import Any
 import spoilfive_jax.cli.output as output
 
 
-class Progress:
-    """Progress of a rollout on stderr: a rich bar with hands/s, or plain lines."""
+def eta_text(seconds: float | None) -> str:
+    """``ETA 1:02:03`` / ``ETA 2:03`` for the seconds left (``ETA -`` when not known yet)."""
+    if seconds is None:
+        return "ETA -"
+    m, s = divmod(round(seconds), 60)
+    h, m = divmod(m, 60)
+    return f"ETA {h}:{m:02d}:{s:02d}" if h else f"ETA {m}:{s:02d}"
 
-    def __init__(self, label: str, total: int, enabled: bool) -> None:
-        self.label, self.total, self.enabled = label, total, enabled
+
+class Progress:
+    """Progress of a run on stderr: a rich bar (or plain lines) with the ``unit``s done of the
+    total, the rate and the time left.  The first call is where the run starts (0, or the
+    hands a checkpoint holds): the bar starts there and the rate counts what is played after
+    it.  ``done`` is the last count seen (also when disabled)."""
+
+    def __init__(self, label: str, total: int, enabled: bool, unit: str = "hands") -> None:
+        self.label, self.total, self.enabled, self.unit = label, total, enabled, unit
         self.start = time.perf_counter()
+        self.done = 0
+        self._base: tuple[int, float] | None = None
         self._bar: Any = None
         self._task: Any = None
 
@@ -29,24 +44,40 @@ class Progress:
                 rp.TextColumn("{task.description}"),
                 rp.BarColumn(),
                 rp.MofNCompleteColumn(),
-                rp.TextColumn("hands · {task.fields[rate]}"),
+                rp.TextColumn(f"{self.unit} · {{task.fields[rate]}} · {{task.fields[eta]}}"),
                 rp.TimeElapsedColumn(),
                 console=rich.console.Console(stderr=True),
             )
             self._bar.__enter__()
             self._task = self._bar.add_task(
-                f"{self.label} (compiling)", total=self.total, rate="- hands/s"
+                f"{self.label} (compiling)", total=self.total, rate=f"- {self.unit}/s", eta="ETA -"
             )
         return self
 
+    def rate(self, done: int) -> tuple[float, float | None]:
+        """(units a second since the first call, seconds left or None)."""
+        base, since = self._base if self._base is not None else (0, self.start)
+        rate = (done - base) / max(time.perf_counter() - since, 1e-9)
+        return rate, ((self.total - done) / rate if rate > 0 else None)
+
     def __call__(self, done: int, total: int) -> None:
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        self.done = done
+        if self._base is None:  # where the run starts (compiling next)
+            self._base = (done, time.perf_counter())
+            if self._bar is not None:
+                self._bar.update(self._task, completed=done)
+            elif self.enabled and done:
+                print(f"{self.label}: resuming at {done:,}/{total:,} {self.unit}", file=sys.stderr)
+            return
+        rate, left = self.rate(done)
+        speed = f"{rate:,.0f} {self.unit}/s"
         if self._bar is not None:
             self._bar.update(
-                self._task, completed=done, description=self.label, rate=f"{rate:,.0f} hands/s"
+                self._task, completed=done, description=self.label, rate=speed, eta=eta_text(left)
             )
         elif self.enabled:
-            print(f"{self.label}: {done:,}/{total:,} hands, {rate:,.0f} hands/s", file=sys.stderr)
+            line = f"{self.label}: {done:,}/{total:,} {self.unit}, {speed}, {eta_text(left)}"
+            print(line, file=sys.stderr)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

@@ -1,17 +1,20 @@
-"""``spoilfive rollout``: play many hands and summarise them (table, JSON, CSV, plot)."""
+"""``spoilfive rollout``: play many hands and summarise them (table, JSON, CSV, plot), or write
+every hand (``--per-hand``: CSV, JSON, Parquet), resumably (``--checkpoint``)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from spoilfive_jax.cli.errors import CliError, int_at_least
+from spoilfive_jax.cli.hands import CsvHands, JsonHands, ParquetHands, Writers
 from spoilfive_jax.cli.options import add_game_options, check_seat, env_from_args
 from spoilfive_jax.cli.output import (
     add_output_options,
     check_outputs,
+    check_writable,
     show_report,
     table_wanted,
     words,
@@ -19,7 +22,7 @@ from spoilfive_jax.cli.output import (
     write_json,
 )
 from spoilfive_jax.cli.policies import seat_policies
-from spoilfive_jax.cli.progress import Progress
+from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
 
 POLICY_HELP = (
     "a built-in policy of the game (spoil_five: random, heuristic; the Forty-Five family: "
@@ -47,15 +50,19 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="chips carried in (Spoil Five's pot; passed on only when given)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_options(p)
     add_output_options(p)
     p.add_argument(
         "--per-hand",
         action="store_true",
-        help="--json/--csv: one record per hand (keeps every hand in memory; without it, and "
-        "without --plot, the hands are summarised as they are played, in memory that does not "
-        "grow with --hands)",
+        help="--json/--csv/--parquet: one record per hand, written as the hands are played (in "
+        "memory that does not grow with --hands; without it the hands are summarised)",
+    )
+    p.add_argument(
+        "--parquet",
+        metavar="FILE",
+        help="with --per-hand: the hands as a Parquet file, one row group a chunk (needs pyarrow: "
+        "extra [parquet])",
     )
     p.add_argument(
         "--plot",
@@ -63,35 +70,18 @@ def add_parser(sub: Any) -> None:
         help="the game's figure of the rollout (needs matplotlib: extra [plot]); .png, .pdf, "
         ".svg, ...",
     )
+    add_run_options(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import spoilfive_jax as sf
-
     env = env_from_args(args)
     n = env.num_players
     policies, names = seat_policies(args.policy, env)
-    if args.per_hand and args.json is None and args.csv is None:
-        raise CliError("--per-hand needs --json or --csv")
+    check_per_hand(args)
     check_outputs(args)
     check_seat("--dealer", args.dealer, n)
-    # Only --per-hand output and the plot (the distribution of chip results) need the hands:
-    # otherwise the run streams, in memory that does not grow with --hands.
-    per_hand = args.per_hand or bool(args.plot)
-    with Progress("rollout", args.hands, not args.quiet) as progress:
-        result = sf.rollout(
-            args.seed,
-            env,
-            policies,
-            args.hands,
-            args.batch,
-            progress,
-            dealer=args.dealer,
-            per_hand=per_hand,
-            **({} if args.carried is None else {"carried": args.carried}),
-        )
-    summary = result.summary()
+    checkpoint = checkpoint_of(args, names)
     meta = {
         "game": env.id,
         "players": n,
@@ -101,18 +91,13 @@ def run(args: argparse.Namespace) -> int:
         "dealer": args.dealer,
         "carried": args.carried or 0,
     }
-    if args.json is not None:
-        if args.per_hand:
-            write_json(args.json, {**meta, "hands": per_hand_records(env, result)}, "hands")
-        else:
-            write_json(args.json, {**meta, **summary, "seconds": result.seconds})
-    if args.csv is not None:
-        header, rows = (
-            per_hand_rows(env, result)
-            if args.per_hand
-            else words(env).summary_rows(env, summary, names)
-        )
-        write_csv(args.csv, header, rows)
+    writer = hand_writer(args, env, meta, checkpoint) if args.per_hand else None
+    result = play(args, env, policies, checkpoint, writer)
+    summary = result.summary()
+    if args.json is not None and not args.per_hand:
+        write_json(args.json, {**meta, **summary, "seconds": result.seconds})
+    if args.csv is not None and not args.per_hand:
+        write_csv(args.csv, *words(env).summary_rows(env, summary, names))
     if args.plot:
         import matplotlib  # an optional extra: loaded only when a plot is asked for
 
@@ -124,31 +109,81 @@ def run(args: argparse.Namespace) -> int:
         show_report(words(env).rollout_report(env, summary, names, result.seconds))
         if args.plot:
             print(f"plot written to {args.plot}")
+    if result.num_hands < args.hands:
+        return stopped(result.num_hands, args.hands, "hands", checkpoint)
     return 0
 
 
-def per_hand_rows(env: Any, result: Any) -> tuple[list[str], list[list[Any]]]:
-    fields, block, _, prefix = words(env).per_hand_columns(env, result)
-    header = ["hand", *fields]
-    header += [f"{prefix}_{i}" for i in range(block.shape[1])]
-    header += [f"tricks_{s}" for s in range(result.tricks_won.shape[1])]
-    cols = [np.arange(result.num_hands)] + [getattr(result, f) for f in fields]
-    table = np.column_stack(
-        [np.asarray(c).astype(np.int64) for c in cols]
-        + [block.astype(np.int64), result.tricks_won.astype(np.int64)]
-    )
-    return header, table.tolist()
+def play(args: argparse.Namespace, env: Any, policies: Any, checkpoint: Any, writer: Any) -> Any:
+    """The rollout: streamed (the summary pooled as the hands are played, the ``--per-hand``
+    files written chunk by chunk; Ctrl-C stops after a chunk), or, for ``--plot`` (the figure
+    needs every hand), kept in memory and the files written after."""
+    import spoilfive_jax as sf
+
+    options = {"dealer": args.dealer}
+    if args.carried is not None:  # (passed on only when given)
+        options["carried"] = args.carried
+    run = (args.seed, env, policies, args.hands, args.batch)
+    with running("rollout", args.hands, "hands", args, stoppable=not args.plot) as (bar, stop):
+        if not args.plot:
+            return sf.rollout(
+                *run,
+                bar,
+                per_hand=False,
+                checkpoint=checkpoint,
+                writer=writer,
+                should_stop=stop,
+                **options,
+            )
+        result = sf.rollout(*run, bar, per_hand=True, **options)
+    if writer is not None:
+        write_result(writer, result)
+    return result
 
 
-def per_hand_records(env: Any, result: Any) -> list[dict[str, Any]]:
-    fields, block, name, _ = words(env).per_hand_columns(env, result)
-    records = []
-    for h in range(result.num_hands):
-        rec: dict[str, Any] = {"hand": h}
-        for f in fields:
-            value = getattr(result, f)[h]
-            rec[f] = bool(value) if value.dtype == np.bool_ else int(value)
-        rec[name] = block[h].astype(int).tolist()
-        rec["tricks"] = result.tricks_won[h].tolist()
-        records.append(rec)
-    return records
+def check_per_hand(args: argparse.Namespace) -> None:
+    """``--per-hand`` needs a file (``--json``, ``--csv`` or ``--parquet``); ``--parquet``
+    needs ``--per-hand`` and pyarrow; ``--checkpoint`` cannot resume ``--plot`` (its hands
+    are in memory) nor per-hand records on stdout."""
+    if args.per_hand and args.json is None and args.csv is None and args.parquet is None:
+        raise CliError("--per-hand needs --json, --csv or --parquet")
+    if args.parquet is not None:
+        if not args.per_hand:
+            raise CliError("--parquet writes one row per hand: give --per-hand too")
+        if importlib.util.find_spec("pyarrow") is None:
+            raise CliError("--parquet needs pyarrow: pip install 'spoilfive-jax[parquet]'")
+        if Path(args.parquet).suffix.lower() not in (".parquet", ".pq"):
+            raise CliError(
+                f"--parquet: name a file ending in .parquet or .pq (got {args.parquet!r})"
+            )
+        check_writable("--parquet", args.parquet)
+    if args.checkpoint is not None and args.plot:
+        raise CliError(
+            "--checkpoint cannot resume --plot (the figure needs every hand in memory); give one"
+        )
+    if args.checkpoint is not None and args.per_hand and "-" in (args.json, args.csv):
+        raise CliError("--checkpoint cannot resume per-hand records on stdout; give a FILE")
+
+
+def hand_writer(args: argparse.Namespace, env: Any, meta: dict[str, Any], checkpoint: Any) -> Any:
+    """The ``--per-hand`` files as one writer (``cli.hands``)."""
+    writers: list[Any] = []
+    if args.json is not None:
+        writers.append(JsonHands(args.json, env, meta))
+    if args.csv is not None:
+        writers.append(CsvHands(args.csv, env))
+    if args.parquet is not None:
+        parts = None if checkpoint is None else checkpoint.directory
+        writers.append(ParquetHands(args.parquet, env, meta, parts))
+    return Writers(writers)
+
+
+def write_result(writer: Any, result: Any, size: int = 1 << 16) -> None:
+    """Write a whole in-memory rollout through ``writer``, ``size`` hands at a time."""
+    writer.open(None)
+    try:
+        for start in range(0, result.num_hands, size):
+            writer.write(start, {f: v[start : start + size] for f, v in result.fields.items()})
+        writer.finish(True)
+    finally:
+        writer.close()

@@ -27,6 +27,7 @@ from spoilfive_jax.cli.output import (
 )
 from spoilfive_jax.cli.policies import seat_policies
 from spoilfive_jax.cli.rollout import POLICY_HELP
+from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import card_symbol
 
@@ -69,6 +70,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int_at_least(0), default=0)
     add_game_options(p)
     add_output_options(p)
+    add_run_options(p)
     p.set_defaults(run=run)
 
 
@@ -199,19 +201,46 @@ def run(args: argparse.Namespace) -> int:
     queries = read_queries(args, env)
     check_outputs(args)
     policies, names = seat_policies(args.policy, env)
+    checkpoint = checkpoint_of(args, names)
     extra = {} if threshold is None else {"threshold": threshold}
-    scores = sf.score_hands(
-        args.seed,
-        np.array([q.hand for q in queries], np.int32),
-        np.array([q.turnup for q in queries], np.int32) if _scoring(env).has_turnup(env) else None,
-        np.array([q.seat for q in queries], np.int32),
-        policy=policies,
-        num_rollouts=args.rollouts,
-        batch_size=args.batch,
-        env=env,
-        per_hand=False,  # (the output is per query: the rollouts stream)
-        **extra,
-    )
+    total = len(queries) * args.rollouts
+    with running("score", total, "rollouts", args) as (progress, stop):
+        scores = sf.score_hands(
+            args.seed,
+            np.array([q.hand for q in queries], np.int32),
+            np.array([q.turnup for q in queries], np.int32)
+            if _scoring(env).has_turnup(env)
+            else None,
+            np.array([q.seat for q in queries], np.int32),
+            policy=policies,
+            num_rollouts=args.rollouts,
+            batch_size=args.batch,
+            env=env,
+            per_hand=False,  # (the output is per query: the rollouts stream)
+            progress=progress,
+            checkpoint=checkpoint,
+            should_stop=stop,
+            **extra,
+        )
+    if progress.done < total:  # stopped: the queries whose rollouts all ran
+        queries = queries[: progress.done // args.rollouts]
+    if queries:
+        report(args, env, queries, scores, names, extra, threshold)
+    if progress.done < total:
+        return stopped(progress.done, total, "rollouts", checkpoint)
+    return 0
+
+
+def report(
+    args: argparse.Namespace,
+    env: Any,
+    queries: list[Query],
+    scores: Any,
+    names: list[str],
+    extra: dict[str, Any],
+    threshold: Any,
+) -> None:
+    """The ``--json``/``--csv`` records and the table of the scored queries."""
     meta = {
         "game": env.id,
         "players": env.num_players,
@@ -227,4 +256,3 @@ def run(args: argparse.Namespace) -> int:
             f"{args.rollouts:,} rollouts a hand · seat 0 deals, seat 1 leads"
         )
         show_report(_scoring(env).score_report(env, queries, scores, heading, threshold))
-    return 0

@@ -20,7 +20,7 @@ from spoilfive_jax.cli.output import (
     write_json,
 )
 from spoilfive_jax.cli.policies import resolve
-from spoilfive_jax.cli.progress import status
+from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
 from spoilfive_jax.core.present import Table
 
 
@@ -43,9 +43,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--hands", type=int_at_least(2), default=20_000, help="deals per seating")
     p.add_argument("--batch", type=int_at_least(1))
     p.add_argument("--seed", type=int_at_least(0), default=0)
-    p.add_argument("--quiet", action="store_true", help="no status line")
     add_game_options(p)
     add_output_options(p)
+    add_run_options(p)
     p.set_defaults(run=run)
 
 
@@ -62,11 +62,29 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     cache: dict[str, Any] = {}
     policies = {name: resolve(name, env, cache) for name in names}
+    checkpoint = checkpoint_of(args, names)
     start = time.perf_counter()
-    with status(f"tournament: {args.hands:,} deals, every seating", not args.quiet):
-        # (the output is per policy: the deals stream)
-        result = sf.evaluate(args.seed, env, policies, args.hands, args.batch, per_hand=False)
+    with running("tournament", args.hands, "deals", args) as (progress, stop):
+        result = sf.evaluate(
+            args.seed,
+            env,
+            policies,
+            args.hands,
+            args.batch,
+            per_hand=False,  # (the output is per policy: the deals stream)
+            progress=progress,
+            checkpoint=checkpoint,
+            should_stop=stop,
+        )
     seconds = time.perf_counter() - start
+    report(args, env, result, seconds)
+    if result.hands < args.hands:
+        return stopped(result.hands, args.hands, "deals", checkpoint)
+    return 0
+
+
+def report(args: argparse.Namespace, env: Any, result: Any, seconds: float) -> None:
+    """The ``--json``/``--csv`` records and the table of a tournament's result."""
     unit = result.unit
     records = [
         {
@@ -109,4 +127,3 @@ def run(args: argparse.Namespace) -> int:
             for i in order
         ]
         show_table(Table(title, ["policy", f"{unit}/hand", "95% CI", "win %"], rows))
-    return 0

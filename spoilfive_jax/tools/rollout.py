@@ -26,6 +26,14 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import RunStats, add_batches, batch_stats, no_per_hand, run_stats
 from spoilfive_jax.core.validate import as_key, check_bool, positive_int
+from spoilfive_jax.tools.checkpoint import (
+    ChunkWriter,
+    Loop,
+    as_checkpoint,
+    policy_facts,
+    run_chunks,
+    run_facts,
+)
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.sharding import batch_for, default_batch_size, shard_batch
@@ -207,6 +215,9 @@ def rollout(
     *,
     dealer: int = 0,
     per_hand: bool = True,
+    checkpoint: Any = None,
+    writer: ChunkWriter | None = None,
+    should_stop: Callable[[], bool] | None = None,
     **options: Any,
 ) -> RolloutResult:
     """Play ``num_hands`` independent hands with ``env``'s game, table and rules.
@@ -227,6 +238,17 @@ def rollout(
     and means of integer values (every built-in game's) exactly, standard errors to float32
     rounding (about 1e-6 relative).
 
+    A streamed run (``per_hand=False``) can also be kept going over any time
+    (``tools.checkpoint``): ``checkpoint``, a directory (or a ``Checkpoint``), saves the
+    run's state after every call, and the same call with the same directory resumes after the
+    last call saved, with the result of a run never stopped, bit for bit (a checkpoint of
+    another run is a ``ValueError``); ``writer`` (a ``ChunkWriter``) receives every call's
+    per-hand fields as they are played (the command line's ``--per-hand`` files), positioned
+    with each checkpoint; ``should_stop()``, asked after every call, ends the run there when it
+    returns True: the result then holds the hands done so far (``num_hands`` below the one
+    asked for).  ``progress(done, total)`` is called once before the first call (``done``:
+    the hands a checkpoint already holds) and after each.
+
     The Forty-Five family: independent hands, each dealt at a new game (team scores zero).
     """
     check_env(env)
@@ -241,6 +263,9 @@ def rollout(
         progress,
         dealer=dealer,
         per_hand=per_hand,
+        checkpoint=checkpoint,
+        writer=writer,
+        should_stop=should_stop,
         **options,
     )
 
@@ -256,14 +281,30 @@ def rollout_range(
     *,
     dealer: int = 0,
     per_hand: bool = True,
+    checkpoint: Any = None,
+    writer: ChunkWriter | None = None,
+    should_stop: Callable[[], bool] | None = None,
     **options: Any,
 ) -> RolloutResult:
     """Hands ``start .. stop - 1`` of the run ``rollout(key, ...)`` would play (the same hands:
     a run can be split into ranges, e.g. one per host, and the parts' statistics pooled);
     ``rollout`` is the range from 0.  Hand ``i`` is id ``i % 2**32`` of the key material of
-    epoch ``i // 2**32`` (``tools.chunks``)."""
+    epoch ``i // 2**32`` (``tools.chunks``).  ``checkpoint``, ``writer``, ``should_stop``: as
+    ``rollout``'s (streamed ranges only)."""
     check_env(env)
     per_hand = check_bool("per_hand", per_hand)
+    ckpt = as_checkpoint(checkpoint)
+    if per_hand and (ckpt is not None or writer is not None or should_stop is not None):
+        raise ValueError(
+            "checkpoint, writer and should_stop need per_hand=False (a streamed run: a per-hand "
+            "result is kept in memory, which no checkpoint holds; a writer keeps the hands in "
+            "a file instead)"
+        )
+    if writer is not None and not isinstance(writer, ChunkWriter):
+        raise ValueError(
+            "writer must be a tools.checkpoint.ChunkWriter (open, write, sync, finish, close, "
+            f"describe), got {type(writer).__name__}"
+        )
     if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
         raise ValueError(f"start must be an integer >= 0, got {start!r}")
     total = positive_int("stop - start", stop - start)
@@ -281,8 +322,12 @@ def rollout_range(
     begin = time.perf_counter()
     if per_hand:
         return RolloutResult(run.fields(progress), env, seconds=time.perf_counter() - begin)
-    out = run.stats(progress)
-    return RolloutResult({}, env, seconds=time.perf_counter() - begin, stats=out)
+    facts = {"policy": policy_facts(who.names, who.policies, seat_policy)}
+    facts.update(range=[int(start), int(start) + total], batch=b)
+    facts["options"] = {k: int(v) for k, v in deal_options.items()}
+    loop = run.loop(run_facts("rollout", env, run.key, **facts), hands=writer is not None)
+    end = run_chunks(loop, checkpoint=ckpt, writer=writer, progress=progress, stop=should_stop)
+    return RolloutResult({}, env, seconds=end.seconds, stats=end.state)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,43 +343,55 @@ class _Run:
     start: int
     total: int
 
-    def calls(self, stream: bool) -> Iterator[tuple[Any, Chunk]]:
-        """Dispatch every call of the range; yields (output, chunk): the call's records, or
-        (``stream``) their statistics, reduced on the device.  The epoch's keys are computed
-        once per epoch."""
+    def calls(self, done: int = 0, stream: bool = False, records: bool = True) -> Iterator[Any]:
+        """Dispatch every call of the range from hand ``start + done`` on; yields (output,
+        chunk): the call's records, (``stream``) their statistics reduced on the device, or
+        both, (statistics, records).  The epoch's keys are computed once per epoch."""
         k = calls_of(self.b)
         keys, epoch = None, -1
-        for c in hand_chunks(self.start, self.start + self.total, k * self.b):
+        for c in hand_chunks(self.start + done, self.start + self.total, k * self.b):
             if c.epoch != epoch:
                 keys, epoch = run_keys(self.env, self.key, c.epoch), c.epoch
             batches = jnp.int32(-(-c.hands // self.b))
             args = (keys, jnp.uint32(c.first), batches, self.opts, self.seat_policy)
             out = play_chunk(self.env, self.who, (k, self.b), *args)
-            yield (_chunk_stats(self.env, k, out, jnp.int32(c.hands)) if stream else out), c
+            if not stream:
+                yield out, c
+                continue
+            stats = _chunk_stats(self.env, k, out, jnp.int32(c.hands))
+            yield ((stats, out) if records else stats), c
 
     def fields(self, progress: Progress | None) -> dict[str, np.ndarray]:
         """Every hand's record, copied to host arrays call by call."""
         fields: dict[str, np.ndarray] = {}
+        if progress is not None:
+            progress(0, self.total)
 
         def consume(out: dict[str, jax.Array], c: Chunk) -> None:
             _copy_out(fields, out, c.start - self.start, c.hands, self.total)
             if progress is not None:
                 progress(c.start - self.start + c.hands, self.total)
 
-        pipelined(self.calls(stream=False), consume)
+        pipelined(self.calls(), consume)
         return fields
 
-    def stats(self, progress: Progress | None) -> RunStats:
-        """The range's statistics, pooled call by call (nothing per hand on the host)."""
-        pooled: list[RunStats] = []
+    def loop(self, facts: dict[str, Any], hands: bool) -> Loop:
+        """The streamed run (``tools.checkpoint.run_chunks``): statistics pooled call by call
+        (nothing per hand on the host), and (``hands``) each call's records copied out."""
 
-        def consume(out: dict[str, Any], c: Chunk) -> None:
-            pooled[:] = [add_batches(pooled[0] if pooled else None, jax.device_get(out))]
-            if progress is not None:
-                progress(c.start - self.start + c.hands, self.total)
+        def add(run: RunStats | None, out: Any, c: Chunk) -> RunStats:
+            return add_batches(run, jax.device_get(out[0] if hands else out))
 
-        pipelined(self.calls(stream=True), consume)
-        return pooled[0]
+        def records(out: Any, c: Chunk) -> dict[str, np.ndarray]:
+            return {f: np.asarray(v)[: c.hands] for f, v in out[1].items()}
+
+        return Loop(
+            lambda done: self.calls(done, stream=True, records=hands),
+            add,
+            self.total,
+            facts,
+            records if hands else None,
+        )
 
 
 __all__ = [

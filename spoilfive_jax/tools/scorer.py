@@ -10,6 +10,7 @@ family's ``FamilyScores``).  This module imports no game.
 from __future__ import annotations
 
 import functools
+import hashlib
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +31,7 @@ from spoilfive_jax.core.stats import (
 )
 from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.registry import available_games, env_class, make
+from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
@@ -101,6 +103,9 @@ def score_hands(
     env: Env[Any, Any] | None = None,
     threshold: int = 15,
     per_hand: bool = True,
+    progress: Callable[[int, int], Any] | None = None,
+    checkpoint: Any = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Any:
     """Estimate each query hand's chances by determinized Monte Carlo.
 
@@ -124,6 +129,13 @@ def score_hands(
     ``num_rollouts`` (any number).  The scores are the same record either way: means to the
     last bit when the values are integers (they are in every built-in game), standard errors
     to float32 rounding.
+
+    ``progress(done, total)``: rollouts done of ``Q * num_rollouts``, called before the first
+    call and after each.  A streamed run (``per_hand=False``) also takes ``checkpoint`` (a
+    directory or a ``tools.checkpoint.Checkpoint``: resumed where it stopped, with the scores
+    of a run never stopped, bit for bit) and ``should_stop()``, asked after every call: when
+    it returns True the run ends there and the scores are those of the queries whose rollouts
+    all ran (the first ``done // num_rollouts``; the same numbers as a whole run's).
     """
     if env is not None:
         check_env(env)
@@ -142,10 +154,29 @@ def score_hands(
     size = batch_size_for(batch_size, total)
     who, seat_policy = lineup(env, policy)
     scoring = env.capability(caps.HandScoring, "score_hands")
-    per_query = _per_query if check_bool("per_hand", per_hand) else _streamed
     options = {} if threshold is None else {"threshold": jnp.int32(threshold)}
-    means, ses = per_query(env, who, size, as_key(key), (h, t, s), r, seat_policy, options)
+    args = (env, who, size, as_key(key), (h, t, s), r, seat_policy, options)
+    ckpt = as_checkpoint(checkpoint)
+    if check_bool("per_hand", per_hand):
+        if ckpt is not None or should_stop is not None:
+            raise ValueError("checkpoint and should_stop need per_hand=False (a streamed run)")
+        means, ses = _per_query(*args, progress)
+    else:
+        facts = {"policy": policy_facts(who.names, who.policies, seat_policy)}
+        digest = hashlib.sha256(b"".join(x.tobytes() for x in (h, t, s))).hexdigest()
+        facts.update(queries=digest, rollouts=r, batch=size, threshold=threshold)
+        loop = _streamed(*args, run_facts("score_hands", env, args[3], **facts))
+        end = run_chunks(loop, checkpoint=ckpt, progress=progress, stop=should_stop)
+        means, ses = _scored(end.state, end.done // r)  # (every query, unless stopped)
     return scoring.scores_from_moments(env, means, ses, r, threshold=threshold)
+
+
+def _scored(pooled: list[Moments], count: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Means and standard errors (float32[count]) of the first ``count`` queries' pooled
+    moments (one ``Moments`` per value)."""
+    first = [Moments(*(np.asarray(x)[:count] for x in m)) for m in pooled]
+    means = [moment_mean(m).astype(np.float32) for m in first]
+    return means, [moment_se(m).astype(np.float32) for m in first]
 
 
 def _calls(
@@ -155,11 +186,13 @@ def _calls(
     total: int,
     r: int,
     chunk_fn: Callable[[Chunk, tuple[Any, ...]], Any],
+    done: int = 0,
 ) -> Iterator[tuple[Any, Chunk]]:
     """Dispatch ``chunk_fn(chunk, (keys, first, where))`` on every call of a run of ``total``
-    rollouts (``where``: where its first rollout is, for ``_queries``)."""
+    rollouts from rollout ``done`` on (``where``: where its first rollout is, for
+    ``_queries``)."""
     keys, epoch = None, -1
-    for c in hand_chunks(0, total, size):
+    for c in hand_chunks(done, total, size):
         if c.epoch != epoch:
             keys, epoch = run_keys(env, key, c.epoch), c.epoch
         q0, done = divmod(c.start, r)
@@ -176,17 +209,22 @@ def _per_query(
     r: int,
     seat_policy: np.ndarray,
     options: dict[str, jax.Array],
+    progress: Callable[[int, int], Any] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Every rollout's values on the host [Q, R]; their means and standard errors."""
     total = queries[0].shape[0] * r
     rest = (tuple(jnp.asarray(x) for x in queries), jnp.asarray(seat_policy), options)
     parts: list[tuple[np.ndarray, ...]] = []
+    if progress is not None:
+        progress(0, total)
 
     def chunk(c: Chunk, args: tuple[Any, ...]) -> Any:
         return _score_chunk(env, who, size, *args, *rest)[1]
 
     def consume(out: tuple[jax.Array, ...], c: Chunk) -> None:
         parts.append(tuple(np.asarray(x)[: c.hands] for x in out))
+        if progress is not None:
+            progress(c.start + c.hands, total)
 
     pipelined(_calls(env, key, size, total, r, chunk), consume)
     samples = [np.concatenate(x).reshape(-1, r) for x in zip(*parts, strict=True)]
@@ -202,25 +240,27 @@ def _streamed(
     r: int,
     seat_policy: np.ndarray,
     options: dict[str, jax.Array],
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """The rollouts reduced call by call on the device to per-query moments, pooled on the
-    host in float64: means and standard errors (float32[Q], as ``query_stats``)."""
+    facts: dict[str, Any],
+) -> Loop:
+    """The streamed run (``tools.checkpoint.run_chunks``): the rollouts reduced call by call on
+    the device to per-query moments, pooled on the host in float64 (a list with one
+    ``Moments`` of arrays [Q] per value)."""
     total = queries[0].shape[0] * r
     rest = (tuple(jnp.asarray(x) for x in queries), jnp.asarray(seat_policy), options)
-    pooled: list[Moments] = []  # one per value, over the calls so far
 
     def chunk(c: Chunk, args: tuple[Any, ...]) -> Any:
         q, values = _score_chunk(env, who, size, *args, *rest)  # (the per-hand program)
         return _query_moments(queries[0].shape[0], q, values, jnp.int32(c.hands))
 
-    def consume(out: tuple[Moments, ...], c: Chunk) -> None:
+    def add(pooled: list[Moments] | None, out: tuple[Moments, ...], c: Chunk) -> list[Moments]:
         new = [Moments(*(np.asarray(x) for x in m)) for m in jax.device_get(out)]
-        old: list[Moments | None] = list(pooled) or [None] * len(new)
-        pooled[:] = [merge_moments(a, m) for a, m in zip(old, new, strict=True)]
+        old: list[Moments | None] = list(pooled or []) or [None] * len(new)
+        return [merge_moments(a, m) for a, m in zip(old, new, strict=True)]
 
-    pipelined(_calls(env, key, size, total, r, chunk), consume)
-    means = [moment_mean(m).astype(np.float32) for m in pooled]
-    return means, [moment_se(m).astype(np.float32) for m in pooled]
+    def calls(done: int) -> Iterator[tuple[Any, Chunk]]:
+        return _calls(env, key, size, total, r, chunk, done)
+
+    return Loop(calls, add, total, facts)
 
 
 def check_queries(

@@ -12,7 +12,7 @@ import functools
 import math
 import types
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -31,6 +31,7 @@ from spoilfive_jax.core.stats import (
     pool,
 )
 from spoilfive_jax.core.validate import check_bool, positive_int
+from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import PolicySpec, lineup, resolve_one
 from spoilfive_jax.tools.rollout import (
@@ -38,7 +39,6 @@ from spoilfive_jax.tools.rollout import (
     batch_size_for,
     calls_of,
     check_env,
-    pipelined,
     play_chunk,
     rollout,
 )
@@ -98,6 +98,9 @@ def evaluate(
     batch_size: int | None = None,
     *,
     per_hand: bool = True,
+    progress: Callable[[int, int], Any] | None = None,
+    checkpoint: Any = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> TournamentResult:
     """Play ``policies`` against each other: seat ``i`` plays policy ``(i + r) % P`` in seating
     ``r``, for lcm(N, P) seatings, each on the same ``num_hands`` deals (common random numbers),
@@ -118,10 +121,19 @@ def evaluate(
     policy's moments and wins, so memory stays fixed for any ``num_hands``.  The result is the
     same ``TournamentResult``: win rates exactly, means and CIs to float32 rounding (about
     1e-6 relative).
+
+    ``progress(done, total)``: deals done (each under every seating), called before the first
+    call and after each.  A streamed run (``per_hand=False``) also takes ``checkpoint`` (a
+    directory or a ``tools.checkpoint.Checkpoint``: resumed where it stopped, with the result
+    of a run never stopped, bit for bit) and ``should_stop()``, asked after every call: True
+    ends the run there, with the result of the deals done so far (``hands`` fewer).
     """
     check_env(env)
     num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
     per_hand = check_bool("per_hand", per_hand)
+    ckpt = as_checkpoint(checkpoint)
+    if per_hand and (ckpt is not None or should_stop is not None):
+        raise ValueError("checkpoint and should_stop need per_hand=False (a streamed run)")
     names, specs = _entrants(env, policies)
     n, p_count = env.num_players, len(specs)
     rotations = math.lcm(n, p_count)
@@ -129,10 +141,13 @@ def evaluate(
     seats = np.zeros(p_count, np.int64)  # seats each policy holds at a deal, over the seatings
     for assign in assigns:
         seats += np.bincount(assign, minlength=p_count)
-    play = _per_hand if per_hand else _streamed
-    chips, wins = play(
-        key, env, [[specs[a] for a in x] for x in assigns], assigns, seats, num_hands, batch_size
-    )
+    seatings = [[specs[a] for a in x] for x in assigns]
+    if per_hand:
+        chips, wins = _per_hand(key, env, seatings, assigns, seats, num_hands, batch_size, progress)
+    else:
+        loop = _streamed(as_key(key), env, seatings, assigns, seats, num_hands, batch_size)
+        end = run_chunks(loop, checkpoint=ckpt, progress=progress, stop=should_stop)
+        (chips, wins), num_hands = end.state, end.done
     return TournamentResult(
         tuple(names),
         moment_mean(chips),
@@ -175,13 +190,22 @@ def _per_hand(
     seats: np.ndarray,
     num_hands: int,
     batch_size: int | None,
+    progress: Callable[[int, int], Any] | None = None,
 ) -> tuple[Moments, np.ndarray]:
     """Each seating as a whole rollout: (the moments of each policy's chips per deal, float64
-    over the deals at once, and its hands won)."""
+    over the deals at once, and its hands won).  ``progress``: deals done, counted as the
+    seatings' share (every seating plays every deal)."""
     per_deal = np.zeros((num_hands, len(seats)))
     wins = np.zeros(len(seats))
-    for seating, assign in zip(seatings, assigns, strict=True):
-        out = rollout(key, env, seating, num_hands, batch_size)
+    count = len(seatings)
+
+    def seen(j: int) -> Callable[[int, int], Any] | None:
+        if progress is None:
+            return None
+        return lambda done, total: progress((j * total + done) // count, total)
+
+    for j, (seating, assign) in enumerate(zip(seatings, assigns, strict=True)):
+        out = rollout(key, env, seating, num_hands, batch_size, seen(j))
         won = env.capability(caps.Rollouts).hands_won(env, out)
         for i, a in enumerate(assign):
             per_deal[:, a] += out.rewards[:, i]
@@ -214,31 +238,30 @@ def _deal_moments(k: int, per_deal: jax.Array, seats: jax.Array, count: jax.Arra
 
 
 def _streamed(
-    key: Any,
+    root: jax.Array,
     env: Env[Any, Any],
     seatings: list[list[Any]],
     assigns: list[list[int]],
     seats: np.ndarray,
     num_hands: int,
     batch_size: int | None,
-) -> tuple[Moments, np.ndarray]:
-    """The deals chunk by chunk, every seating of a chunk's deals summed on the device, then
-    reduced to moments there and pooled on the host."""
+) -> Loop:
+    """The streamed run (``tools.checkpoint.run_chunks``): the deals chunk by chunk, every
+    seating of a chunk's deals summed on the device, then reduced to moments there and pooled
+    on the host (the state: each policy's ``Moments`` and its hands won, int64[P])."""
     b = batch_size_for(batch_size, num_hands)
     k, p_count = calls_of(b), len(seats)
-    plays = []
+    plays, facts = [], []
     for seating, assign in zip(seatings, assigns, strict=True):
         who, seat_policy = lineup(env, seating)
         held = np.eye(p_count, dtype=np.float32)[assign]
         plays.append((who, jnp.asarray(seat_policy), jnp.asarray(held)))
+        facts.append(policy_facts(who.names, who.policies, seat_policy))
     opts = {x: jnp.int32(v) for x, v in env.capability(caps.Rollouts).deal_options(env).items()}
-    root, keys, epoch = as_key(key), None, -1
-    moments: Moments | None = None
-    wins = np.zeros(p_count, np.int64)
 
-    def calls() -> Iterator[tuple[Any, Chunk]]:
-        nonlocal keys, epoch
-        for c in hand_chunks(0, num_hands, k * b):
+    def calls(done: int) -> Iterator[tuple[Any, Chunk]]:
+        keys, epoch = None, -1
+        for c in hand_chunks(done, num_hands, k * b):
             if c.epoch != epoch:
                 keys, epoch = run_keys(env, root, c.epoch), c.epoch
             args = (keys, jnp.uint32(c.first), jnp.int32(-(-c.hands // b)), opts)
@@ -251,15 +274,15 @@ def _streamed(
             won = functools.reduce(jnp.add, [x[1] for x in parts])
             yield (_deal_moments(k, per_deal, jnp.asarray(seats, jnp.float32), count), won), c
 
-    def consume(out: tuple[Moments, jax.Array], c: Chunk) -> None:
-        nonlocal moments, wins
+    def add(
+        state: tuple[Moments, np.ndarray] | None, out: tuple[Moments, jax.Array], c: Chunk
+    ) -> tuple[Moments, np.ndarray]:
+        moments, wins = state if state is not None else (None, np.zeros(p_count, np.int64))
         m, won = jax.device_get(out)
-        moments = merge_moments(moments, pool(Moments(*(np.asarray(x) for x in m))))
-        wins = wins + won
+        return merge_moments(moments, pool(Moments(*(np.asarray(x) for x in m)))), wins + won
 
-    pipelined(calls(), consume)
-    assert moments is not None
-    return moments, wins
+    run = run_facts("evaluate", env, root, seatings=facts, deals=num_hands, batch=b)
+    return Loop(calls, add, num_hands, run)
 
 
 __all__ = ["TournamentResult", "evaluate"]

@@ -1,0 +1,109 @@
+"""What every run subcommand (``rollout``, ``score``, ``tournament``) shares: ``--checkpoint DIR``
+and ``--quiet``, the progress bar, and Ctrl-C, which ends the run after the chunk in progress.
+
+A first Ctrl-C asks the run to stop (``Stop``): the chunk being played finishes, the checkpoint
+is saved (with ``--checkpoint``), the files are finished with the hands so far, the summary so
+far is printed with ``stopped after X of Y hands`` on stderr, and the command exits with 130.
+A second Ctrl-C quits at once (``spoilfive: interrupted``; the last checkpoint stands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from spoilfive_jax.cli.errors import PROG
+from spoilfive_jax.cli.policies import AGENT_PREFIX
+from spoilfive_jax.cli.progress import Progress
+from spoilfive_jax.tools.checkpoint import Checkpoint
+
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT)
+
+
+def add_run_options(p: argparse.ArgumentParser, quiet_help: str = "no progress bar") -> None:
+    """``--checkpoint DIR`` and ``--quiet``."""
+    p.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="save the run's state in DIR after every chunk; the same command with the same DIR "
+        "resumes where it stopped, with the same results (docs/scale.md)",
+    )
+    p.add_argument("--quiet", action="store_true", help=quiet_help)
+
+
+def checkpoint_of(args: argparse.Namespace, names: Sequence[str]) -> Checkpoint | None:
+    """The ``--checkpoint`` of a run whose policies are ``names`` (what the command line gave,
+    with a checksum of every agent file: a checkpoint must be resumed by the same agents)."""
+    if getattr(args, "checkpoint", None) is None:
+        return None
+    agents = {}
+    for name in names:
+        if name.startswith(AGENT_PREFIX):
+            path = name[len(AGENT_PREFIX) :]
+            agents[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return Checkpoint(args.checkpoint, note={"policies": list(names), "agents": agents})
+
+
+class Stop:
+    """Ctrl-C (SIGINT) asks the run to stop after the chunk in progress: ``stop()`` is then
+    True (the library's ``should_stop``).  A second Ctrl-C raises ``KeyboardInterrupt``.
+    The handler is installed for the ``with`` block only (main thread; else nothing)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled, self.requested = enabled, False
+        self._old: Any = None
+
+    def __enter__(self) -> Stop:
+        main = threading.current_thread() is threading.main_thread()
+        # (a process started to ignore Ctrl-C, as a shell's background job is, keeps ignoring it)
+        if self.enabled and main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print(
+            f"\n{PROG}: stopping after this chunk (Ctrl-C again to quit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+
+
+@contextmanager
+def running(
+    label: str, total: int, unit: str, args: argparse.Namespace, stoppable: bool = True
+) -> Iterator[tuple[Progress, Stop]]:
+    """The progress bar (none with ``--quiet``) and Ctrl-C's stop of a run of ``total``
+    ``unit``s (``stoppable`` False: Ctrl-C quits at once, as for a run that keeps its hands
+    in memory)."""
+    with Stop(stoppable) as stop, Progress(label, total, not args.quiet, unit) as progress:
+        yield progress, stop
+
+
+def stopped(done: int, total: int, unit: str, checkpoint: Checkpoint | None) -> int:
+    """Say on stderr that the run stopped early; the exit status (130)."""
+    again = (
+        f"; the same command resumes it from {checkpoint.directory}"
+        if checkpoint is not None
+        else ""
+    )
+    print(f"{PROG}: stopped after {done:,} of {total:,} {unit}{again}", file=sys.stderr)
+    return INTERRUPTED
