@@ -73,7 +73,7 @@ def test_analysis_shards_over_the_devices_with_the_same_result():
             env,
             "players=4; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
         )
-        res = sf.analyze(0, env, state, num_samples=300, batch_size=1024)
+        res = sf.analyze(0, env, state, num_samples=192, policy="random", batch_size=768)
         print(len(jax.devices()), repr(float(np.nansum(res.expected_chips))))
     """
     many = _run(code.format(setup="sf.use_all_cores(3)")).split()
