@@ -73,20 +73,14 @@ def test_sizes_must_be_positive_integers(value: object) -> None:
 
 def test_family_games_take_builtin_names_and_one_sessions_entry_point() -> None:
     env = sf.forty_five.FortyFive(4)
-    games = sf.forty_five.play_games(0, env, "greedy", 8, max_hands=12, batch_size=8)
-    assert (games.scores.max(1) >= 45).all()
-    same = sf.play_sessions(0, env, "greedy", 8, max_hands=12, batch_size=8)
+    # built-in names, a built-in passed as a callable, and the kernel's random player: one
+    # lineup (one compile) that the family's games and the generic sessions entry play alike
+    mixed = ["greedy", "heuristic", sf.forty_five.FortyFive(4).builtin_policy("greedy"), "random"]
+    games = sf.forty_five.play_games(0, env, mixed, 8, max_hands=12, batch_size=8)
+    assert (games.scores.max(1) >= 45).all() and games.summary()["games"] == 8
+    same = sf.play_sessions(0, env, mixed, 8, max_hands=12, batch_size=8)
     np.testing.assert_array_equal(same.scores, games.scores)
     np.testing.assert_array_equal(same.points_by_hand, games.points_by_hand)
-    mixed = sf.forty_five.play_games(
-        0,
-        env,
-        ["greedy", "heuristic", sf.forty_five.FortyFive(4).builtin_policy("greedy"), "random"],
-        8,
-        max_hands=12,
-        batch_size=8,
-    )
-    assert mixed.summary()["games"] == 8
     with pytest.raises(ValueError, match="unknown policy 'smart'"):  # (the family's heuristic
         sf.forty_five.play_games(
             0, env, "smart", 8
@@ -142,12 +136,13 @@ def test_play_batch_matches_play_out_hand_by_hand(game: str) -> None:
     from spoilfive_jax.tools.policies import lineup, play_batch, play_out
 
     env = sf.make(game, 4)
-    heuristic = env.builtin_policy("heuristic")
+    # a built-in passed as a callable (random: its program is the smallest) and a plain one
+    builtin = env.builtin_policy("random")
 
     def cheap(key, state, player):  # the lowest legal action: deterministic, not a built-in
         return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
 
-    who, seats = lineup(env, [heuristic, cheap, cheap, cheap])
+    who, seats = lineup(env, [builtin, cheap, cheap, cheap])
     keys = jax.random.split(jax.random.PRNGKey(3), 16)
     states = jax.vmap(env.init)(keys)
     final, total = jax.jit(lambda k, s: play_batch(env, who.policies, seats, k, s))(keys, states)
