@@ -1,8 +1,11 @@
 """The strategy study's building blocks (examples/study) on tiny runs: shapes and sane ranges.
 
 The numbers themselves come from ``examples/strategy_study.py``; these runs are far too small
-to say anything about the game.  The two Forty-Five analysis tests are marked slow (each adds
-about 20 s of compiling): ``pytest -m slow tests/project/test_study.py`` runs them."""
+to say anything about the game.  The questions that analyse positions of their own (the rob,
+the renege and the jink in Spoil Five; the five of trumps and the partner's suit in the
+family) are marked slow, each adds 20-50 s of compiling: ``pytest -m slow
+tests/project/test_study.py`` runs them; ``test_paired_values_share_worlds`` keeps the
+analysis path in the default run."""
 
 from __future__ import annotations
 
@@ -77,6 +80,7 @@ def test_paired_values_share_worlds() -> None:
     assert np.all(np.abs(v) <= 4 * 20)
 
 
+@pytest.mark.slow  # an analysis compile of its own positions
 def test_rob_value_shapes() -> None:
     res = s5.rob_value(1, 4, 64, 4, check="heuristic", check_positions=5)
     assert res["check"]["positions"] == min(5, res["positions"])
@@ -91,6 +95,7 @@ def test_rob_value_shapes() -> None:
     assert sum(res["best_discard"].values()) == pytest.approx(1.0)
 
 
+@pytest.mark.slow  # an analysis compile of its own positions
 def test_renege_value_shapes() -> None:
     res = s5.renege_value(1, 4, 2048, 4)
     assert res["positions"] > 0
@@ -119,6 +124,7 @@ def test_spoil_vs_win_shapes() -> None:
     assert _in_unit(res["weak_share"])
 
 
+@pytest.mark.slow  # an analysis compile of its own positions
 def test_jink_decisions_and_rates() -> None:
     res = s5.jink_decisions(1, 4, 1024, 4, [0, 10])
     assert res["positions"] > 0 and sum(res["p_hist"]) == res["positions"]
