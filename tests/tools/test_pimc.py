@@ -67,14 +67,16 @@ def test_unbound_pimc_in_rollout_matches_the_bound_bot() -> None:
 
 
 def test_unbound_pimc_in_evaluate() -> None:
-    res = sf.evaluate(1, SF3, {"pimc": sf.pimc(num_samples=2), "random": "random"}, num_hands=2)
+    # (random playouts inside the bot here and below: the smallest program that binds the same)
+    bot = sf.pimc(num_samples=2, rollout_policy="random")
+    res = sf.evaluate(1, SF3, {"pimc": bot, "random": "random"}, num_hands=2)
     assert res.names == ("pimc", "random") and res.rotations == 6
     assert np.all(np.isfinite(res.mean_reward))
 
 
 def test_unbound_pimc_in_a_family_rollout() -> None:
     out = sf.rollout(
-        0, FF4, [sf.pimc(num_samples=2, rollout_policy="greedy"), "greedy"] * 2, num_hands=2
+        0, FF4, [sf.pimc(num_samples=2, rollout_policy="random"), "random"] * 2, num_hands=2
     )
     assert out.rewards.shape == (2, 4)
 
@@ -90,7 +92,11 @@ def test_pimc_in_score_hands() -> None:
 
 def test_pimc_in_sessions() -> None:
     res = sf.play_sessions(
-        0, SF3, [sf.pimc(num_samples=2), "heuristic", "random"], num_sessions=2, max_hands=2
+        0,
+        SF3,
+        [sf.pimc(num_samples=2, rollout_policy="random"), "heuristic", "random"],
+        num_sessions=2,
+        max_hands=2,
     )
     assert res.stacks.shape == (2, 3) and np.all(res.hands_played >= 1)
     assert np.all(res.hands_played <= 2)
