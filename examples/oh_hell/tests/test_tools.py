@@ -67,6 +67,7 @@ ENV_3 = sf.make("oh_hell", num_players=3)
 
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """The command in a fresh process: the plugin found through its entry point."""
     return subprocess.run(
         [sys.executable, "-m", "spoilfive_jax", *args],
         input=stdin,
@@ -77,19 +78,32 @@ def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     )
 
 
-def test_cli_rollout_and_tournament() -> None:
-    out = _cli("rollout", "--game", "oh_hell", "--players", "4", "--hands", "16", "--json",
-               "--quiet")  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The command run in this process (its programs shared with the other tests): (exit
+    status, stdout, stderr)."""
+    from spoilfive_jax import cli
+
+    capsys.readouterr()
+    rc = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_rollout_and_tournament(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _main(capsys, "rollout", "--game", "oh_hell", "--players", "4", "--hands",
+                         "16", "--json", "--quiet")  # fmt: skip
+    assert rc == 0, err
+    data = json.loads(out)
     assert data["game"] == "oh_hell" and data["hands"] == 16
-    out = _cli("tournament", "--game", "oh_hell", "-n", "3", "--num-tricks", "2",
-               "--off-bid-penalty", "--hands", "8", "--quiet", "heuristic", "random")  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    assert "Oh Hell" in out.stdout and "off_bid_penalty=on" in out.stdout
+    rc, out, err = _main(capsys, "tournament", "--game", "oh_hell", "-n", "3", "--num-tricks",
+                         "2", "--off-bid-penalty", "--hands", "8", "--quiet", "heuristic",
+                         "random")  # fmt: skip
+    assert rc == 0, err
+    assert "Oh Hell" in out and "off_bid_penalty=on" in out
 
 
 def test_cli_play_and_rules() -> None:
+    # in a fresh process: the command finds the plugin by its entry point
     out = _cli("play", "--game", "oh_hell", "-n", "3", "--num-tricks", "2", stdin="0\n1\n1\n1\n")
     assert out.returncode == 0, out.stderr
     assert "Hand over" in out.stdout or "You left the table" in out.stdout
@@ -98,9 +112,10 @@ def test_cli_play_and_rules() -> None:
     assert "may not make the" in out.stdout
 
 
-def test_cli_refuses_a_bad_table() -> None:
-    out = _cli("rollout", "--game", "oh_hell", "-n", "7", "--num-tricks", "8", "--hands", "4")
-    assert out.returncode != 0 and "too many for 7 players" in out.stderr
+def test_cli_refuses_a_bad_table(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = _main(capsys, "rollout", "--game", "oh_hell", "-n", "7", "--num-tricks", "8",
+                       "--hands", "4")  # fmt: skip
+    assert rc == 2 and "too many for 7 players" in err
 
 
 POSITION = (
@@ -130,8 +145,9 @@ def sf_cards(text: str) -> list[int]:
     return parse_cards(text)
 
 
-def test_cli_analyze() -> None:
-    out = _cli("analyze", "--game", "oh_hell", "--samples", "8", "--json", "--quiet", POSITION)
-    assert out.returncode == 0, out.stderr
-    moves = json.loads(out.stdout)["moves"]
+def test_cli_analyze(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _main(capsys, "analyze", "--game", "oh_hell", "--samples", "8", "--json",
+                         "--quiet", POSITION)  # fmt: skip
+    assert rc == 0, err
+    moves = json.loads(out)["moves"]
     assert [m["text"] for m in moves] == ["2C"]  # machine text, as every JSON
