@@ -42,8 +42,9 @@ def pick(batch, i):
 def test_family_analysis_ignores_hidden_information(env, decisions):
     batch = positions(env, decisions)
     assert not np.asarray(batch.terminated).any()
-    other = jax.device_get(
-        jax.vmap(functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env))(
+    resample = functools.partial(env.capability(sf.capabilities.Analysis).resample_hidden, env)
+    other = jax.device_get(  # (jitted: op by op, the vmapped resampling took tens of seconds)
+        jax.jit(jax.vmap(resample))(
             jax.random.split(jax.random.PRNGKey(1), 3), batch, batch.current_player
         )
     )
@@ -76,9 +77,9 @@ def test_family_pimc_plays_a_legal_action():
 def test_family_analysis_heuristic_is_the_familys_own():
     """``policy="heuristic"`` plays the family's own heuristic in the playouts (not greedy)."""
     batch = positions(FF4, 9)
-    named = sf.analyze(0, FF4, batch, num_samples=16)
-    same = sf.analyze(0, FF4, batch, num_samples=16, policy=policies.heuristic_policy(FF4.rules))
-    greedy = sf.analyze(0, FF4, batch, num_samples=16, policy="greedy")
+    named = sf.analyze(0, FF4, batch, num_samples=32)  # (the program of the test above)
+    same = sf.analyze(0, FF4, batch, num_samples=32, policy=policies.heuristic_policy(FF4.rules))
+    greedy = sf.analyze(0, FF4, batch, num_samples=32, policy="greedy")
     np.testing.assert_array_equal(named.expected_points, same.expected_points)
     legal = named.legal
     assert not np.array_equal(named.expected_points[legal], greedy.expected_points[legal])
