@@ -86,6 +86,11 @@ def _int(f: dict[str, Any], name: str, default: int) -> int:
         raise ValueError(f"{name} must be a number, got {f[name]!r}") from None
 
 
+# Jitted once per table: called op by op, the resampling's while loop was traced and compiled
+# again on every call (a second a position).
+_resample = jax.jit(infer.resample_hidden, static_argnums=0)
+
+
 def position_from_history(env: Any, text: str | None = None, **fields: Any) -> game.State:
     """A ``State`` of ``env`` from a position (module docstring); ``fields`` override or replace
     ``text``.  A position for another table (players, rules) is refused: build that table with
@@ -109,7 +114,7 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     state = _replay(deal.start(env, scores), moves, p, apply, legal, deal)
 
     # Pass 2: one consistent deal of the unseen cards, replayed with every check.
-    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, p))
+    world = jax.device_get(_resample(env, jax.random.PRNGKey(0), state, jnp.int32(p)))
     again = deal.from_world(world)
     final = _replay(again.start(env, scores), moves, p, apply, legal, again, check_all=True)
     return final

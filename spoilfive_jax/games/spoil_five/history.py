@@ -112,6 +112,11 @@ def position_env(env: Any, text: str | None = None, **fields: Any) -> Any:
     return table_for(env, *position_table(env, f, parse_rules))
 
 
+# Jitted once per table: called op by op, the resampling's while loop was traced and compiled
+# again on every call (a second a position).
+_resample = jax.jit(infer.resample_hidden, static_argnums=0)
+
+
 def position_from_history(env: Any, text: str | None = None, **fields: Any) -> game.State:
     """A ``State`` of ``env`` from a position (module docstring); ``fields`` override or replace
     ``text``.  A position for another table (players, rules) is refused: build that table with
@@ -131,7 +136,7 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
 
     # Pass 2: one deal of the unseen cards consistent with the record, replayed with every
     # legality check (any failure: no consistent deal exists).
-    world = jax.device_get(infer.resample_hidden(env, jax.random.PRNGKey(0), state, pos.player))
+    world = jax.device_get(_resample(env, jax.random.PRNGKey(0), state, jnp.int32(pos.player)))
     initial = _world_deal(pos, world)
     start = env.init_from_deal(np.array(initial, np.int32), pos.turnup, pos.dealer, pos.carried)
     final = _replay(env, start, pos.moves, pos.player, apply, legal, check_all=True, world=world)
