@@ -93,6 +93,7 @@ def test_import_contract(contract):
     assert run.returncode == 0, f"import contract {contract!r} is broken:\n{run.stdout}{run.stderr}"
 
 
+@pytest.mark.slow  # CI runs mypy itself before the tests (.ci/run): 35 s of the default run
 def test_package_type_checks(tmp_path):
     """``mypy spoilfive_jax`` (the ``dev`` extra; ``[tool.mypy]`` in pyproject) finds no error.
     Skipped where mypy is not installed."""
