@@ -30,6 +30,7 @@ from spoilfive_jax.registry import available_games as available_games
 from spoilfive_jax.registry import make as make
 from spoilfive_jax.registry import register as register
 from spoilfive_jax.registry import unregister as unregister
+from spoilfive_jax.tools import distributed as distributed
 from spoilfive_jax.tools.analysis import Analysis as Analysis
 from spoilfive_jax.tools.analysis import analyze as analyze
 from spoilfive_jax.tools.analysis import position_env as position_env
@@ -58,6 +59,7 @@ __all__ = [
     "card_id",
     "card_str",
     "card_symbol",
+    "distributed",
     "evaluate",
     "forty_five",
     "make",

@@ -22,7 +22,15 @@ from spoilfive_jax.cli.output import (
     write_json,
 )
 from spoilfive_jax.cli.policies import seat_policies
-from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
+from spoilfive_jax.cli.runs import (
+    INTERRUPTED,
+    add_run_options,
+    checkpoint_of,
+    join,
+    main_process,
+    running,
+    stopped,
+)
 
 POLICY_HELP = (
     "a built-in policy of the game (spoil_five: random, heuristic; the Forty-Five family: "
@@ -75,6 +83,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    join(args)
     env = env_from_args(args)
     n = env.num_players
     policies, names = seat_policies(args.policy, env)
@@ -93,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     }
     writer = hand_writer(args, env, meta, checkpoint) if args.per_hand else None
     result = play(args, env, policies, checkpoint, writer)
+    if not main_process():  # (process 0 prints and writes the files)
+        return 0 if result.num_hands == args.hands else INTERRUPTED
     summary = result.summary()
     if args.json is not None and not args.per_hand:
         write_json(args.json, {**meta, **summary, "seconds": result.seconds})
@@ -136,7 +147,7 @@ def play(args: argparse.Namespace, env: Any, policies: Any, checkpoint: Any, wri
                 **options,
             )
         result = sf.rollout(*run, bar, per_hand=True, **options)
-    if writer is not None:
+    if writer is not None and main_process():
         write_result(writer, result)
     return result
 

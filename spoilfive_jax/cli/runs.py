@@ -1,5 +1,6 @@
 """What every run subcommand (``rollout``, ``score``, ``tournament``) shares: ``--checkpoint DIR``
-and ``--quiet``, the progress bar, and Ctrl-C, which ends the run after the chunk in progress.
+and ``--quiet``, the progress bar, Ctrl-C, which ends the run after the chunk in progress, and
+``--coordinator``/``--num-processes``/``--process-id``, which spread it over many processes.
 
 A first Ctrl-C asks the run to stop (``Stop``): the chunk being played finishes, the checkpoint
 is saved (with ``--checkpoint``), the files are finished with the hands so far, the summary so
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import signal
 import sys
 import threading
@@ -20,16 +22,17 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from spoilfive_jax.cli.errors import PROG
+from spoilfive_jax.cli.errors import PROG, CliError, int_at_least
 from spoilfive_jax.cli.policies import AGENT_PREFIX
 from spoilfive_jax.cli.progress import Progress
+from spoilfive_jax.tools import distributed
 from spoilfive_jax.tools.checkpoint import Checkpoint
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT)
 
 
 def add_run_options(p: argparse.ArgumentParser, quiet_help: str = "no progress bar") -> None:
-    """``--checkpoint DIR`` and ``--quiet``."""
+    """``--checkpoint DIR``, ``--quiet`` and the many-process flags (``join``)."""
     p.add_argument(
         "--checkpoint",
         metavar="DIR",
@@ -37,6 +40,46 @@ def add_run_options(p: argparse.ArgumentParser, quiet_help: str = "no progress b
         "resumes where it stopped, with the same results (docs/scale.md)",
     )
     p.add_argument("--quiet", action="store_true", help=quiet_help)
+    g = p.add_argument_group(
+        "many processes",
+        "run the same command in every process (one per host or GPU, or several on one host); "
+        "the hands are spread over every process's devices and process 0 alone prints and "
+        "writes files (docs/distributed.md).  Under SLURM or Open MPI, JAX finds these itself",
+    )
+    g.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address and a free port")
+    g.add_argument("--num-processes", type=int_at_least(1), metavar="N", help="processes in all")
+    g.add_argument("--process-id", type=int_at_least(0), metavar="I", help="this one's, 0..N-1")
+
+
+def join(args: argparse.Namespace) -> None:
+    """Join the run's other processes (``tools.distributed.initialize``) when the command line
+    names them, or when SLURM or Open MPI started it as one of several tasks; else nothing.
+    First thing in a run subcommand, before any JAX computation."""
+    given = [args.coordinator, args.num_processes, args.process_id]
+    if all(x is None for x in given):
+        if not distributed.cluster_detected():
+            return
+        distributed.initialize()
+    elif any(x is None for x in given):
+        raise CliError("--coordinator, --num-processes and --process-id go together")
+    else:
+        distributed.initialize(args.coordinator, args.num_processes, args.process_id)
+    _native_stdout_to_stderr()
+
+
+def _native_stdout_to_stderr() -> None:
+    """The collectives' library (gloo) prints a line to the C++ stdout as each process group
+    connects, which would land in ``--json -``: from here, what writes to file descriptor 1
+    goes to stderr, and Python's ``sys.stdout`` to the real stdout."""
+    sys.stdout.flush()
+    real = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = os.fdopen(real, "w", encoding=sys.stdout.encoding, errors="replace")
+
+
+def main_process() -> bool:
+    """Whether this process prints the tables and writes the files (process 0)."""
+    return distributed.is_main_process()
 
 
 def checkpoint_of(args: argparse.Namespace, names: Sequence[str]) -> Checkpoint | None:
@@ -94,7 +137,8 @@ def running(
     """The progress bar (none with ``--quiet``) and Ctrl-C's stop of a run of ``total``
     ``unit``s (``stoppable`` False: Ctrl-C quits at once, as for a run that keeps its hands
     in memory)."""
-    with Stop(stoppable) as stop, Progress(label, total, not args.quiet, unit) as progress:
+    shown = not args.quiet and main_process()
+    with Stop(stoppable) as stop, Progress(label, total, shown, unit) as progress:
         yield progress, stop
 
 

@@ -27,7 +27,15 @@ from spoilfive_jax.cli.output import (
 )
 from spoilfive_jax.cli.policies import seat_policies
 from spoilfive_jax.cli.rollout import POLICY_HELP
-from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
+from spoilfive_jax.cli.runs import (
+    INTERRUPTED,
+    add_run_options,
+    checkpoint_of,
+    join,
+    main_process,
+    running,
+    stopped,
+)
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import card_symbol
 
@@ -191,6 +199,7 @@ def read_queries(args: argparse.Namespace, env: Any) -> list[Query]:
 def run(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
 
+    join(args)
     env = env_from_args(args)
     threshold = args.threshold
     default = _scoring(env).score_threshold(env)
@@ -222,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
             should_stop=stop,
             **extra,
         )
+    if not main_process():  # (process 0 prints and writes the files)
+        return 0 if progress.done == total else INTERRUPTED
     if progress.done < total:  # stopped: the queries whose rollouts all ran
         queries = queries[: progress.done // args.rollouts]
     if queries:

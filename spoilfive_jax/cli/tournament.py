@@ -20,7 +20,15 @@ from spoilfive_jax.cli.output import (
     write_json,
 )
 from spoilfive_jax.cli.policies import resolve
-from spoilfive_jax.cli.runs import add_run_options, checkpoint_of, running, stopped
+from spoilfive_jax.cli.runs import (
+    INTERRUPTED,
+    add_run_options,
+    checkpoint_of,
+    join,
+    main_process,
+    running,
+    stopped,
+)
 from spoilfive_jax.core.present import Table
 
 
@@ -52,6 +60,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import spoilfive_jax as sf
 
+    join(args)
     env = env_from_args(args)
     given = args.policies or [env.policy_names[-1], "random"]
     names = [p.strip() for p in given]
@@ -77,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             should_stop=stop,
         )
     seconds = time.perf_counter() - start
+    if not main_process():  # (process 0 prints and writes the files)
+        return 0 if result.hands == args.hands else INTERRUPTED
     report(args, env, result, seconds)
     if result.hands < args.hands:
         return stopped(result.hands, args.hands, "deals", checkpoint)

@@ -47,7 +47,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.policies import bind
-from spoilfive_jax.tools.sharding import round_to_devices, shard_batch
+from spoilfive_jax.tools.sharding import host_arrays, round_to_devices, shard_batch
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
@@ -308,18 +308,27 @@ def _sample(
             real = idx < blocks
             idx = np.where(real, idx, 0)
             pos, j = group[idx // per_pos], idx % per_pos
-            vals, acts, use = _chunk(
-                env, policy, w, block, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(j)
+            vals, acts, use = host_arrays(
+                _chunk(
+                    env,
+                    policy,
+                    w,
+                    block,
+                    key,
+                    dev_states,
+                    jnp.asarray(pos, jnp.int32),
+                    jnp.asarray(j),
+                )
             )
             # the samples in use: real blocks, and in a position's last block the first ones
             keep = (real[:, None] & (j[:, None] * block + lanes[None, :] < k_count))[..., None]
             p_real = pos[real]
             for f in fields:
-                v = np.where(keep, np.asarray(vals[f], np.float64), 0.0)
+                v = np.where(keep, vals[f].astype(np.float64), 0.0)
                 np.add.at(sums[f][:, :w], p_real, v.sum(1)[real])
                 np.add.at(squares[f][:, :w], p_real, (v**2).sum(1)[real])
-            actions[p_real, :w] = np.asarray(acts)[real]
-            used[p_real, :w] = np.asarray(use)[real]
+            actions[p_real, :w] = acts[real]
+            used[p_real, :w] = use[real]
     return sums, squares, actions, used
 
 

@@ -21,6 +21,9 @@ needs around it:
   valid (it is replaced whole, or not at all).
 - ``progress(done, total)``: called once before the first chunk (``done``: the hands a
   checkpoint already holds, else 0) and after each chunk.
+- Many processes (``tools.distributed``): every process reads the checkpoint (a directory they
+  share) and must find the same hands done (else a ``ValueError``); process 0 alone writes it
+  and the per-hand files; a stop asked of any process stops all of them after the same chunk.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import numpy as np
 
 from spoilfive_jax.core.stats import Moments, RunStats
 from spoilfive_jax.tools.chunks import Chunk
+from spoilfive_jax.tools.distributed import any_process, is_main_process, same_everywhere
 
 MAGIC = b"spoilfive-checkpoint 1\n"
 STATE = "state.ckpt"
@@ -404,35 +408,48 @@ def run_chunks(
         run["writer"] = writer.describe()
     saved = checkpoint.load(run) if checkpoint is not None else None
     done, state, before = (saved.done, saved.state, saved.seconds) if saved else (0, None, 0.0)
-    if writer is not None:
-        writer.open(saved.position if saved else None)
+    # A multi-process run (``tools.distributed``): every process reads the checkpoint, process 0
+    # alone writes it and the per-hand files, and a stop asked of any process stops them all.
+    main = is_main_process()
+    if checkpoint is not None:
+        same_everywhere(
+            "the hands a checkpoint holds",
+            done,
+            f"{checkpoint.directory} must be one directory"
+            " that every process reads (a shared filesystem)",
+        )
+    out_writer = writer if main else None
+    if out_writer is not None:
+        out_writer.open(saved.position if saved else None)
     try:
         if progress is not None:
             progress(done, loop.total)
         calls = loop.calls(done)
         pending = next(calls, None) if done < loop.total else None
         while pending is not None:
-            wanted = stop is None or not stop()
+            wanted = stop is None or not any_process(stop())
             ahead = next(calls, None) if wanted else None  # the device plays on meanwhile
             out, chunk = pending
             state = loop.add(state, out, chunk)
             done += chunk.hands
             if writer is not None:
                 assert loop.hands is not None, "a writer needs the loop's hands"
-                writer.write(chunk.start, loop.hands(out, chunk))
-            if checkpoint is not None:
+                hands = loop.hands(out, chunk)  # (every process: a collective when spread)
+                if out_writer is not None:
+                    out_writer.write(chunk.start, hands)
+            if checkpoint is not None and main:
                 seconds = before + time.perf_counter() - begin
-                position = writer.sync() if writer is not None else None
+                position = out_writer.sync() if out_writer is not None else None
                 checkpoint.save(run, Saved(done, state, seconds, position))
             if progress is not None:
                 progress(done, loop.total)
-            pending = ahead if wanted and (stop is None or not stop()) else None
+            pending = ahead if wanted and (stop is None or not any_process(stop())) else None
         seconds = before + time.perf_counter() - begin
-        if writer is not None:
-            position = writer.finish(done == loop.total)
+        if out_writer is not None:
+            position = out_writer.finish(done == loop.total)
             if checkpoint is not None and position is not None:
                 checkpoint.save(run, Saved(done, state, seconds, position))
     finally:
-        if writer is not None:
-            writer.close()
+        if out_writer is not None:
+            out_writer.close()
     return Outcome(state, done, loop.total, seconds)

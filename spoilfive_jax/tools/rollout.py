@@ -36,7 +36,7 @@ from spoilfive_jax.tools.checkpoint import (
 )
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
-from spoilfive_jax.tools.sharding import batch_for, default_batch_size, shard_batch
+from spoilfive_jax.tools.sharding import batch_for, default_batch_size, host_arrays, shard_batch
 
 Progress = Callable[[int, int], Any]  # progress(hands_done, hands_total)
 
@@ -198,8 +198,7 @@ def _copy_out(
     fields: dict[str, np.ndarray], out: dict[str, jax.Array], first: int, count: int, total: int
 ) -> None:
     """Copy a call's first ``count`` hands into the host arrays (allocated on first use)."""
-    for f, v in out.items():
-        x = np.asarray(v)
+    for f, x in host_arrays(out).items():
         if f not in fields:
             fields[f] = np.empty((total, *x.shape[1:]), x.dtype)
         fields[f][first : first + count] = x[:count]
@@ -380,10 +379,10 @@ class _Run:
         (nothing per hand on the host), and (``hands``) each call's records copied out."""
 
         def add(run: RunStats | None, out: Any, c: Chunk) -> RunStats:
-            return add_batches(run, jax.device_get(out[0] if hands else out))
+            return add_batches(run, host_arrays(out[0] if hands else out))
 
         def records(out: Any, c: Chunk) -> dict[str, np.ndarray]:
-            return {f: np.asarray(v)[: c.hands] for f, v in out[1].items()}
+            return {f: v[: c.hands] for f, v in host_arrays(out[1]).items()}
 
         return Loop(
             lambda done: self.calls(done, stream=True, records=hands),

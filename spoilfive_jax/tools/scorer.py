@@ -35,7 +35,7 @@ from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, ru
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
-from spoilfive_jax.tools.sharding import shard_batch
+from spoilfive_jax.tools.sharding import host_arrays, shard_batch
 
 U32, I32 = jnp.uint32, jnp.int32
 
@@ -222,7 +222,7 @@ def _per_query(
         return _score_chunk(env, who, size, *args, *rest)[1]
 
     def consume(out: tuple[jax.Array, ...], c: Chunk) -> None:
-        parts.append(tuple(np.asarray(x)[: c.hands] for x in out))
+        parts.append(tuple(x[: c.hands] for x in host_arrays(out)))
         if progress is not None:
             progress(c.start + c.hands, total)
 
@@ -253,7 +253,7 @@ def _streamed(
         return _query_moments(queries[0].shape[0], q, values, jnp.int32(c.hands))
 
     def add(pooled: list[Moments] | None, out: tuple[Moments, ...], c: Chunk) -> list[Moments]:
-        new = [Moments(*(np.asarray(x) for x in m)) for m in jax.device_get(out)]
+        new = [Moments(*m) for m in host_arrays(out)]
         old: list[Moments | None] = list(pooled or []) or [None] * len(new)
         return [merge_moments(a, m) for a, m in zip(old, new, strict=True)]
 

@@ -1,10 +1,20 @@
-"""Batches and devices: how many hands a call plays, and how a batch spreads over the devices.
+"""Batches and devices: how many hands a call plays, how a batch spreads over the devices, and
+how a call's output comes back to the host.
 
 Every tool's results depend only on each hand's index (counter-based randomness), never on the
 batch size, the chunking or the number of devices; these helpers only choose how the work is cut.
+
+The devices are ``jax.devices()``: this process's own, or, after ``jax.distributed.initialize``
+(``spoilfive_jax.distributed``), every device of every process.  Then each tool's jitted call is
+one program over all of them (JAX's multi-controller model: every process runs the same call
+with the same arguments, and plays the hands its own devices hold), the reductions to
+statistics are XLA collectives, and ``host_arrays`` brings any output to every process.
 """
 
 from __future__ import annotations
+
+import functools
+from typing import Any
 
 import jax
 import numpy as np
@@ -19,15 +29,41 @@ def default_batch_size() -> int:
     return DEFAULT_BATCH_CPU if jax.default_backend() == "cpu" else DEFAULT_BATCH_ACCEL
 
 
+@functools.cache
+def _batch_sharding(devices: tuple[Any, ...]) -> jax.sharding.NamedSharding:
+    mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("hands"))
+
+
 def shard_batch(x: jax.Array) -> jax.Array:
-    """Spread a batch axis over this process's devices (a no-op with one device).  All the work is
-    elementwise along the batch, so XLA partitions the whole rollout without communication."""
-    devices = jax.local_devices()  # this process's devices (multi-host: one run per host)
+    """Spread a batch axis (the first) over every device (``jax.devices()``: every process's
+    after ``jax.distributed.initialize``; a no-op with one device).  All the work is elementwise
+    along the batch, so XLA partitions the whole call without communication until its
+    reductions."""
+    devices = tuple(jax.devices())
     if len(devices) == 1:
         return x
-    mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
-    spec = jax.sharding.PartitionSpec("hands")
-    return jax.lax.with_sharding_constraint(x, jax.sharding.NamedSharding(mesh, spec))
+    return jax.lax.with_sharding_constraint(x, _batch_sharding(devices))
+
+
+def host_arrays(tree: Any) -> Any:
+    """A call's output (a pytree of arrays) as host numpy arrays, whole, in every process.  An
+    array spread over other processes' devices too (a multi-process run's per-hand records) is
+    gathered from all of them (``multihost_utils.process_allgather``: a collective, so every
+    process makes the same calls); one process's arrays are copied as ``jax.device_get``
+    would."""
+    if jax.process_count() == 1:
+        return jax.tree.map(np.asarray, jax.device_get(tree))
+    from jax.experimental import multihost_utils
+
+    def one(x: Any) -> np.ndarray:
+        if not isinstance(x, jax.Array) or x.is_fully_addressable:
+            return np.asarray(jax.device_get(x))
+        if x.is_fully_replicated:  # (a reduction: every process holds it whole)
+            return np.asarray(x.addressable_data(0))
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+
+    return jax.tree.map(one, tree)
 
 
 def batch_for(requested: int, total: int) -> int:
@@ -37,9 +73,10 @@ def batch_for(requested: int, total: int) -> int:
 
 
 def round_to_devices(b: int) -> int:
-    """The batch rounded up to a multiple of the device count (the batch is sharded)."""
-    d = jax.local_device_count()
+    """The batch rounded up to a multiple of the device count (every process's: the batch is
+    sharded over all of them)."""
+    d = jax.device_count()
     return -(-b // d) * d
 
 
-__all__ = ["batch_for", "default_batch_size", "round_to_devices", "shard_batch"]
+__all__ = ["batch_for", "default_batch_size", "host_arrays", "round_to_devices", "shard_batch"]

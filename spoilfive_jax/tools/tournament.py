@@ -42,6 +42,7 @@ from spoilfive_jax.tools.rollout import (
     play_chunk,
     rollout,
 )
+from spoilfive_jax.tools.sharding import host_arrays
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,8 +279,8 @@ def _streamed(
         state: tuple[Moments, np.ndarray] | None, out: tuple[Moments, jax.Array], c: Chunk
     ) -> tuple[Moments, np.ndarray]:
         moments, wins = state if state is not None else (None, np.zeros(p_count, np.int64))
-        m, won = jax.device_get(out)
-        return merge_moments(moments, pool(Moments(*(np.asarray(x) for x in m)))), wins + won
+        m, won = host_arrays(out)
+        return merge_moments(moments, pool(Moments(*m))), wins + won
 
     run = run_facts("evaluate", env, root, seatings=facts, deals=num_hands, batch=b)
     return Loop(calls, add, num_hands, run)

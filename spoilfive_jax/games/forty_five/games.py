@@ -27,6 +27,7 @@ from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 from spoilfive_jax.tools.rollout import pipelined
+from spoilfive_jax.tools.sharding import host_arrays, shard_batch
 
 if TYPE_CHECKING:  # the type only: env.py declares this module as its game's Sessions
     from spoilfive_jax.games.forty_five.env import FortyFive
@@ -152,7 +153,7 @@ def _games_chunk(
         winner = jnp.where(state.game_over, state.game_winner, -1)
         return state.scores, winner, played, decisions, points
 
-    return jax.vmap(one_game)(jax.random.split(key, size))
+    return jax.vmap(one_game)(shard_batch(jax.random.split(key, size)))
 
 
 def play_games(
@@ -211,7 +212,8 @@ def games(
     parts = []
     for i in chunks:
         parts.append(_games_chunk(env, *args, jax.random.fold_in(key, i), jnp.asarray(seat_policy)))
-    out = [np.concatenate([np.asarray(p[j]) for p in parts])[:num_games] for j in range(5)]
+    host = [host_arrays(p) for p in parts]
+    out = [np.concatenate([p[j] for p in host])[:num_games] for j in range(5)]
     scores, winner, played, decisions, points = out
     return GameResult(
         scores=scores,
@@ -243,8 +245,8 @@ def _game_totals(
             yield _totals(out, out[0].shape[1], count), i  # (scores [G, T]: T teams)
 
     def consume(out: dict[str, jax.Array], i: int) -> None:
-        for name, v in jax.device_get(out).items():
-            totals[name] = totals.get(name, 0) + np.asarray(v, np.int64)
+        for name, v in host_arrays(out).items():
+            totals[name] = totals.get(name, 0) + v.astype(np.int64)
 
     pipelined(calls(), consume)
     return GameSummary(totals, num_games, seconds=time.perf_counter() - start)
@@ -304,7 +306,7 @@ def _hands_chunk(
             state.robbed,
         )
 
-    return jax.vmap(one)(jax.random.split(key, size))
+    return jax.vmap(one)(shard_batch(jax.random.split(key, size)))
 
 
 def rollout_hands(
@@ -336,7 +338,7 @@ def rollout_hands(
         for i in range(-(-num_hands // size))
     ]
     points, tricks, decisions, bid, bidder, jinker, robbed = (
-        np.concatenate([np.asarray(p[j]) for p in parts])[:num_hands] for j in range(7)
+        np.concatenate([p[j] for p in host_arrays(parts)])[:num_hands] for j in range(7)
     )
     return HandResult(
         hand_points=points,

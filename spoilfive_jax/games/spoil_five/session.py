@@ -23,7 +23,7 @@ from spoilfive_jax.games.spoil_five.provider import Deal
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, epoch_key, hand_chunks
 from spoilfive_jax.tools.policies import Lineup, play_deals
 from spoilfive_jax.tools.rollout import pipelined
-from spoilfive_jax.tools.sharding import batch_for, shard_batch
+from spoilfive_jax.tools.sharding import batch_for, host_arrays, shard_batch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,15 +173,15 @@ def sessions(
     if per_hand:
         parts: list[list[np.ndarray]] = []
         pipelined(
-            calls(False), lambda out, c: parts.append([np.asarray(x)[: c.hands] for x in out])
+            calls(False), lambda out, c: parts.append([x[: c.hands] for x in host_arrays(out)])
         )
         stacks, pot, played, over, chips = (np.concatenate(x) for x in zip(*parts, strict=True))
         return SessionResult(stacks, pot, played, over, chips, int(stack))
     totals: dict[str, Any] = {}
 
     def consume(out: dict[str, jax.Array], c: Chunk) -> None:
-        for k, v in jax.device_get(out).items():
-            totals[k] = totals.get(k, 0) + np.asarray(v, np.int64)
+        for k, v in host_arrays(out).items():
+            totals[k] = totals.get(k, 0) + v.astype(np.int64)
 
     pipelined(calls(True), consume)
     return SessionSummary(totals, num_sessions, int(stack))

@@ -1,0 +1,250 @@
+"""Many processes (``sf.distributed``, JAX's multi-controller runtime): real processes on
+127.0.0.1 joined by gloo, each playing its share of every call; every process gets the result of
+one process alone with the same key.
+
+The default run starts 2 processes on the rollouts of both games and on the command line; the
+slow run starts 4, and 2 with two devices each, on every tool, and interrupts a checkpointed
+two-process run and resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax import cli
+from spoilfive_jax.tools import distributed
+from spoilfive_jax.tools.checkpoint import Checkpoint
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import distributed_worker as worker  # noqa: E402
+
+SE_RTOL = 1e-5  # a streamed summary's standard errors: float32 sums in another order
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def env_vars() -> dict[str, str]:
+    """The test process's environment, for one CPU device a process unless told otherwise."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "OMPI_"))}
+    env.pop("XLA_FLAGS", None)
+    return {**env, "JAX_PLATFORMS": "cpu"}
+
+
+def start_all(argvs: list[list[str]], **kw: Any) -> list[subprocess.Popen[str]]:
+    return [
+        subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+        for a in argvs
+    ]
+
+
+def finish(procs: list[subprocess.Popen[str]], timeout: float = 300) -> list[tuple[str, str]]:
+    """Every process's (stdout, stderr), each asserted to have exited 0."""
+    try:
+        outs = [p.communicate(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err[-3000:]
+    return outs
+
+
+def run_workers(tmp: Path, num: int, devices: int, *extra: str) -> list[dict[str, np.ndarray]]:
+    port = free_port()
+    script, rest = str(HERE / "distributed_worker.py"), [str(devices), str(tmp / "out"), *extra]
+    argvs = [[sys.executable, script, str(i), str(num), str(port), *rest] for i in range(num)]
+    finish(start_all(argvs, env=env_vars()))
+    return [dict(np.load(tmp / f"out.{i}.npz")) for i in range(num)]
+
+
+def assert_same(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:
+    """Exactly, but for a streamed summary's standard errors."""
+    assert sorted(got) == sorted(want)
+    for k, w in want.items():
+        if "/streamed/" in k and k.endswith("_se"):
+            np.testing.assert_allclose(got[k], w, rtol=SE_RTOL, err_msg=k)
+        else:
+            assert np.array_equal(got[k], w, equal_nan=w.dtype.kind == "f"), k
+
+
+@pytest.fixture(scope="module")
+def rollouts_alone() -> dict[str, np.ndarray]:
+    return worker.results(every_tool=False)
+
+
+def test_two_processes_play_the_rollouts_of_one(
+    tmp_path: Path, rollouts_alone: dict[str, np.ndarray]
+) -> None:
+    outs = run_workers(tmp_path, 2, 1, "rollouts")
+    for i, got in enumerate(outs):
+        assert got.pop("devices").tolist() == [2, 1], i  # the mesh spans both processes
+        assert_same(got, rollouts_alone)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("num", "devices"), [(4, 1), (2, 2)])
+def test_many_processes_run_every_tool_as_one(tmp_path: Path, num: int, devices: int) -> None:
+    want = worker.results()
+    for got in run_workers(tmp_path, num, devices):
+        assert got.pop("devices").tolist() == [num * devices, devices]
+        assert_same(got, want)
+
+
+# ---------------------------------------------------------------------------- the command line
+
+ROLLOUT = ["rollout", "--players", "3", "--policy", "random", "--hands", "3000", "--quiet"]
+
+
+def spoilfive(argv: list[str], num: int, port: int, **kw: Any) -> list[subprocess.Popen[str]]:
+    base = [sys.executable, "-m", "spoilfive_jax", *argv, "--coordinator", f"127.0.0.1:{port}"]
+    argvs = [[*base, "--num-processes", str(num), "--process-id", str(i)] for i in range(num)]
+    return start_all(argvs, env=env_vars(), **kw)
+
+
+def alone(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    assert cli.main(argv) == 0
+    return timeless(json.loads(capsys.readouterr().out))
+
+
+def timeless(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "seconds" and not k.endswith("_per_s")}
+
+
+def test_command_line_two_processes_print_once_what_one_prints(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (first, _), (second, _) = finish(spoilfive([*ROLLOUT, "--json", "-"], 2, free_port()))
+    assert second == ""  # process 0 alone prints
+    # (stdout holds the JSON alone: the collectives' own messages go to stderr)
+    got = json.loads(first)
+    want = alone(capsys, [*ROLLOUT, "--json", "-"])
+    assert timeless(got).keys() == want.keys()
+    for k, v in want.items():
+        if k.endswith("_se"):
+            np.testing.assert_allclose(got[k], v, rtol=SE_RTOL, err_msg=k)
+        else:
+            assert got[k] == v, k
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        (["--coordinator", "127.0.0.1:1234"], "go together"),
+        (["--num-processes", "2", "--process-id", "0"], "go together"),
+        (["--coordinator", "nowhere", "--num-processes", "2", "--process-id", "0"], "HOST:PORT"),
+        (["--coordinator", "h:1", "--num-processes", "2", "--process-id", "2"], "0..1"),
+        (["--coordinator", "h:1", "--num-processes", "0", "--process-id", "0"], ">= 1"),
+    ],
+)
+def test_command_line_refuses_bad_process_flags(
+    capsys: pytest.CaptureFixture[str], flags: list[str], fragment: str
+) -> None:
+    assert cli.main([*ROLLOUT, *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("spoilfive: error: ") and fragment in err[0]
+
+
+@pytest.mark.slow
+def test_an_interrupted_two_process_checkpointed_run_resumes_to_the_one_process_result(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Ctrl-C to process 1 alone stops both after the same chunk (process 0 saves the
+    checkpoint); the same command again finishes the run, with one process's result."""
+    argv = [*ROLLOUT[:-3], "--quiet", "--hands", "4000000", "--batch", "4096", "--json"]
+    ckpt = ["--checkpoint", str(tmp_path / "ckpt")]
+    out = str(tmp_path / "two.json")
+    port = free_port()
+    procs = spoilfive([*argv, out, *ckpt], 2, port)
+    deadline = time.monotonic() + 240
+    while not (tmp_path / "ckpt" / "state.ckpt").exists():
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
+        time.sleep(0.5)
+    procs[1].send_signal(signal.SIGINT)
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [130, 130], [e[-2000:] for _, e in outs]
+    assert "stopped after" in outs[0][1]
+    done = distributed_done(tmp_path / "ckpt")
+    assert 0 < done < 4_000_000
+    finish(spoilfive([*argv, out, *ckpt], 2, free_port()))
+    one = str(tmp_path / "one.json")
+    assert cli.main([*argv, one]) == 0
+    a, b = (timeless(json.loads(Path(f).read_text())) for f in (out, one))
+    assert a.keys() == b.keys()
+    for k, v in b.items():
+        if k.endswith("_se"):
+            np.testing.assert_allclose(a[k], v, rtol=SE_RTOL, err_msg=k)
+        else:
+            assert a[k] == v, k
+
+
+def distributed_done(directory: Path) -> int:
+    info = Checkpoint(directory).info()
+    assert info is not None
+    return int(info["done"])
+
+
+# ---------------------------------------------------------------------------- the library
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (("127.0.0.1:1234", None, None), "together"),
+        ((None, 2, 0), "together"),
+        (("127.0.0.1", 2, 0), "HOST:PORT"),
+        (("127.0.0.1:99999", 2, 0), "1..65535"),
+        (("127.0.0.1:1234", 0, 0), "num_processes must be an integer >= 1"),
+        (("127.0.0.1:1234", 2, 2), "process_id must be 0..1"),
+        (("127.0.0.1:1234", 2, True), "process_id must be 0..1"),
+    ],
+)
+def test_initialize_refuses_bad_arguments(args: tuple[Any, ...], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        distributed.initialize(*args)
+
+
+def test_initialize_after_a_computation_says_to_call_it_first() -> None:
+    sf.make("spoil_five", 3).init(0)  # (this process has computed)
+    with pytest.raises(ValueError, match="before any JAX computation"):
+        distributed.initialize("127.0.0.1:1234", 2, 0)
+
+
+def test_no_arguments_need_a_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in list(os.environ):
+        if k.startswith(("SLURM_", "OMPI_")):
+            monkeypatch.delenv(k)
+    assert not distributed.cluster_detected()
+    with pytest.raises(ValueError, match="no SLURM or Open MPI job"):
+        distributed.initialize()
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    monkeypatch.setenv("SLURM_NTASKS", "1")
+    assert not distributed.cluster_detected()  # one task: nothing to join
+    monkeypatch.setenv("SLURM_STEP_NUM_TASKS", "4(x2)")
+    assert distributed.cluster_detected()
+    monkeypatch.delenv("SLURM_JOB_ID")
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")
+    assert distributed.cluster_detected()
+
+
+def test_one_process_is_the_main_one_and_agrees_with_itself() -> None:
+    assert distributed.is_main_process()
+    assert distributed.any_process(True) and not distributed.any_process(False)
+    distributed.same_everywhere("a count", 2**40, "never raised alone")
