@@ -57,7 +57,7 @@ def test_robs_by_another_seat_and_by_the_player():
     mine = sf.position_from_history(FF, BASE + "player=1; hand=8H QS JS AD 7D; history=1:rob:4C")
     assert bool(mine.robbed) and bits_of(mine.discards, 1) == {"4C"}
     assert int(mine.current_player) == 1 and int(mine.phase) == PHASE_PLAY
-    res = sf.analyze(0, FF, s, num_samples=32)
+    res = sf.analyze(0, FF, s, num_samples=32, policy="random")
     assert set(np.flatnonzero(res.legal)) <= {sf.card_id(c) for c in ("8H", "QS", "JS", "2H", "4C")}
 
 
@@ -87,7 +87,7 @@ def test_an_auction_with_bids_trump_and_exchanges():
     )
     assert cards(s, 2) == {"5H", "JH", "AH", "KC", "4S"} and bits_of(s.discards, 2) == {"2C", "3C"}
     assert int(s.stock_top) == 11 and int(s.current_player) == 2
-    res = sf.analyze(0, AUCTION, s, num_samples=32)
+    res = sf.analyze(0, AUCTION, s, num_samples=32, policy="random")
     legal = {sf.card_str(int(a)) for a in np.flatnonzero(res.legal)}
     assert legal == {"5H", "JH", "AH", "KC"}  # a club was led: follow it or trump (seed: 4S not)
     assert np.all(np.isfinite(res.expected_points[res.legal]))

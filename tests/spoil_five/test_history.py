@@ -35,7 +35,7 @@ def test_a_rob_by_another_seat():
     )
     assert bool(s.robbed) and int(s.robber) == 1
     assert "7D" in cards(s, 1)
-    res = sf.analyze(0, ENV, s, num_samples=64)
+    res = sf.analyze(0, ENV, s, num_samples=64, policy="random")
     assert res.legal.sum() == 1 and res.legal[sf.card_id("2C")]
 
 
