@@ -9,7 +9,7 @@ family 4) the rows are:
   compile run;
 - ``public step``: ``env.init`` + ``jax.jit`` of a ``lax.scan`` of ``env.max_decisions`` steps of
   ``jax.vmap(env.step)`` with uniformly random legal actions picked by the hash of
-  ``../shared/bench/contract_step_speed.py`` (the same loop; the batch of keys is sharded over
+  the project's acceptance check of the step (the same loop; the batch of keys is sharded over
   the devices); init is inside the timing, a decision counts when its state was live;
 - ``analysis <policy>``: ``sf.analyze`` of ``--positions`` positions met along random play, with
   ``--samples`` samples each and the game's last built-in policy in the playouts; decisions/s

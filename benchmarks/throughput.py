@@ -8,8 +8,9 @@ hands/s = B / time, decisions/s = live decisions / time.
 
 Two ways of drawing the uniformly random legal action (one uniform per game in both):
 
-- ``mask``: exactly the official contract check (``shared/bench/contract_step_speed.py``): in each
-  scan iteration, the k-th True of ``state.legal_action_mask`` via ``cumsum``/``argmax`` over the
+- ``mask``: exactly the project's acceptance check of the step (kept outside this
+  repository): in each scan iteration, the k-th True of ``state.legal_action_mask`` via
+  ``cumsum``/``argmax`` over the
   55 actions, then the step.  On XLA:CPU this picker costs more than the engine step itself (a
   null step with it reaches only ~15-25x pyspiel oh_hell on a 2-core machine): these rows mostly
   time the picker.

@@ -3,6 +3,7 @@ process each (the setting is process-wide)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,7 +19,8 @@ def _run(code: str) -> str:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"},
+        # (a bare environment, but for the suite's compile setting: tests/conftest.py)
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu", "XLA_FLAGS": os.environ["XLA_FLAGS"]},
     )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
@@ -113,7 +115,8 @@ def test_a_late_call_in_a_fresh_process_warns_on_stderr():
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"},
+        # (a bare environment, but for the suite's compile setting: tests/conftest.py)
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu", "XLA_FLAGS": os.environ["XLA_FLAGS"]},
     )
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
     assert "RuntimeWarning: use_all_cores: JAX has already run a computation" in out.stderr
