@@ -25,6 +25,7 @@ GAME, PLAYERS, POLICY = "spoil_five", 5, "heuristic"
 
 def worker(process_id: int, num: int, port: int, hands: int, batch: int) -> None:
     import jax
+    import numpy as np
 
     jax.config.update("jax_num_cpu_devices", 1)
     import spoilfive_jax as sf
@@ -39,7 +40,8 @@ def worker(process_id: int, num: int, port: int, hands: int, batch: int) -> None
     if sf.distributed.is_main_process():
         summary = {k: v for k, v in result.summary().items() if not k.endswith("_per_s")}
         summary.pop("seconds", None)
-        print(json.dumps({"seconds": seconds, "summary": summary}, default=float))
+        plain = {k: np.asarray(v).tolist() for k, v in summary.items()}
+        print(json.dumps({"seconds": seconds, "summary": plain}))
 
 
 def free_port() -> int:

@@ -36,7 +36,13 @@ from spoilfive_jax.tools.checkpoint import (
 )
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
-from spoilfive_jax.tools.sharding import batch_for, default_batch_size, host_arrays, shard_batch
+from spoilfive_jax.tools.sharding import (
+    batch_for,
+    default_batch_size,
+    host_arrays,
+    replicated,
+    shard_batch,
+)
 
 Progress = Callable[[int, int], Any]  # progress(hands_done, hands_total)
 
@@ -69,25 +75,42 @@ def play_chunk(
     shape: tuple[int, int],
     keys: Any,
     first: jax.Array,
-    count: jax.Array,
+    hands: jax.Array,
     options: dict[str, jax.Array],
     seat_policy: jax.Array,
 ) -> dict[str, jax.Array]:
-    """One call of a run (every tool's rollouts): up to ``shape[0]`` batches of ``shape[1]``
-    hands, ids first, first+1, ...; only the first ``count`` batches are played (``count`` is
-    traced: one compile for any run size), the rest of the output is left zero."""
+    """One call of a run (every tool's rollouts): ``shape[0]`` steps of ``shape[1]`` hands,
+    the records of ids first, first+1, ..., first + k*b - 1 in that order; only the first
+    ``hands`` of them are played (``hands`` is traced: one compile for any run size), the
+    others' records are zero or unused.
+
+    With the batch spread over D devices, each device plays its own contiguous block of the
+    call's hands (step i, lane jj of device d: hand d*k*b/D + i*b/D + jj), so the records come
+    back in order without moving between devices (with a block a step, the flat order would
+    need an all-to-all of every record: across processes, over the network).  With one device
+    this is hand i*b + jj: the same steps as always."""
     k, b = shape
+    d = jax.device_count()
+    d = d if d > 1 and b % d == 0 else 1
+    per = b // d  # lanes of one device a step
 
     def one(i: jax.Array) -> dict[str, jax.Array]:
-        ids = shard_batch(first + (i * b + jnp.arange(b, dtype=U32)))
+        lane = jnp.arange(b, dtype=U32)
+        ids = shard_batch(first + (lane // per) * (k * per) + i * per + lane % per)
         deal = env.capability(caps.Rollouts).rollout_deal(env, keys, ids, options)
         return play_deals(env, who, keys, ids, deal, seat_policy)
 
     def skip(i: jax.Array) -> dict[str, jax.Array]:
         return jax.tree.map(jnp.zeros_like, jax.eval_shape(one, i))  # type: ignore[no-any-return]
 
-    out = jax.lax.map(lambda i: jax.lax.cond(i < count, one, skip, i), jnp.arange(k, dtype=U32))
-    return jax.tree.map(lambda x: x.reshape((k * b, *x.shape[2:])), out)  # type: ignore[no-any-return]
+    needed = lambda i: i * per < hands.astype(U32)  # noqa: E731 (device 0 holds the first)
+    out = jax.lax.map(lambda i: jax.lax.cond(needed(i), one, skip, i), jnp.arange(k, dtype=U32))
+
+    def in_order(x: jax.Array) -> jax.Array:  # [k, b, ...] -> [k*b, ...], hand order
+        blocks = x.reshape((k, d, per, *x.shape[2:])).swapaxes(0, 1)
+        return blocks.reshape((k * b, *x.shape[2:]))
+
+    return jax.tree.map(in_order, out)  # type: ignore[no-any-return]
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
@@ -102,7 +125,8 @@ def _chunk_stats(
     batches = jax.tree.map(lambda x: x.reshape((k, -1, *x.shape[1:])), records)
     b = records["decisions"].shape[0] // k
     valid = jnp.arange(k * b, dtype=jnp.int32).reshape(k, b) < count
-    return jax.vmap(lambda r, v: batch_stats(rollouts.hand_values(env, r), v))(batches, valid)  # type: ignore[no-any-return]
+    stats = jax.vmap(lambda r, v: batch_stats(rollouts.hand_values(env, r), v))(batches, valid)
+    return replicated(stats)  # type: ignore[no-any-return]
 
 
 def calls_of(b: int) -> int:
@@ -351,8 +375,7 @@ class _Run:
         for c in hand_chunks(self.start + done, self.start + self.total, k * self.b):
             if c.epoch != epoch:
                 keys, epoch = run_keys(self.env, self.key, c.epoch), c.epoch
-            batches = jnp.int32(-(-c.hands // self.b))
-            args = (keys, jnp.uint32(c.first), batches, self.opts, self.seat_policy)
+            args = (keys, jnp.uint32(c.first), jnp.int32(c.hands), self.opts, self.seat_policy)
             out = play_chunk(self.env, self.who, (k, self.b), *args)
             if not stream:
                 yield out, c

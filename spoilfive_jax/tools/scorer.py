@@ -35,7 +35,7 @@ from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, ru
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
-from spoilfive_jax.tools.sharding import host_arrays, shard_batch
+from spoilfive_jax.tools.sharding import host_arrays, replicated, shard_batch
 
 U32, I32 = jnp.uint32, jnp.int32
 
@@ -86,7 +86,7 @@ def _query_moments(
     """A call's first ``count`` rollouts (``_score_chunk``'s, still on the device) reduced to
     each value's moments per query (arrays [num]), nothing per rollout."""
     valid = jnp.arange(q.shape[0], dtype=I32) < count
-    return tuple(segment_moments(v, q, valid, num) for v in values)
+    return replicated(tuple(segment_moments(v, q, valid, num) for v in values))  # type: ignore[no-any-return]
 
 
 def score_hands(

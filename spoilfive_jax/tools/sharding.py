@@ -46,6 +46,23 @@ def shard_batch(x: jax.Array) -> jax.Array:
     return jax.lax.with_sharding_constraint(x, _batch_sharding(devices))
 
 
+def replicated(tree: Any) -> Any:
+    """Inside a jitted call: its (small) reduced outputs whole on every device, so that the
+    reduction's collectives are part of the call and every process holds the result (read back
+    without a collective of its own; a no-op with one device)."""
+    devices = tuple(jax.devices())
+    if len(devices) == 1:
+        return tree
+    whole = _whole(devices)
+    return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, whole), tree)
+
+
+@functools.cache
+def _whole(devices: tuple[Any, ...]) -> jax.sharding.NamedSharding:
+    mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+
 def host_arrays(tree: Any) -> Any:
     """A call's output (a pytree of arrays) as host numpy arrays, whole, in every process.  An
     array spread over other processes' devices too (a multi-process run's per-hand records) is
@@ -79,4 +96,11 @@ def round_to_devices(b: int) -> int:
     return -(-b // d) * d
 
 
-__all__ = ["batch_for", "default_batch_size", "host_arrays", "round_to_devices", "shard_batch"]
+__all__ = [
+    "batch_for",
+    "default_batch_size",
+    "host_arrays",
+    "replicated",
+    "round_to_devices",
+    "shard_batch",
+]

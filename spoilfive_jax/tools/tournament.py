@@ -42,7 +42,7 @@ from spoilfive_jax.tools.rollout import (
     play_chunk,
     rollout,
 )
-from spoilfive_jax.tools.sharding import host_arrays
+from spoilfive_jax.tools.sharding import host_arrays, replicated
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,7 +226,7 @@ def _seating_part(
     won = env.capability(caps.Rollouts).hands_won(env, types.SimpleNamespace(**records))
     valid = jnp.arange(chips.shape[0]) < count
     wins = jnp.where(valid[:, None, None] & (held[None] > 0), won[:, :, None], False)
-    return chips, wins.sum((0, 1), dtype=jnp.int32)
+    return chips, replicated(wins.sum((0, 1), dtype=jnp.int32))
 
 
 @functools.partial(jax.jit, static_argnums=(0,))
@@ -235,7 +235,7 @@ def _deal_moments(k: int, per_deal: jax.Array, seats: jax.Array, count: jax.Arra
     first ``count`` deals."""
     chips = (per_deal / seats).reshape(k, -1, per_deal.shape[1])
     valid = jnp.arange(per_deal.shape[0], dtype=jnp.int32).reshape(k, -1) < count
-    return jax.vmap(device_moments)(chips, valid)  # type: ignore[no-any-return]
+    return replicated(jax.vmap(device_moments)(chips, valid))  # type: ignore[no-any-return]
 
 
 def _streamed(
@@ -265,8 +265,8 @@ def _streamed(
         for c in hand_chunks(done, num_hands, k * b):
             if c.epoch != epoch:
                 keys, epoch = run_keys(env, root, c.epoch), c.epoch
-            args = (keys, jnp.uint32(c.first), jnp.int32(-(-c.hands // b)), opts)
             count = jnp.int32(c.hands)
+            args = (keys, jnp.uint32(c.first), count, opts)
             parts = [  # each seating on the rollouts' own program, then reduced
                 _seating_part(env, play_chunk(env, who, (k, b), *args, sp), held, count)
                 for who, sp, held in plays

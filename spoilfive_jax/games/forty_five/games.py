@@ -27,7 +27,7 @@ from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 from spoilfive_jax.tools.rollout import pipelined
-from spoilfive_jax.tools.sharding import host_arrays, shard_batch
+from spoilfive_jax.tools.sharding import host_arrays, replicated, shard_batch
 
 if TYPE_CHECKING:  # the type only: env.py declares this module as its game's Sessions
     from spoilfive_jax.games.forty_five.env import FortyFive
@@ -183,7 +183,7 @@ def _totals(out: tuple[jax.Array, ...], num_teams: int, count: jax.Array) -> dic
     to their totals."""
     _, winner, played, decisions, _ = out
     valid = jnp.arange(winner.shape[0]) < count
-    return game_totals(winner, num_teams, played, decisions, valid)  # type: ignore[no-any-return]
+    return replicated(game_totals(winner, num_teams, played, decisions, valid))  # type: ignore[no-any-return]
 
 
 def games(

@@ -23,7 +23,7 @@ from spoilfive_jax.games.spoil_five.provider import Deal
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, epoch_key, hand_chunks
 from spoilfive_jax.tools.policies import Lineup, play_deals
 from spoilfive_jax.tools.rollout import pipelined
-from spoilfive_jax.tools.sharding import batch_for, host_arrays, shard_batch
+from spoilfive_jax.tools.sharding import batch_for, host_arrays, replicated, shard_batch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _totals(
     """A chunk's first ``count`` sessions (``_sessions_chunk``'s, still on the device) reduced
     to their totals."""
     valid = jnp.arange(stacks.shape[0]) < count
-    return session_totals(stacks, played, over, valid)  # type: ignore[no-any-return]
+    return replicated(session_totals(stacks, played, over, valid))  # type: ignore[no-any-return]
 
 
 def sessions(
