@@ -70,7 +70,8 @@ def _bounded_compiled_code():
     """XLA:CPU maps memory for every program it compiles, and one process may hold at most
     ``vm.max_map_count`` mappings; past it the compiler crashes (a segfault near the end of a
     whole run).  Between test modules, once the process holds many, JAX's compiled programs are
-    dropped (they recompile on their next use)."""
+    dropped (they recompile on their next use): earlier than the library's own guard at every
+    tool call (``tools.programs``, half the limit), which a test module would otherwise meet."""
     yield
     if _mappings() > MAX_MAPPINGS:
         jax.clear_caches()

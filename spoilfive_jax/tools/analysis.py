@@ -47,6 +47,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.policies import bind
+from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.sharding import host_arrays, round_to_devices, shard_batch
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
@@ -229,6 +230,7 @@ def analyze(
     ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
     compiled chunk (the result does not depend on it).
     """
+    bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     key = as_key(key)
     if isinstance(num_samples, bool) or int(num_samples) < 2:
         raise ValueError(f"num_samples must be an integer >= 2, got {num_samples!r}")

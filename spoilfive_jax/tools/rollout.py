@@ -36,6 +36,7 @@ from spoilfive_jax.tools.checkpoint import (
 )
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
+from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.sharding import (
     batch_for,
     default_batch_size,
@@ -314,6 +315,7 @@ def rollout_range(
     ``rollout`` is the range from 0.  Hand ``i`` is id ``i % 2**32`` of the key material of
     epoch ``i // 2**32`` (``tools.chunks``).  ``checkpoint``, ``writer``, ``should_stop``: as
     ``rollout``'s (streamed ranges only)."""
+    bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     check_env(env)
     per_hand = check_bool("per_hand", per_hand)
     ckpt = as_checkpoint(checkpoint)

@@ -34,6 +34,7 @@ from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
+from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
 from spoilfive_jax.tools.sharding import host_arrays, replicated, shard_batch
 
@@ -137,6 +138,7 @@ def score_hands(
     it returns True the run ends there and the scores are those of the queries whose rollouts
     all ran (the first ``done // num_rollouts``; the same numbers as a whole run's).
     """
+    bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     if env is not None:
         check_env(env)
         if num_players is not None and num_players != env.num_players:

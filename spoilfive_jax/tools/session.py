@@ -19,6 +19,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.tools.policies import PolicySpec, lineup
+from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.rollout import as_key, check_env
 
 
@@ -45,6 +46,7 @@ def play_sessions(
     per-session one's exactly (it holds counts only) and whose per-session fields raise
     ``core.stats.NoPerHand``.  Memory then does not grow with ``num_sessions``.
     """
+    bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     check_env(env)
     num = positive_int("num_sessions", num_sessions)
     assert num is not None

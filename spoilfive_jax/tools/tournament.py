@@ -34,6 +34,7 @@ from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import PolicySpec, lineup, resolve_one
+from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.rollout import (
     as_key,
     batch_size_for,
@@ -129,6 +130,7 @@ def evaluate(
     of a run never stopped, bit for bit) and ``should_stop()``, asked after every call: True
     ends the run there, with the result of the deals done so far (``hands`` fewer).
     """
+    bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     check_env(env)
     num_hands = positive_int("num_hands", num_hands)  # type: ignore[assignment]
     per_hand = check_bool("per_hand", per_hand)
