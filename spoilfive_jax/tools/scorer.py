@@ -147,8 +147,7 @@ def score_hands(
             raise ValueError("rules differ from env.rules; give one or the other")
     else:
         env = _table(num_players, rules)
-    r = positive_int("num_rollouts", num_rollouts)
-    assert r is not None
+    r: int = positive_int("num_rollouts", num_rollouts)  # type: ignore[assignment]
     if r < 2:
         raise ValueError(f"num_rollouts must be an integer >= 2, got {r}")
     h, t, s = check_queries(env, hands, turnup, seat)
