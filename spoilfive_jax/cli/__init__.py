@@ -66,9 +66,10 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input).
 
-    Every CPU core is used: one XLA host device per core (``spoilfive_jax.use_all_cores``),
-    set before JAX's first computation; in a process where JAX already ran this changes
-    nothing.  Results do not depend on the number of devices.  Ctrl-C prints one line,
+    Every CPU core is used: one XLA host device per core (``spoilfive_jax.use_all_cores``;
+    ``--devices N`` on a subcommand: N of them), set before JAX's first computation; in a
+    process where JAX already ran this changes nothing.  Results do not depend on the number
+    of devices.  Ctrl-C prints one line,
     ``spoilfive: interrupted``, and returns 130, from the first moment (while the package
     imports, ``spoilfive_jax._interrupt``, as later); during a run (``rollout``, ``score``,
     ``tournament``) a first Ctrl-C stops it after the chunk in progress instead, with the
@@ -79,8 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         _interrupt.release()  # from here a Ctrl-C is a KeyboardInterrupt, caught below
-        use_all_cores(warn=False)  # in a process that already ran JAX (a test), silently
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)  # (parsing runs no JAX computation)
+        # in a process that already ran JAX (a test), silently
+        use_all_cores(getattr(args, "devices", None), warn=False)
         return int(args.run(args))
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0

@@ -70,6 +70,14 @@ def add_game_options(p: argparse.ArgumentParser, players: bool = True) -> None:
     """``--game``, ``-n/--players`` and every game's rule options, grouped by who takes them."""
     classes = _games_by_class()
     g = p.add_argument_group("the game and the table")
+    if players:  # (every subcommand that plays: all but rules)
+        p.add_argument(
+            "--devices",
+            type=int_at_least(1),
+            metavar="N",
+            help="CPU devices to spread the work over (default: one per core; results do not "
+            "depend on it; on a GPU or TPU their own devices are used)",
+        )
     g.add_argument(
         "--game",
         choices=available_games(),

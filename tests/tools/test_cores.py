@@ -120,3 +120,27 @@ def test_a_late_call_in_a_fresh_process_warns_on_stderr():
     )
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
     assert "RuntimeWarning: use_all_cores: JAX has already run a computation" in out.stderr
+
+
+def test_the_command_line_takes_its_device_count():
+    """``--devices N`` on a subcommand: N CPU devices instead of one per core, same results."""
+    code = """
+        import contextlib, io, json, jax
+        from spoilfive_jax import cli
+        out = io.StringIO()
+        argv = ["rollout", "--players", "3", "--policy", "random", "--hands", "500", "--quiet"]
+        with contextlib.redirect_stdout(out):
+            assert cli.main([*argv, "--json", "-", "--devices", "{n}"]) == 0
+        print(len(jax.devices()), json.loads(out.getvalue())["win_rate"])
+    """
+    three = _run(code.format(n=3)).split(maxsplit=1)
+    one = _run(code.format(n=1)).split(maxsplit=1)
+    assert three[0] == "3" and one[0] == "1"
+    assert three[1] == one[1]  # (results do not depend on the devices)
+
+
+def test_the_command_line_refuses_a_bad_device_count(capsys):
+    from spoilfive_jax import cli
+
+    assert cli.main(["rollout", "--devices", "0"]) == 2
+    assert "--devices: expected an integer >= 1" in capsys.readouterr().err
