@@ -29,7 +29,7 @@ from typing import Any
 import jax
 import numpy as np
 
-_STARTED: dict[str, Any] = {}  # the arguments of this process's initialize, once called
+_STARTED: list[dict[str, Any]] = []  # the arguments of this process's initialize, once called
 
 
 def cluster_detected() -> bool:
@@ -66,26 +66,27 @@ def initialize(
         )
     args: dict[str, Any] = {}
     if coordinator_address is not None:
+        n = _positive("num_processes", num_processes)
         args = {
             "coordinator_address": _address(coordinator_address),
-            "num_processes": _positive("num_processes", num_processes),
-            "process_id": _index(process_id, num_processes),
+            "num_processes": n,
+            "process_id": _index(process_id, n),
         }
     elif not cluster_detected():
         raise ValueError(
             "no SLURM or Open MPI job found: give the coordinator's HOST:PORT, the number of "
             "processes and this process's id"
         )
-    if _STARTED:
-        if args != _STARTED:
-            raise ValueError(f"this process already joined another run ({_STARTED})")
+    if _STARTED:  # (a second call: with no arguments too, under SLURM or Open MPI)
+        if args != _STARTED[0]:
+            raise ValueError(f"this process already joined another run ({_STARTED[0]})")
         return jax.process_index()
     if _backends_started():
         raise ValueError(
             "initialize must run before any JAX computation in this process (call it first)"
         )
     jax.distributed.initialize(**args)
-    _STARTED.update(args)
+    _STARTED.append(args)
     return jax.process_index()
 
 
@@ -113,8 +114,7 @@ def _positive(name: str, value: Any) -> int:
     return int(value)
 
 
-def _index(process_id: Any, num_processes: Any) -> int:
-    n = _positive("num_processes", num_processes)
+def _index(process_id: Any, n: int) -> int:
     if (
         isinstance(process_id, bool)
         or not isinstance(process_id, (int, np.integer))
@@ -150,7 +150,7 @@ def same_everywhere(what: str, value: int, why: str) -> None:
     v = int(value)  # (as two uint32 words: JAX without x64 has no 64-bit integers)
     words = np.array([(v >> 32) & 0xFFFFFFFF, v & 0xFFFFFFFF], np.uint32)
     got = np.asarray(multihost_utils.process_allgather(words)).reshape(-1, 2).astype(np.int64)
-    values = [int(np.int64(h << 32 | lo)) for h, lo in got.tolist()]
+    values = [h << 32 | lo for h, lo in got.tolist()]
     if len(set(values)) > 1:
         raise ValueError(f"the processes disagree on {what} ({values}): {why}")
 

@@ -104,8 +104,10 @@ def play_chunk(
     def skip(i: jax.Array) -> dict[str, jax.Array]:
         return jax.tree.map(jnp.zeros_like, jax.eval_shape(one, i))  # type: ignore[no-any-return]
 
-    needed = lambda i: i * per < hands.astype(U32)  # noqa: E731 (device 0 holds the first)
-    out = jax.lax.map(lambda i: jax.lax.cond(needed(i), one, skip, i), jnp.arange(k, dtype=U32))
+    limit = hands.astype(U32)  # a step is needed while device 0's lanes hold hands to play
+    out = jax.lax.map(
+        lambda i: jax.lax.cond(i * per < limit, one, skip, i), jnp.arange(k, dtype=U32)
+    )
 
     def in_order(x: jax.Array) -> jax.Array:  # [k, b, ...] -> [k*b, ...], hand order
         blocks = x.reshape((k, d, per, *x.shape[2:])).swapaxes(0, 1)

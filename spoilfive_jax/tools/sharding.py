@@ -30,9 +30,10 @@ def default_batch_size() -> int:
 
 
 @functools.cache
-def _batch_sharding(devices: tuple[Any, ...]) -> jax.sharding.NamedSharding:
+def _sharding(devices: tuple[Any, ...], *axes: str) -> jax.sharding.NamedSharding:
+    """The batch axis over ``devices`` (``axes`` ``("hands",)``), or (none) whole on each."""
     mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
-    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("hands"))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*axes))
 
 
 def shard_batch(x: jax.Array) -> jax.Array:
@@ -43,7 +44,7 @@ def shard_batch(x: jax.Array) -> jax.Array:
     devices = tuple(jax.devices())
     if len(devices) == 1:
         return x
-    return jax.lax.with_sharding_constraint(x, _batch_sharding(devices))
+    return jax.lax.with_sharding_constraint(x, _sharding(devices, "hands"))
 
 
 def replicated(tree: Any) -> Any:
@@ -53,14 +54,8 @@ def replicated(tree: Any) -> Any:
     devices = tuple(jax.devices())
     if len(devices) == 1:
         return tree
-    whole = _whole(devices)
+    whole = _sharding(devices)
     return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, whole), tree)
-
-
-@functools.cache
-def _whole(devices: tuple[Any, ...]) -> jax.sharding.NamedSharding:
-    mesh = jax.sharding.Mesh(np.array(devices), ("hands",))
-    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
 
 
 def host_arrays(tree: Any) -> Any:

@@ -271,3 +271,12 @@ def test_one_process_is_the_main_one_and_agrees_with_itself() -> None:
     assert distributed.is_main_process()
     assert distributed.any_process(True) and not distributed.any_process(False)
     distributed.same_everywhere("a count", 2**40, "never raised alone")
+
+
+def test_a_second_initialize_of_the_same_run_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also with no arguments (a SLURM job calling it twice): the first call's run stands."""
+    monkeypatch.setattr(distributed, "_STARTED", [{}])
+    monkeypatch.setattr(distributed, "cluster_detected", lambda: True)
+    assert distributed.initialize() == 0  # (this process: index 0, JAX not called again)
+    with pytest.raises(ValueError, match="already joined another run"):
+        distributed.initialize("127.0.0.1:1234", 2, 0)
