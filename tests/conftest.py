@@ -65,13 +65,14 @@ def _mappings() -> int:
         return 0
 
 
-@pytest.fixture(autouse=True, scope="module")
+@pytest.fixture(autouse=True)
 def _bounded_compiled_code():
     """XLA:CPU maps memory for every program it compiles, and one process may hold at most
     ``vm.max_map_count`` mappings; past it the compiler crashes (a segfault near the end of a
-    whole run).  Between test modules, once the process holds many, JAX's compiled programs are
+    whole run).  After every test, once the process holds many, JAX's compiled programs are
     dropped (they recompile on their next use): earlier than the library's own guard at every
-    tool call (``tools.programs``, half the limit), which a test module would otherwise meet."""
+    tool call (``tools.programs``, half the limit).  Checked after each test, not each module:
+    a module of the slow suite, over many rule options, can compile past the limit by itself."""
     yield
     if _mappings() > MAX_MAPPINGS:
         jax.clear_caches()
