@@ -35,6 +35,14 @@ CARRIED = (0, 5, 10, 15, 20, 30)
 PIMC_SEAT = 2  # Q4's pimc table: one seat (each seat is a compile of the scorer's lineup)
 
 SIZES: dict[str, dict[str, int]] = {
+    "tiny": {  # every question end to end in a few minutes (the slow tests); numbers meaningless
+        "q1_hands": 512, "q1_pimc_hands": 8, "rob_hands": 16, "rob_samples": 4,
+        "renege_hands": 512, "renege_samples": 4, "spoil_hands": 512, "spoil_pimc_hands": 8,
+        "jink_hands": 512, "jink_samples": 4, "rate_hands": 512, "seat_hands": 512,
+        "seat_pimc_hands": 8, "pimc_samples": 4, "check_positions": 8, "five_hands": 64,
+        "five_samples": 4, "partner_hands": 64, "partner_samples": 4, "auction_hands": 512,
+        "auction_greedy_hands": 512, "auction_pimc_hands": 8,
+    },
     "quick": {
         "q1_hands": 40_000, "q1_pimc_hands": 64, "rob_hands": 2_000, "rob_samples": 32,
         "renege_hands": 60_000, "renege_samples": 32, "spoil_hands": 40_000,
