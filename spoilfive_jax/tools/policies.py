@@ -163,17 +163,19 @@ def play_deals(
     the end and return the batched ``Rollouts.outcome`` records: on the game's kernel when every
     seat plays a built-in policy and the game declares one (``RolloutKernel``, the one optional
     capability: without it hands are played through the public step), else through
-    ``play_out``."""
+    ``play_out``.  Every record also has ``illegal`` bool[B]: the hand ended on an illegal
+    action (never on the kernel: the built-in policies play legal moves only)."""
     fast = caps.declared(env, caps.RolloutKernel)
     names = cast(tuple[str, ...], lineup.names)  # all built-in names when ``builtin``
     kernel = fast.rollout_kernel(env, names) if fast and lineup.builtin else None
     if kernel is not None:
-        return kernel(deal, keys, ids, seat_policy)
+        return {**kernel(deal, keys, ids, seat_policy), "illegal": jnp.zeros(ids.shape, bool)}
     rollouts = env.capability(caps.Rollouts)
     states = rollouts.deal_states(env, deal)
     hand_keys = rollouts.hand_keys(env, keys, ids)
     final, rewards = play_batch(env, lineup.policies, seat_policy, hand_keys, states)
-    return jax.vmap(lambda s, r: rollouts.outcome(env, s, r))(final, rewards)
+    records = jax.vmap(lambda s, r: rollouts.outcome(env, s, r))(final, rewards)
+    return {**records, "illegal": final.illegal}
 
 
 def choose_batch(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -116,19 +117,27 @@ def play_chunk(
     return jax.tree.map(in_order, out)  # type: ignore[no-any-return]
 
 
+def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Any:
+    """The game's values of a record (``Rollouts.hand_values``), with the hands that ended on
+    an illegal action counted (``illegal``, which every rollout record has)."""
+    averaged, counted = env.capability(caps.Rollouts).hand_values(env, record)
+    if "illegal" in record:
+        counted = {**counted, "illegal": record["illegal"]}
+    return averaged, counted
+
+
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _chunk_stats(
     env: Env[Any, Any], k: int, records: dict[str, jax.Array], count: jax.Array
 ) -> dict[str, Any]:
     """A call's records (``play_chunk``'s, still on the device) reduced batch by batch to
-    the game's statistics (``Rollouts.hand_values``, ``core.stats.batch_stats``) of its first
+    the game's statistics (``hand_values``, ``core.stats.batch_stats``) of its first
     ``count`` hands: a pytree with a leading axis of ``k`` batches, nothing per hand.  (The
     call's program is the per-hand one: one compile serves both.)"""
-    rollouts = env.capability(caps.Rollouts)
     batches = jax.tree.map(lambda x: x.reshape((k, -1, *x.shape[1:])), records)
     b = records["decisions"].shape[0] // k
     valid = jnp.arange(k * b, dtype=jnp.int32).reshape(k, b) < count
-    stats = jax.vmap(lambda r, v: batch_stats(rollouts.hand_values(env, r), v))(batches, valid)
+    stats = jax.vmap(lambda r, v: batch_stats(hand_values(env, r), v))(batches, valid)
     return replicated(stats)  # type: ignore[no-any-return]
 
 
@@ -207,12 +216,16 @@ class RolloutResult:
         family: mean points per seat and team, team win rates, the trick distribution, jink,
         rob and bid rates.  Per hand, the statistics are those of every hand at once in
         float64; streamed, pooled batch by batch (``core.stats``: the same counts and means,
-        standard errors to float32 rounding)."""
+        standard errors to float32 rounding).  Every game's also has ``illegal_rate``: the
+        share of hands that ended on an illegal action (a custom policy's)."""
         rollouts = self.env.capability(caps.Rollouts)
         run = self.stats
         if run is None:
-            run = run_stats(rollouts.hand_values(self.env, self.fields))
-        return rollouts.summary_from_stats(self.env, run, self.seconds)
+            run = run_stats(hand_values(self.env, self.fields))
+        summary = rollouts.summary_from_stats(self.env, run, self.seconds)
+        if "illegal" in run.totals:  # the share of hands that ended on an illegal action
+            summary["illegal_rate"] = float(run.share("illegal"))
+        return summary
 
     def hands_won(self) -> np.ndarray:
         """bool[H, N]: the hands each seat won (``Rollouts.hands_won``)."""
@@ -348,13 +361,36 @@ def rollout_range(
     run = _Run(env, who, jnp.asarray(seat_policy), opts, as_key(key), b, int(start), total)
     begin = time.perf_counter()
     if per_hand:
-        return RolloutResult(run.fields(progress), env, seconds=time.perf_counter() - begin)
+        return warn_illegal(RolloutResult(run.fields(progress), env, time.perf_counter() - begin))
     facts = {"policy": policy_facts(who.names, who.policies, seat_policy)}
     facts.update(range=[int(start), int(start) + total], batch=b)
     facts["options"] = {k: int(v) for k, v in deal_options.items()}
     loop = run.loop(run_facts("rollout", env, run.key, **facts), hands=writer is not None)
     end = run_chunks(loop, checkpoint=ckpt, writer=writer, progress=progress, stop=should_stop)
-    return RolloutResult({}, env, seconds=end.seconds, stats=end.state)
+    return warn_illegal(RolloutResult({}, env, seconds=end.seconds, stats=end.state))
+
+
+def warn_illegal(result: RolloutResult) -> RolloutResult:
+    """Say so (a ``RuntimeWarning``) when some hands ended on an illegal action: a custom policy
+    that returns an action that is not legal gives statistics of hands cut short, which
+    nothing else would show (the records have ``illegal``, the summary ``illegal_rate``)."""
+    illegal = illegal_hands(result)
+    if illegal:
+        warnings.warn(
+            f"{illegal:,} of {result.num_hands:,} hands ({illegal / result.num_hands:.2%}) ended "
+            "on an illegal action: a policy returned an action that was not legal, and each such "
+            "hand ended at once (see illegal in the records, illegal_rate in the summary)",
+            RuntimeWarning,
+            stacklevel=4,  # the caller of sf.rollout
+        )
+    return result
+
+
+def illegal_hands(result: RolloutResult) -> int:
+    """How many of a result's hands ended on an illegal action."""
+    if result.stats is not None:
+        return int(result.stats.totals.get("illegal", 0))
+    return int(np.count_nonzero(result.fields.get("illegal", False)))
 
 
 @dataclasses.dataclass(frozen=True)
