@@ -1,21 +1,35 @@
 """Speed of ``sf.analyze``: many positions x many samples, and one position with many
 samples, on Spoil Five (5 players, seed rules, heuristic rollouts).  Prints the wall time
-(after a compile run), the rollouts and the decisions per second inside them.
+(after a compile run), the rollouts and the decisions per second inside them.  With
+``--first-call``, also the first call of every built-in game (a user's first ``hint``): each in
+a fresh process without JAX's compilation cache, compile included.
 
     python benchmarks/analysis_speed.py                 # 1,000 x 1,000 and 1 x 10,000
     python benchmarks/analysis_speed.py --positions 200 --samples 500
+    python benchmarks/analysis_speed.py --first-call --json benchmarks/results/analysis_speed.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax as sf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
+
+GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
 
 
 def positions(env: sf.spoil_five.SpoilFive, count: int, seed: int = 0) -> sf.spoil_five.State:
@@ -76,29 +90,85 @@ def run(
     }
 
 
-def main() -> None:
+def a_position(env: sf.Env, seed: int = 0, moves: int = 6) -> Any:
+    """A live decision after ``moves`` random legal moves of one hand (mid-hand)."""
+    rng = np.random.default_rng(seed)
+    state = env.init(jax.random.PRNGKey(seed))
+    for _ in range(moves):
+        legal = env.legal_actions(state)
+        nxt = env.step(state, int(rng.choice(legal)))
+        if bool(nxt.terminated):
+            break
+        state = nxt
+    return state
+
+
+def first_call(game: str) -> dict[str, Any]:
+    """The wall time of this process's first ``sf.analyze`` (default samples and policy)."""
+    env = sf.make(game)
+    state = a_position(env)
+    t0 = time.perf_counter()
+    res = sf.analyze(0, env, state)
+    jax.block_until_ready(res.best)
+    return {"game": game, "players": env.num_players, "seconds": time.perf_counter() - t0}
+
+
+def first_calls(games: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``first_call`` of each game, each in a fresh process without the compilation cache."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_COMPILATION_CACHE")}
+    env["JAX_ENABLE_COMPILATION_CACHE"] = "false"
+    rows = []
+    for game in games:
+        out = subprocess.run(
+            [sys.executable, __file__, "--first-call-worker", game],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        rows.append(json.loads(out.strip().splitlines()[-1]))
+        print(f"first sf.analyze call, {game}: {rows[-1]['seconds']:.1f} s (compile included)")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    argv = list(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--single-samples", type=int, default=10000)
     ap.add_argument("--batch-size", type=int, default=None)
-    args = ap.parse_args()
+    ap.add_argument("--first-call", action="store_true", help="also every game's first call")
+    ap.add_argument("--games", default=",".join(GAMES), help="games of --first-call")
+    ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--first-call-worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.first_call_worker:
+        print(json.dumps(first_call(args.first_call_worker)))
+        return {}
     env = sf.spoil_five.SpoilFive(5)
     print(f"backend {jax.default_backend()}, {jax.device_count()} device(s)")
     batch = positions(env, args.positions)
     widest = int(np.argmax(np.asarray(batch.legal_action_mask).sum(-1)))
     one = jax.tree.map(lambda x: x[widest], batch)  # the position with the most legal actions
+    rows = []
     for label, states, k in (
         (f"{args.positions} positions x {args.samples} samples", batch, args.samples),
         (f"1 position x {args.single_samples} samples", one, args.single_samples),
     ):
         r = run(env, states, k, args.batch_size)
+        rows.append({"label": label, **r})
         print(
             f"{label}: {r['seconds']:.2f} s after compile, {r['rollouts']:,} rollouts "
             f"({r['legal_per_position']:.2f} legal actions a position), "
             f"{r['rollouts_per_s']:,.0f} rollouts/s, {r['decisions_per_s']:,.0f} decisions/s",
             flush=True,
         )
+    first = first_calls(tuple(args.games.split(","))) if args.first_call else []
+    result = {**provenance(__file__, argv), "rows": rows, "first_calls": first}
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return result
 
 
 if __name__ == "__main__":

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import socket
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
 
 GAME, PLAYERS, POLICY = "spoil_five", 5, "heuristic"
 
@@ -114,15 +116,14 @@ def main() -> None:
             f"{num} process{'es' if num > 1 else '  '}  {rate:>14,.0f} hands/s  "
             f"x{rate / first[0]:.2f}  summary {'the same' if same else 'DIFFERS'}"
         )
+    argv = sys.argv[1:]
     record = {
+        **provenance(__file__, argv),
         "benchmark": "distributed_scaling",
         "game": GAME,
         "players": PLAYERS,
         "policy": POLICY,
         "hands": args.hands,
-        "cpu_count": os.cpu_count(),
-        "machine": platform.platform(),
-        "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
     }
     if args.json:

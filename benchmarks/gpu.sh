@@ -7,7 +7,7 @@
 # public step, the position analysis; decisions/s and the ratio to pyspiel oh_hell measured in
 # the same process) with each path's batch chosen by a measured sweep (2^12..2^20 hands, stopped
 # when the throughput stops growing or memory runs out; the sweep is printed), and writes them
-# to tables_gpu.json.  Paste the markdown into the README's benchmark section.
+# to tables_gpu.json (copy it to benchmarks/results/ and add a figures block to docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=${PYTHON:-python}

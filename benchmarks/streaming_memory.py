@@ -26,6 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -107,7 +110,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                 flush=True,
             )
     if a.json:
-        Path(a.json).write_text(json.dumps({"rows": rows}, indent=1))
+        argv = sys.argv[1:] if argv is None else argv
+        where = provenance(__file__, argv)
+        Path(a.json).write_text(json.dumps({**where, "rows": rows}, indent=1))
     return rows
 
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -52,6 +51,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spoilfive_jax.tools.cores import cpu_count  # (imports jax; computes nothing)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATHS = ("rollout", "step", "analysis")
@@ -561,15 +563,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         settings = [worker(cfg)]
     else:
         settings = [spawn(argv, n, not cfg.no_pin) for n in device_counts(cfg.cores)]
+    where = provenance(__file__, argv)
+    where["machine"]["cores"] = cpu_count()
+    where["machine"]["load_average_start"] = load_start
+    where["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     result = {
-        "machine": {
-            "processor": platform.processor() or platform.machine(),
-            "cores": cpu_count(),
-            "python": platform.python_version(),
-            "jax": jax.__version__,
-            "load_average_start": load_start,
-            "load_average_end": os.getloadavg() if hasattr(os, "getloadavg") else None,
-        },
+        **where,
         "games": cfg.games,
         "config": {k: v for k, v in vars(cfg).items() if not k.startswith("worker")},
         "settings": settings,

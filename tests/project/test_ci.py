@@ -1,5 +1,5 @@
 """CI runs what the README tells a newcomer to run: the same install and test command, with the
-linters and the type check in front of it."""
+linters, the type check and the docs build (warnings are errors) in front of it."""
 
 from __future__ import annotations
 
@@ -22,8 +22,15 @@ def test_ci_runs_the_readme_test_command_and_the_linters() -> None:
     steps = [ln for ln in lines if ln and not ln.startswith("#") and not ln.startswith("set ")]
     installs = [ln.replace("python -m ", "").replace(" -q", "") for ln in steps if "pip " in ln]
     assert installs == [install], (installs, install)  # the same extras and packages
-    assert "[all,bench,dev]" in install  # the linters come with the install
+    assert "[all,bench,dev,docs]" in install  # the linters and mkdocs come with the install
     assert steps[-1] == test
-    for lint in ("ruff check .", "ruff format --check .", "mypy spoilfive_jax"):
-        assert lint in steps, f".ci/run does not run {lint}"
-        assert steps.index(lint) < steps.index(test)
+    checks = (
+        "ruff check .",
+        "ruff format --check .",
+        "mypy spoilfive_jax",
+        "mkdocs build --strict",
+    )
+    for lint in checks:
+        step = next((s for s in steps if s.startswith(lint)), None)
+        assert step is not None, f".ci/run does not run {lint}"
+        assert steps.index(step) < steps.index(test)

@@ -51,8 +51,8 @@ def test_train_ppo_trains_saves_and_reports_a_tiny_agent(tmp_path: Path) -> None
     from spoilfive_jax.rl.agent import load_policy
 
     argv = ["--updates", "2", "--num-envs", "8", "--num-steps", "4", "--num-players", "4"]
-    argv += ["--hidden", "16", "--eval-every", "1", "--eval-hands", "32", "--final-hands", "32"]
-    argv += ["--tournament-hands", "32", "--out", str(tmp_path), "--name", "tiny"]
+    argv += ["--hidden", "16", "--eval-every", "1", "--eval-hands", "32", "--final-hands", "16"]
+    argv += ["--tournament-hands", "0", "--out", str(tmp_path), "--name", "tiny"]
     _load("train_ppo").main(argv)
     meta = json.loads((tmp_path / "tiny.json").read_text())
     assert meta["game"] == "spoil_five" and meta["num_players"] == 4

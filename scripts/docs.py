@@ -1,0 +1,306 @@
+"""Keep the documentation's command-line transcripts and benchmark figures true.
+
+    python scripts/docs.py transcripts [--check] [FILE ...]   # default: README.md and docs/
+    python scripts/docs.py figures [--check] [FILE ...]
+
+**Transcripts.**  A fenced ```text block right after a ``<!-- transcript -->`` comment is a
+terminal session: each ``$ spoilfive ...`` line is run again (as ``python -m spoilfive_jax``,
+in a fresh directory, stdout and stderr together) and the lines under it are replaced by what it
+printed.  ``$ cat FILE`` lines are the other way round: what is written under them is the file,
+created before the next command runs.  Options of the comment: ``stdin="a|b|c"`` (the lines fed
+to every command, for ``spoilfive play``), ``head=N`` and ``tail=M`` (keep the first N and last
+M lines of each output, with ``...`` between).
+
+**Figures.**  The lines between ``<!-- figures: NAME -->`` and ``<!-- /figures -->`` are
+written from the JSON a benchmark script saved under ``benchmarks/results/`` (``NAME`` is a
+renderer below), with the date, machine and command that measured them.
+
+``--check`` rewrites nothing: it exits 1 and shows the difference if a file is out of date.
+Timings differ from run to run, so a check compares transcripts with every duration and rate
+masked (``VOLATILE``); everything else (tables, counts, errors) must match exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+BLOCK = re.compile(r"^<!-- transcript(?P<opts>[^>]*)-->\n```text\n(?P<body>.*?)^```\n", re.S | re.M)
+FIGURES = re.compile(
+    r"^<!-- figures: (?P<name>[\w.-]+) -->\n(?P<body>.*?)^<!-- /figures -->\n", re.S | re.M
+)
+OPTION = re.compile(r'(\w+)=(?:"([^"]*)"|(\S+))')
+LONG_DECIMAL = re.compile(r"\d+\.\d{6,}")
+PROGRESS = re.compile(r"^\w+ ━")  # the progress bar (stderr), left out
+VOLATILE = [
+    re.compile(r"\d[\d,]*(\.\d+)? s\b"),  # durations: 1.7 s
+    re.compile(r"\d[\d,]*(\.\d+)? hands/s"),  # rates
+]
+
+
+def pages(names: list[str]) -> list[Path]:
+    if names:
+        return [Path(n).resolve() for n in names]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+# ------------------------------------------------------------------------ transcripts
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One transcript block: its commands, each with the lines written under it."""
+
+    options: dict[str, str]
+    steps: list[tuple[str, list[str]]]
+
+    @classmethod
+    def parse(cls, opts: str, body: str) -> Transcript:
+        options = {k: quoted or bare for k, quoted, bare in OPTION.findall(opts)}
+        steps: list[tuple[str, list[str]]] = []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            elif steps:
+                steps[-1][1].append(line)
+            elif line.strip():
+                raise ValueError(f"a transcript starts with a '$ ' command, not {line!r}")
+        for _, lines in steps:  # the blank line between two commands is not output
+            while lines and not lines[-1].strip():
+                lines.pop()
+        return cls(options, steps)
+
+    def text(self) -> str:
+        out = []
+        for i, (command, lines) in enumerate(self.steps):
+            out += [f"$ {command}", *lines, *([""] if i + 1 < len(self.steps) else [])]
+        return "\n".join(out) + "\n"
+
+    def run(self) -> Transcript:
+        """The same commands, run again in a fresh directory."""
+        stdin = self.options.get("stdin")
+        with tempfile.TemporaryDirectory() as tmp:
+            steps = []
+            for command, lines in self.steps:
+                argv = shlex.split(command)
+                if argv[0] == "cat":
+                    (Path(tmp) / argv[1]).write_text("\n".join(lines) + "\n", encoding="utf-8")
+                    steps.append((command, lines))
+                    continue
+                if argv[0] != "spoilfive":
+                    raise ValueError(f"a transcript runs spoilfive or cat, not {argv[0]!r}")
+                output = run_cli(argv[1:], tmp, None if stdin is None else stdin.split("|"))
+                steps.append((command, self.excerpt(output)))
+        return Transcript(self.options, steps)
+
+    def excerpt(self, output: list[str]) -> list[str]:
+        head, tail = int(self.options.get("head", 0)), int(self.options.get("tail", 0))
+        if (head or tail) and len(output) > head + tail + 1:
+            return [*output[:head], "...", *(output[-tail:] if tail else [])]
+        return output
+
+
+def run_cli(args: list[str], cwd: str, stdin: list[str] | None) -> list[str]:
+    env = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "spoilfive_jax", *args],
+        cwd=cwd,
+        env=env,
+        input=None if stdin is None else "\n".join(stdin) + "\n",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    lines = [line.rstrip() for line in proc.stdout.rstrip("\n").splitlines()]
+    return [line for line in lines if not PROGRESS.match(line)]
+
+
+def masked(text: str) -> str:
+    """The text with durations and rates hidden, and long decimals cut to four significant
+    digits (standard errors differ in float32's last digits with the number of devices)."""
+    for pattern in VOLATILE:
+        text = pattern.sub("#", text)
+    return LONG_DECIMAL.sub(lambda m: f"{float(m[0]):.4g}", text)
+
+
+def transcripts(text: str) -> list[tuple[re.Match[str], Transcript]]:
+    return [(m, Transcript.parse(m["opts"], m["body"])) for m in BLOCK.finditer(text)]
+
+
+def regenerate_transcripts(text: str, check: bool) -> tuple[str, list[str]]:
+    """The text with every transcript re-run; with ``check``, also what no longer matches."""
+    out, last, stale = [], 0, []
+    for match, block in transcripts(text):
+        fresh = block.run()
+        if masked(fresh.text()) != masked(block.text()):
+            stale.append(diff(block.text(), fresh.text()))
+        out += [text[last : match.start("body")], fresh.text()]
+        last = match.end("body")
+    out.append(text[last:])
+    return "".join(out), stale
+
+
+# ------------------------------------------------------------------------ figures
+
+
+def _load_script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _measured(result: dict[str, Any], command: str) -> str:
+    m = result["machine"]
+    return (
+        f"Measured {result.get('date', 'on an unrecorded date')} on {m['processor']}, "
+        f"{m['cores']} cores, python {m['python']}, jax {m['jax']}, with `{command}`."
+    )
+
+
+def figure_tables(result: dict[str, Any]) -> str:
+    """Every game's table of ``benchmarks/tables.py``."""
+    tables = _load_script("tables")
+    return f"{_measured(result, result['command'])}\n\n{tables.game_tables(result, True)}\n"
+
+
+def figure_headline(result: dict[str, Any]) -> str:
+    """One line a game: the rollout, public step and analysis rates, on every core."""
+    setting = result["settings"][-1]
+    lines = [
+        "| game | rollout (random) | rollout (heuristic) | public step | analysis |",
+        "|---|---|---|---|---|",
+    ]
+    for game in result["games"]:
+        rows = {r["path"]: r for r in setting["rows"] if r["game"] == game}
+
+        def cell(path: str, rows: dict[str, Any] = rows) -> str:
+            r = rows.get(path)
+            if r is None:
+                return "n/a"
+            ratio = r["ratio_vs_oh_hell"]
+            rate = f"{r['decisions_per_s'] / 1e6:.1f} M/s"
+            return rate if ratio is None else f"{rate} ({ratio:.0f}× pyspiel)"
+
+        players = next(iter(rows.values()))["players"]
+        lines.append(
+            f"| {game}, {players} players | {cell('rollout random')} | "
+            f"{cell('rollout heuristic')} | {cell('public step')} | {cell('analysis heuristic')} |"
+        )
+    note = (
+        f"Decisions a second on {setting['label']} ({result['machine']['cores']}-core CPU); "
+        "each ratio is to OpenSpiel's `oh_hell` in Python (pyspiel) in the same process. "
+        + _measured(result, result["command"])
+    )
+    return "\n".join(lines) + f"\n\n{note}\n"
+
+
+def figure_memory(result: dict[str, Any]) -> str:
+    """Peak memory of streamed and per-hand runs (``benchmarks/streaming_memory.py``)."""
+    lines = ["| run | hands | peak RSS | wall (start-up included) |", "|---|---|---|---|"]
+    for r in result["rows"]:
+        mib, seconds = r["max_rss_mib"], r["seconds"]
+        lines.append(f"| {r['mode']} | {r['hands']:,} | {mib:.0f} MiB | {seconds:.1f} s |")
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+def figure_analysis(result: dict[str, Any]) -> str:
+    """``benchmarks/analysis_speed.py``: positions a second, and each game's first call."""
+    lines = [
+        f"- {r['label']}: **{r['seconds']:.2f} s** after compile ({r['rollouts']:,} playouts, "
+        f"{r['decisions_per_s'] / 1e6:.1f} M decisions/s inside them)"
+        for r in result["rows"]
+    ]
+    if result.get("first_calls"):
+        lines += ["", "| game | first `sf.analyze` call, compile included |", "|---|---|"]
+        lines += [
+            f"| {r['game']}, {r['players']} players | {r['seconds']:.1f} s |"
+            for r in result["first_calls"]
+        ]
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+def figure_scaling(result: dict[str, Any]) -> str:
+    """``benchmarks/distributed_scaling.py``: one run over 1, 2, ... processes on one host."""
+    lines = ["| processes | hands/s | against 1 process | same summary |", "|---|---|---|---|"]
+    lines += [
+        f"| {r['processes']} | {r['hands_per_s'] / 1e6:.2f} M | {r['speedup']:.2f}× | "
+        f"{'yes' if r['same'] else 'NO'} |"
+        for r in result["rows"]
+    ]
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+    "tables": ("tables.json", figure_tables),
+    "headline": ("tables.json", figure_headline),
+    "memory": ("streaming_memory.json", figure_memory),
+    "analysis": ("analysis_speed.json", figure_analysis),
+    "scaling": ("distributed_scaling.json", figure_scaling),
+}
+
+
+def regenerate_figures(text: str, check: bool) -> tuple[str, list[str]]:
+    out, last, stale = [], 0, []
+    for match in FIGURES.finditer(text):
+        if match["name"] not in RENDERERS:
+            raise ValueError(f"no figures named {match['name']!r}; known: {sorted(RENDERERS)}")
+        source, render = RENDERERS[match["name"]]
+        result = json.loads((RESULTS / source).read_text(encoding="utf-8"))
+        fresh = render(result)
+        if fresh != match["body"]:
+            stale.append(diff(match["body"], fresh))
+        out += [text[last : match.start("body")], fresh]
+        last = match.end("body")
+    out.append(text[last:])
+    return "".join(out), stale
+
+
+# ------------------------------------------------------------------------ command line
+
+
+def diff(old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "doc", "now"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("transcripts", "figures"))
+    ap.add_argument("files", nargs="*", help="markdown files (default: README.md and docs/)")
+    ap.add_argument("--check", action="store_true", help="rewrite nothing; exit 1 if stale")
+    args = ap.parse_args(argv)
+    regenerate = regenerate_transcripts if args.what == "transcripts" else regenerate_figures
+    failed = False
+    for path in pages(args.files):
+        text = path.read_text(encoding="utf-8")
+        new, stale = regenerate(text, args.check)
+        for d in stale:
+            print(f"{path.relative_to(ROOT)}: out of date\n{d}")
+        if args.check:
+            failed |= bool(stale)
+        elif new != text:
+            path.write_text(new, encoding="utf-8")
+            print(f"rewrote {path.relative_to(ROOT)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
