@@ -1,8 +1,9 @@
 """The scripts in ``examples/`` run end to end at tiny sizes: what they print and write is
 checked, not their numbers (far too few hands to mean anything).
 
-The strategy study runs every question only in the slow suite (each question compiles its own
-programs); the default run redraws its plots from the JSON shipped in ``docs/``.
+The strategy study runs every question, and ``train_ppo.py`` trains, only in the slow suite
+(each compiles programs of its own); the default run redraws the study's plots from the JSON
+shipped in ``docs/``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def test_million_hands_runs_at_a_tiny_size() -> None:
     )
 
 
+@pytest.mark.slow  # (its own PPO programs: half a minute of compiles; tests/rl trains one too)
 def test_train_ppo_trains_saves_and_reports_a_tiny_agent(tmp_path: Path) -> None:
     pytest.importorskip("flax")
     pytest.importorskip("optax")
