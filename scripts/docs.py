@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("what", choices=("transcripts", "figures"))
     ap.add_argument("files", nargs="*", help="markdown files (default: README.md and docs/)")
     ap.add_argument("--check", action="store_true", help="rewrite nothing; exit 1 if stale")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # (files after --check too)
     regenerate = regenerate_transcripts if args.what == "transcripts" else regenerate_figures
     failed = False
     for path in pages(args.files):
