@@ -116,9 +116,8 @@ def main() -> None:
             f"{num} process{'es' if num > 1 else '  '}  {rate:>14,.0f} hands/s  "
             f"x{rate / first[0]:.2f}  summary {'the same' if same else 'DIFFERS'}"
         )
-    argv = sys.argv[1:]
     record = {
-        **provenance(__file__, argv),
+        **provenance(__file__, sys.argv[1:]),
         "benchmark": "distributed_scaling",
         "game": GAME,
         "players": PLAYERS,

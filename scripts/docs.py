@@ -144,8 +144,8 @@ def transcripts(text: str) -> list[tuple[re.Match[str], Transcript]]:
     return [(m, Transcript.parse(m["opts"], m["body"])) for m in BLOCK.finditer(text)]
 
 
-def regenerate_transcripts(text: str, check: bool) -> tuple[str, list[str]]:
-    """The text with every transcript re-run; with ``check``, also what no longer matches."""
+def regenerate_transcripts(text: str) -> tuple[str, list[str]]:
+    """The text with every transcript re-run, and the diffs of those that no longer match."""
     out, last, stale = [], 0, []
     for match, block in transcripts(text):
         fresh = block.run()
@@ -258,7 +258,8 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
 }
 
 
-def regenerate_figures(text: str, check: bool) -> tuple[str, list[str]]:
+def regenerate_figures(text: str) -> tuple[str, list[str]]:
+    """The text with every figures block written anew, and the diffs of those that changed."""
     out, last, stale = [], 0, []
     for match in FIGURES.finditer(text):
         if match["name"] not in RENDERERS:
@@ -291,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for path in pages(args.files):
         text = path.read_text(encoding="utf-8")
-        new, stale = regenerate(text, args.check)
+        new, stale = regenerate(text)
         for d in stale:
             print(f"{path.relative_to(ROOT)}: out of date\n{d}")
         if args.check:

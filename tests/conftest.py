@@ -21,9 +21,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib.util
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import jax
 import numpy as np
@@ -53,6 +56,22 @@ jax.config.update(
     "jax_persistent_cache_min_compile_time_secs",
     float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]),
 )
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(path: Path, name: str | None = None) -> ModuleType:
+    """A script of the repository (``benchmarks/``, ``examples/``, ``scripts/``) loaded as a
+    module by its path, so a test calls its ``main(argv)`` in this process.  Registered in
+    ``sys.modules`` (its dataclasses look their module up)."""
+    name = name or f"script_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 MAX_MAPPINGS = 30_000  # well under Linux's default vm.max_map_count (65,530)
 

@@ -3,7 +3,6 @@ illegal actions under jit, observations, games across hands, rollouts and the be
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import chex
@@ -11,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import Table45, hands_of, jit_step
+from conftest import Table45, hands_of, jit_step, load_script
 
 import spoilfive_jax as sf
 from spoilfive_jax.games import forty_five as ff
@@ -300,10 +299,7 @@ def test_rollouts():
 
 def test_benchmark_smoke():
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "fortyfive_throughput.py"
-    spec = importlib.util.spec_from_file_location("fortyfive_throughput", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(path)
     rows = module.main(["--configs", "forty_five_4", "--batch", "32", "--reps", "1"])["rows"]
     assert rows[0]["hands_per_s"] > 0 and 20 <= rows[0]["decisions_per_hand"] <= 21
     assert rows[0]["bytes_per_state"] == ff.state_bytes(4)

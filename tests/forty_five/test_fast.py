@@ -10,7 +10,6 @@ greedy/heuristic seats choosing what ``greedy_policy``/``heuristic_policy`` choo
 from __future__ import annotations
 
 import functools
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import load_script
 
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five import fast, game
@@ -234,10 +234,7 @@ def test_heuristic_beats_greedy() -> None:
 
 def test_benchmark_rollout_rows() -> None:
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "fortyfive_throughput.py"
-    spec = importlib.util.spec_from_file_location("fortyfive_throughput", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(path)
     argv = ["--configs", "forty_five_4", "--no-step", "--rollout", "--policies", "random"]
     result = module.main([*argv, "--rollout-hands", "256", "--reps", "1", "--no-peers"])
     (row,) = result["rollout_rows"]

@@ -7,7 +7,6 @@ row comes back, sane.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import load_script
 
 import spoilfive_jax as sf
 
@@ -23,11 +23,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
 
 
 def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("throughput", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def test_throughput_smoke(tmp_path: Path) -> None:
@@ -52,10 +48,7 @@ def test_rollout_speed_smoke() -> None:
     """``benchmarks/rollout_speed.py`` runs on the public tools (``sf.rollout``, the fast kernel
     of Spoil Five through them) and reports positive rates."""
     path = SCRIPT.parent / "rollout_speed.py"
-    spec = importlib.util.spec_from_file_location("rollout_speed", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(path)
     argv = ["--players", "3", "--batch", "256", "--hands", "256", "--reps", "1"]
     rows = module.main([*argv, "--policies", "random", "--no-peers", "--no-scorer"])
     assert [(r["players"], r["policy"], r["batch"]) for r in rows] == [(3, "random", 256)]
@@ -63,11 +56,7 @@ def test_rollout_speed_smoke() -> None:
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, SCRIPT.parent / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT.parent / f"{name}.py")
 
 
 def test_tables_sweep_stops_when_growth_stops_or_memory_runs_out() -> None:

@@ -17,13 +17,12 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import re
-import sys
 import unittest
 import warnings
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import load_script
 from sybil import Sybil
 from sybil.example import SybilFailure
 from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
@@ -109,16 +108,7 @@ def test_a_skip_needs_its_condition(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------ transcripts and figures
 
 
-def _docs_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_script", ROOT / "scripts" / "docs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["docs_script"] = module  # (dataclasses look their module up)
-    spec.loader.exec_module(module)
-    return module
-
-
-DOCS = _docs_script()
+DOCS = load_script(ROOT / "scripts" / "docs.py")
 TRANSCRIPTS = [
     (page, i, block)
     for page in PAGES
@@ -150,7 +140,7 @@ def test_the_docs_have_transcripts_and_figures() -> None:
 def test_the_figures_are_written_from_the_saved_json() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        new, stale = DOCS.regenerate_figures(text, check=True)
+        new, stale = DOCS.regenerate_figures(text)
         assert not stale, f"{page.relative_to(ROOT)} (python scripts/docs.py figures):\n{stale}"
         assert new == text
 
@@ -174,10 +164,10 @@ def test_a_transcript_is_parsed_excerpted_and_masked() -> None:
 
 def test_a_stale_transcript_is_found_and_rewritten(tmp_path: Path) -> None:
     page = "<!-- transcript -->\n```text\n$ spoilfive rollout --jink --no-jink\nold text\n```\n"
-    new, stale = DOCS.regenerate_transcripts(page, check=True)
+    new, stale = DOCS.regenerate_transcripts(page)
     assert stale and "old text" in stale[0]
     assert "--jink and --no-jink contradict each other" in new
-    assert DOCS.regenerate_transcripts(new, check=True)[1] == []
+    assert DOCS.regenerate_transcripts(new)[1] == []
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))

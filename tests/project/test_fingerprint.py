@@ -5,7 +5,6 @@ fails on a changed value, honours renames and reports missing and new fields."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import io
 import json
 from pathlib import Path
@@ -13,6 +12,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 BASELINE = BENCH / "fingerprint_baseline.json"
@@ -27,11 +27,7 @@ SUBSET = [  # one engine case, two built-in rollouts, the public-step path, the 
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fingerprint", BENCH / "fingerprint.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH / "fingerprint.py")
 
 
 def _compare(fp: ModuleType, base: dict, new: dict, **kw) -> tuple[int, str]:
