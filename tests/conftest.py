@@ -46,11 +46,13 @@ if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     ).strip()
 
 # Set through the environment before JAX reads its configuration, so that subprocesses (the CLI
-# tests) share the cache too; programs compiled in under half a second are not worth a file.
+# tests) share the cache too.  Programs that compile in under 0.05 s are not worth a file (reading
+# one back costs about as much); above that, the second worker and the subprocesses (which
+# compile most programs afresh: a CLI test is mostly its compiles) read them back.
 os.environ.setdefault(
     "JAX_COMPILATION_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".jax_cache")
 )
-os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.05")
 jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
 jax.config.update(
     "jax_persistent_cache_min_compile_time_secs",

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 I32 = jnp.int32
@@ -87,7 +88,9 @@ class Word:
 
 class Unpacked:
     """A read-only attribute: the field of its own name in ``word``, read from the record's
-    ``word.name`` attribute (a batched record gives a batch)."""
+    ``word.name`` attribute (a batched record gives a batch).  A host record (numpy words, e.g.
+    after ``jax.device_get``) reads back numpy: no JAX dispatch per read, which made reading a
+    batch of host states field by field, hand by hand, the slowest part of a host-side loop."""
 
     def __init__(self, word: Word) -> None:
         self.word = word
@@ -99,7 +102,18 @@ class Unpacked:
     def __get__(self, obj: Any, owner: type | None = None) -> jax.Array:
         if obj is None:
             raise AttributeError(self.name)
-        return get(getattr(obj, self.word.name), self.field)
+        word = getattr(obj, self.word.name)
+        if isinstance(word, np.ndarray | np.generic):
+            return _host_get(word, self.field)  # type: ignore[return-value]
+        return get(word, self.field)
+
+
+def _host_get(word: np.ndarray | np.generic, field: Field) -> np.ndarray:
+    """``get`` in numpy, for a host word: the same values and dtypes."""
+    v = (np.asarray(word, np.int32) >> field.first) & np.int32((1 << field.width) - 1)
+    if field.flag:
+        return v != 0
+    return v - np.int32(field.offset) if field.offset else v
 
 
 def pack_seats(values: ArrayLike, width: int) -> jax.Array:

@@ -169,7 +169,7 @@ def test_plugins_come_from_the_entry_point_group(monkeypatch: pytest.MonkeyPatch
         assert "plugin_five" in sf.available_games() and seen == ["spoilfive_jax.games"]
         env = sf.make("plugin_five", 4)
         assert isinstance(env, Plugin) and env.id == "plugin_five"
-        sf.testing.api_test(env, 4, capabilities=False)
+        sf.testing.api_test(env, 4, no_jit=False, capabilities=False)  # (its game: conformance)
         assert sf.rollout(0, env, "heuristic", num_hands=8).game == "plugin_five"
     finally:
         sf.unregister("plugin_five")

@@ -86,6 +86,21 @@ def test_all_extremes_together() -> None:
             assert np.asarray(getattr(out, name)) == value, name
 
 
+def test_a_host_state_reads_back_numpy_with_the_same_values() -> None:
+    """After ``jax.device_get`` the packed attributes read in numpy (no JAX call a read): the
+    same values and dtypes as on the device, at both ends of every range, batched."""
+    state = sf.spoil_five.SpoilFive(10).init(jax.random.PRNGKey(0))
+    ends = [state.replace(**{name: RANGES[name][i] for name in RANGES}) for i in (0, 1)]
+    both = jax.tree.map(lambda *x: jnp.stack(x), *ends)
+    host = jax.device_get(both)
+    for name in PACKED_NAMES:
+        got, want = getattr(host, name), getattr(both, name)
+        assert isinstance(got, np.ndarray) and not isinstance(got, jax.Array), name
+        assert got.dtype == want.dtype and got.shape == want.shape == (2,), name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert getattr(jax.tree.map(lambda x: x[1], host), name) == RANGES[name][1], name
+
+
 def test_pack_cuts_a_value_to_its_field() -> None:
     word = STATUS.pack(0, leader=3, led_class=4)
     cut = STATUS.pack(word, leader=16 + 5)  # 4 bits: 21 is cut to 5; led_class is untouched

@@ -3,13 +3,17 @@ process each (the setting is process-wide)."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
 import textwrap
 
+import jax
+import numpy as np
 import pytest
 
+import spoilfive_jax as sf
 from spoilfive_jax.tools.cores import use_all_cores
 
 
@@ -19,8 +23,10 @@ def _run(code: str) -> str:
         capture_output=True,
         text=True,
         timeout=120,
-        # (a bare environment, but for the suite's compile setting: tests/conftest.py)
-        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu", "XLA_FLAGS": os.environ["XLA_FLAGS"]},
+        # (a bare environment, but for the suite's compile settings and its compilation cache:
+        # tests/conftest.py)
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"}
+        | {k: v for k, v in os.environ.items() if k == "XLA_FLAGS" or k.startswith("JAX_")},
     )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
@@ -38,13 +44,9 @@ def test_use_all_cores_sets_devices_and_rollouts_shard_over_them():
     )
     n, devices, total, again = out.split()
     assert (n, devices, again) == ("3", "3", "3")  # a later call changes nothing
-    # the same hands as on one device (results do not depend on the device count)
-    single = _run(
-        """
-        import spoilfive_jax as sf
-        print(sf.rollout(0, sf.make("spoil_five", 4), "random", 5000).rewards.sum())
-        """
-    )
+    # the same hands as on this process's one device (results do not depend on the count)
+    assert jax.device_count() == 1
+    single = sf.rollout(0, sf.make("spoil_five", 4), "random", 5000).rewards.sum()
     assert float(total) == pytest.approx(float(single))
 
 
@@ -66,22 +68,21 @@ def test_use_all_cores_refuses_bad_counts(bad):
 
 
 def test_analysis_shards_over_the_devices_with_the_same_result():
-    code = """
-        import jax, numpy as np
-        import spoilfive_jax as sf
-        {setup}
+    def analyze():
         env = sf.spoil_five.SpoilFive(4)
         state = sf.position_from_history(
-            env,
-            "players=4; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
+            env, "players=4; dealer=0; turnup=7D; player=1; hand=5D JH AH KC 4S; history="
         )
         res = sf.analyze(0, env, state, num_samples=192, policy="random", batch_size=768)
-        print(len(jax.devices()), repr(float(np.nansum(res.expected_chips))))
-    """
-    many = _run(code.format(setup="sf.use_all_cores(3)")).split()
-    one = _run(code.format(setup="")).split()
-    assert many[0] == "3" and one[0] == "1"
-    assert many[1] == one[1]  # identical, whatever the device count
+        return float(np.nansum(res.expected_chips))
+
+    many = _run(
+        "import jax, numpy as np\nimport spoilfive_jax as sf\nsf.use_all_cores(3)\n"
+        + textwrap.dedent(inspect.getsource(analyze))
+        + "print(len(jax.devices()), repr(analyze()))"
+    ).split()
+    assert many[0] == "3" and jax.device_count() == 1
+    assert float(many[1]) == analyze()  # identical, whatever the device count
 
 
 def test_a_late_call_warns_when_it_cannot_give_what_was_asked():
@@ -115,8 +116,10 @@ def test_a_late_call_in_a_fresh_process_warns_on_stderr():
         capture_output=True,
         text=True,
         timeout=120,
-        # (a bare environment, but for the suite's compile setting: tests/conftest.py)
-        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu", "XLA_FLAGS": os.environ["XLA_FLAGS"]},
+        # (a bare environment, but for the suite's compile settings and its compilation cache:
+        # tests/conftest.py)
+        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"}
+        | {k: v for k, v in os.environ.items() if k == "XLA_FLAGS" or k.startswith("JAX_")},
     )
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
     assert "RuntimeWarning: use_all_cores: JAX has already run a computation" in out.stderr

@@ -34,11 +34,17 @@ def test_near_the_limit_the_tools_drop_the_programs_and_give_the_same_results(
     with pytest.warns(RuntimeWarning, match="compiled programs were dropped"):
         after = sf.rollout(0, ENV, "random", 100, 32).rewards
     np.testing.assert_array_equal(before, after)
+    # every other tool checks the guard too; dropping once more per call would only make each
+    # compile again (and every later test of this worker), so the drop itself is counted here
+    dropped: list[bool] = []
+    monkeypatch.setattr(programs.jax, "clear_caches", lambda: dropped.append(True))
     for call in (
         lambda: sf.evaluate(0, ENV, {"a": "random", "b": "random"}, 8, 8),
         lambda: sf.play_sessions(0, ENV, "random", 4, max_hands=2, batch_size=4),
         lambda: sf.analyze(0, ENV, ENV.init(0), num_samples=4, policy="random"),
         lambda: sf.score_hands(0, [[0, 1, 2, 3, 4]], 20, 1, env=ENV, num_rollouts=4),
     ):
+        had = len(dropped)
         with pytest.warns(RuntimeWarning, match="mappings"):
             call()
+        assert len(dropped) > had
