@@ -194,7 +194,11 @@ def sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def as_checkpoint(value: Any) -> Checkpoint | None:
+CheckpointSpec = str | os.PathLike[str] | Checkpoint | None
+"""What a tool's ``checkpoint=`` takes: a directory path, a ``Checkpoint`` or None (none)."""
+
+
+def as_checkpoint(value: CheckpointSpec) -> Checkpoint | None:
     """``value`` as a ``Checkpoint``: None, a ``Checkpoint`` or a directory path."""
     if value is None or isinstance(value, Checkpoint):
         return value

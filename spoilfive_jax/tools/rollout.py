@@ -28,6 +28,7 @@ from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import RunStats, add_batches, batch_stats, no_per_hand, run_stats
 from spoilfive_jax.core.validate import as_key, check_bool, positive_int
 from spoilfive_jax.tools.checkpoint import (
+    CheckpointSpec,
     ChunkWriter,
     Loop,
     as_checkpoint,
@@ -254,7 +255,7 @@ def rollout(
     *,
     dealer: int = 0,
     per_hand: bool = True,
-    checkpoint: Any = None,
+    checkpoint: CheckpointSpec = None,
     writer: ChunkWriter | None = None,
     should_stop: Callable[[], bool] | None = None,
     **options: Any,
@@ -320,7 +321,7 @@ def rollout_range(
     *,
     dealer: int = 0,
     per_hand: bool = True,
-    checkpoint: Any = None,
+    checkpoint: CheckpointSpec = None,
     writer: ChunkWriter | None = None,
     should_stop: Callable[[], bool] | None = None,
     **options: Any,

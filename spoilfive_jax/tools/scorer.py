@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
@@ -31,7 +32,14 @@ from spoilfive_jax.core.stats import (
 )
 from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.registry import available_games, env_class, make
-from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
+from spoilfive_jax.tools.checkpoint import (
+    CheckpointSpec,
+    Loop,
+    as_checkpoint,
+    policy_facts,
+    run_chunks,
+    run_facts,
+)
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.programs import bound_compiled_programs
@@ -92,11 +100,11 @@ def _query_moments(
 
 def score_hands(
     key: jax.Array | int,
-    hands: Any,
-    turnup: Any,
-    seat: Any,
+    hands: ArrayLike,
+    turnup: ArrayLike | None,
+    seat: ArrayLike,
     num_players: int | None = None,
-    rules: Any = None,
+    rules: Hashable | None = None,
     policy: PolicySpec = "random",
     num_rollouts: int = 1000,
     batch_size: int | None = None,
@@ -104,10 +112,10 @@ def score_hands(
     env: Env[Any, Any] | None = None,
     threshold: int = 15,
     per_hand: bool = True,
-    progress: Callable[[int, int], Any] | None = None,
-    checkpoint: Any = None,
+    progress: Callable[[int, int], object] | None = None,
+    checkpoint: CheckpointSpec = None,
     should_stop: Callable[[], bool] | None = None,
-) -> Any:
+) -> Any:  # the game's score record (HandScoring.scores_from_moments)
     """Estimate each query hand's chances by determinized Monte Carlo.
 
     hands int[Q, 5], turnup int[Q] (or one), seat int[Q] (or one) relative to the dealer at
@@ -265,7 +273,7 @@ def _streamed(
 
 
 def check_queries(
-    env: Env[Any, Any], hands: Any, turnup: Any, seat: Any
+    env: Env[Any, Any], hands: ArrayLike, turnup: ArrayLike | None, seat: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
     checks every game shares here, the card ids and the turn-up by the game

@@ -31,7 +31,14 @@ from spoilfive_jax.core.stats import (
     pool,
 )
 from spoilfive_jax.core.validate import check_bool, positive_int
-from spoilfive_jax.tools.checkpoint import Loop, as_checkpoint, policy_facts, run_chunks, run_facts
+from spoilfive_jax.tools.checkpoint import (
+    CheckpointSpec,
+    Loop,
+    as_checkpoint,
+    policy_facts,
+    run_chunks,
+    run_facts,
+)
 from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import PolicySpec, lineup, resolve_one
 from spoilfive_jax.tools.programs import bound_compiled_programs
@@ -100,8 +107,8 @@ def evaluate(
     batch_size: int | None = None,
     *,
     per_hand: bool = True,
-    progress: Callable[[int, int], Any] | None = None,
-    checkpoint: Any = None,
+    progress: Callable[[int, int], object] | None = None,
+    checkpoint: CheckpointSpec = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> TournamentResult:
     """Play ``policies`` against each other: seat ``i`` plays policy ``(i + r) % P`` in seating
@@ -193,7 +200,7 @@ def _per_hand(
     seats: np.ndarray,
     num_hands: int,
     batch_size: int | None,
-    progress: Callable[[int, int], Any] | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> tuple[Moments, np.ndarray]:
     """Each seating as a whole rollout: (the moments of each policy's chips per deal, float64
     over the deals at once, and its hands won).  ``progress``: deals done, counted as the
