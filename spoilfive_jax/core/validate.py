@@ -106,3 +106,21 @@ def check_num_players(num_players: Any) -> int:
     if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..10, got {num_players}")
     return int(num_players)
+
+
+def table_labels(hands: Any, count: int) -> list[list[int]] | None:
+    """The query hands a score record's ``table(hands)`` labels its ``count`` rows with: None
+    (rows labelled by number), or one hand of card ids a row, else ``ValueError``: a list of
+    another length would label the rows with the wrong hands, or drop some, without a word."""
+    if hands is None:
+        return None
+    try:
+        rows = np.asarray(hands).reshape(-1, 5) if len(hands) else np.zeros((0, 5), int)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"table(hands): one hand of 5 card ids a query, got {hands!r}") from e
+    if len(rows) != count:
+        raise ValueError(
+            f"table(hands): {len(rows)} hands for scores of {count} "
+            f"quer{'y' if count == 1 else 'ies'}: give the hands that were scored"
+        )
+    return rows.tolist()

@@ -272,13 +272,22 @@ def _streamed(
     return Loop(calls, add, total, facts)
 
 
+def _array(name: str, value: ArrayLike, what: str) -> np.ndarray:
+    """``value`` as a numpy array, or ``ValueError`` naming it (numpy's words for ragged lists
+    name neither the argument nor the fix)."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{name} must be a rectangular array ({what}), got {value!r}") from e
+
+
 def check_queries(
     env: Env[Any, Any], hands: ArrayLike, turnup: ArrayLike | None, seat: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
     checks every game shares here, the card ids and the turn-up by the game
     (``HandScoring.check_turnup``)."""
-    h = np.asarray(hands)
+    h = _array("hands", hands, "one list of 5 card ids a hand")
     if h.ndim == 1:
         h = h[None]
     if h.ndim != 2 or h.shape[1] != 5 or h.shape[0] < 1:
@@ -286,11 +295,18 @@ def check_queries(
     if not np.issubdtype(h.dtype, np.integer):
         raise ValueError(f"hands must hold integer card ids, got dtype {h.dtype}")
     q, n = h.shape[0], env.num_players
-    s = np.broadcast_to(np.asarray(seat), (q,))
+    s = _array("seat", seat, "one seat, or one a hand")
+    if s.ndim > 1 or s.size not in (1, q):
+        raise ValueError(f"seat must be one seat or one a hand ({q}), got shape {s.shape}")
+    s = np.broadcast_to(s.reshape(-1), (q,))
     if not np.issubdtype(s.dtype, np.integer):
         raise ValueError(f"seat must be integers, got {seat!r}")
     if ((s < 0) | (s >= n)).any():
         raise ValueError(f"seat must be 0..{n - 1} (dealer = seat 0), got {s.tolist()}")
+    if turnup is not None:
+        u = _array("turnup", turnup, "one card, or one a hand")
+        if u.ndim > 1 or u.size not in (1, q):
+            raise ValueError(f"turnup must be one card or one a hand ({q}), got shape {u.shape}")
     t = env.capability(caps.HandScoring, "score_hands").check_turnup(env, h, turnup)
     for i in range(q):
         row = h[i].tolist()

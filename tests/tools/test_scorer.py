@@ -107,3 +107,36 @@ def test_evaluate_same_policy_is_even():
     """Two copies of one policy: zero difference within the confidence interval."""
     res = sf.evaluate(6, sf.spoil_five.SpoilFive(4), {"a": "random", "b": "random"}, num_hands=3000)
     assert abs(res.mean_reward[0] - res.mean_reward[1]) < 2 * max(res.ci95)
+
+
+@pytest.mark.parametrize(
+    ("hands", "turnup", "seat", "words"),
+    [
+        ([[1, 2, 3, 4, 5], [6, 7, 8]], 20, 1, "hands must be a rectangular array"),
+        (
+            [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]],
+            20,
+            [1, 2, 3],
+            r"seat must be one seat or one a hand \(2\)",
+        ),
+        (
+            [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]],
+            [20, 21, 22],
+            1,
+            r"turnup must be one card or one a hand",
+        ),
+    ],
+    ids=["ragged-hands", "three-seats-two-hands", "three-turnups-two-hands"],
+)
+def test_query_shapes_are_checked_by_name(hands, turnup, seat, words) -> None:
+    with pytest.raises(ValueError, match=words):
+        sf.score_hands(0, hands, turnup, seat, env=sf.make("spoil_five", 3), num_rollouts=4)
+
+
+@pytest.mark.parametrize("game", ["spoil_five", "forty_five"])
+def test_a_table_labelled_with_other_hands_is_refused(game) -> None:
+    hand = [1, 2, 3, 4, 5]
+    est = sf.score_hands(0, [hand], 20, 1, env=sf.make(game, 4), num_rollouts=4)
+    assert len(est.table([hand]).splitlines()) == 2 and est.table(hand) == est.table([hand])
+    with pytest.raises(ValueError, match="2 hands for scores of 1 query"):
+        est.table([hand, hand])

@@ -30,7 +30,7 @@ from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.stats import RunStats, Values, array_module
-from spoilfive_jax.core.validate import as_key
+from spoilfive_jax.core.validate import as_key, table_labels
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -247,6 +247,7 @@ class FamilyScores:
         """A text table, one row per query (cards shown when ``hands`` is given)."""
         reach = f"P(>={self.threshold}) %"
         lines = [f"{'hand':<18} {'points':>15} {reach:>13} {'tricks':>13}"]
+        hands = table_labels(hands, self.expected_points.shape[0])
         for q in range(self.expected_points.shape[0]):
             cards = hands[q] if hands is not None else None
             label = str(q) if cards is None else " ".join(card_symbol(int(c)) for c in cards)

@@ -21,7 +21,7 @@ import spoilfive_jax.games.spoil_five.report as report
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import RunStats, Values, array_module
-from spoilfive_jax.core.validate import as_key, check_int
+from spoilfive_jax.core.validate import as_key, check_int, table_labels
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -274,6 +274,7 @@ class HandScores:
     def table(self, hands: Any = None) -> str:
         """A text table, one row per query (cards shown when ``hands`` is given)."""
         lines = [f"{'hand':<18} {'win %':>13} {'spoil %':>13} {'chips':>15}"]
+        hands = table_labels(hands, self.win_prob.shape[0])
         for q in range(self.win_prob.shape[0]):
             label = " ".join(card_symbol(int(c)) for c in hands[q]) if hands is not None else str(q)
             lines.append(
