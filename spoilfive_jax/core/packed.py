@@ -27,6 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from spoilfive_jax.core.stats import array_module
+
 I32 = jnp.int32
 
 
@@ -50,8 +52,11 @@ def mask(*fields: Field) -> int:
 
 
 def get(word: ArrayLike, field: Field) -> jax.Array:
-    """The value of ``field`` in ``word``: int32, or bool for a flag."""
-    v = (jnp.asarray(word, I32) >> field.first) & ((1 << field.width) - 1)
+    """The value of ``field`` in ``word``: int32, or bool for a flag; numpy for a host word
+    (``core.stats.array_module``: no JAX call a read, so reading host states field by field,
+    hand by hand, stays cheap)."""
+    xp = array_module(word)
+    v = (xp.asarray(word, np.int32) >> field.first) & ((1 << field.width) - 1)
     if field.flag:
         return v != 0
     return v - field.offset if field.offset else v
@@ -88,9 +93,8 @@ class Word:
 
 class Unpacked:
     """A read-only attribute: the field of its own name in ``word``, read from the record's
-    ``word.name`` attribute (a batched record gives a batch).  A host record (numpy words, e.g.
-    after ``jax.device_get``) reads back numpy: no JAX dispatch per read, which made reading a
-    batch of host states field by field, hand by hand, the slowest part of a host-side loop."""
+    ``word.name`` attribute (a batched record gives a batch; a host record, e.g. after
+    ``jax.device_get``, reads back numpy)."""
 
     def __init__(self, word: Word) -> None:
         self.word = word
@@ -102,18 +106,7 @@ class Unpacked:
     def __get__(self, obj: Any, owner: type | None = None) -> jax.Array:
         if obj is None:
             raise AttributeError(self.name)
-        word = getattr(obj, self.word.name)
-        if isinstance(word, np.ndarray | np.generic):
-            return _host_get(word, self.field)  # type: ignore[return-value]
-        return get(word, self.field)
-
-
-def _host_get(word: np.ndarray | np.generic, field: Field) -> np.ndarray:
-    """``get`` in numpy, for a host word: the same values and dtypes."""
-    v = (np.asarray(word, np.int32) >> field.first) & np.int32((1 << field.width) - 1)
-    if field.flag:
-        return v != 0
-    return v - np.int32(field.offset) if field.offset else v
+        return get(getattr(obj, self.word.name), self.field)
 
 
 def pack_seats(values: ArrayLike, width: int) -> jax.Array:

@@ -115,7 +115,7 @@ def table_labels(hands: Any, count: int) -> list[list[int]] | None:
     if hands is None:
         return None
     try:
-        rows = np.asarray(hands).reshape(-1, 5) if len(hands) else np.zeros((0, 5), int)
+        rows = np.asarray(hands).reshape(-1, 5)
     except (ValueError, TypeError) as e:
         raise ValueError(f"table(hands): one hand of 5 card ids a query, got {hands!r}") from e
     if len(rows) != count:

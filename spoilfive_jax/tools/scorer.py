@@ -281,6 +281,15 @@ def _array(name: str, value: ArrayLike, what: str) -> np.ndarray:
         raise ValueError(f"{name} must be a rectangular array ({what}), got {value!r}") from e
 
 
+def _one_or_each(name: str, value: ArrayLike, what: str, q: int) -> np.ndarray:
+    """``value`` ([Q] per query, or one for every query) as an array [Q], or ``ValueError``
+    naming it and the count of queries (numpy's broadcasting words name neither)."""
+    a = _array(name, value, f"{what}, or one a hand")
+    if a.ndim > 1 or a.size not in (1, q):
+        raise ValueError(f"{name} must be {what} or one a hand ({q}), got shape {a.shape}")
+    return np.broadcast_to(a.reshape(-1), (q,))
+
+
 def check_queries(
     env: Env[Any, Any], hands: ArrayLike, turnup: ArrayLike | None, seat: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -295,18 +304,13 @@ def check_queries(
     if not np.issubdtype(h.dtype, np.integer):
         raise ValueError(f"hands must hold integer card ids, got dtype {h.dtype}")
     q, n = h.shape[0], env.num_players
-    s = _array("seat", seat, "one seat, or one a hand")
-    if s.ndim > 1 or s.size not in (1, q):
-        raise ValueError(f"seat must be one seat or one a hand ({q}), got shape {s.shape}")
-    s = np.broadcast_to(s.reshape(-1), (q,))
+    s = _one_or_each("seat", seat, "one seat", q)
     if not np.issubdtype(s.dtype, np.integer):
         raise ValueError(f"seat must be integers, got {seat!r}")
     if ((s < 0) | (s >= n)).any():
         raise ValueError(f"seat must be 0..{n - 1} (dealer = seat 0), got {s.tolist()}")
     if turnup is not None:
-        u = _array("turnup", turnup, "one card, or one a hand")
-        if u.ndim > 1 or u.size not in (1, q):
-            raise ValueError(f"turnup must be one card or one a hand ({q}), got shape {u.shape}")
+        _one_or_each("turnup", turnup, "one card", q)  # (the game reads it: check_turnup)
     t = env.capability(caps.HandScoring, "score_hands").check_turnup(env, h, turnup)
     for i in range(q):
         row = h[i].tolist()
