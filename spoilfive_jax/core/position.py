@@ -84,9 +84,58 @@ def move_parts(token: str, num_players: int, form: str) -> tuple[int, list[str]]
     return seat, parts[1:]
 
 
+class NoConsistentDeal(ValueError):
+    """No deal of the unseen cards makes the history legal (a game's replay raises it, so that
+    the position's reader can look for the move where the contradiction starts)."""
+
+
+def first_inconsistent_move(count: int, start: int, consistent: Callable[[int], bool]) -> int:
+    """The number (1-based) of the first move after which no deal of the unseen cards makes the
+    moves so far legal, given that all ``count`` moves have none.
+
+    ``consistent(k)`` says whether the first ``k`` moves have a consistent deal; only prefixes
+    of at least ``start`` moves are tried.  Bisection: a prefix of an inconsistent history may
+    be consistent, never the other way round, so ``log2(count)`` replays find the move.  A whole
+    history checked against one world instead blames whichever earlier move that world breaks
+    (a seat's discard on a lead it could follow, when the contradiction is its later play of
+    that suit)."""
+    lo, hi = max(start, 1), count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if consistent(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def no_deal_error(
+    moves: Sequence[Any],
+    changes: Sequence[str],
+    consistent: Callable[[int], bool],
+    text: Callable[[Any], str],
+) -> NoConsistentDeal:
+    """The error for a history of ``moves`` (each with ``seat`` and ``kind``) that no deal makes
+    legal, naming the first move after which none does.
+
+    Only prefixes through the last move of a kind in ``changes`` (the moves other than plays
+    that change a hand: robs, exchanges) are tried, so that the player's hand after a prefix is
+    its hand now and its later plays; ``text(move)`` is how the history writes it."""
+    start = 1 + max((i for i, m in enumerate(moves) if m.kind in changes), default=0)
+    k = first_inconsistent_move(len(moves), start, consistent)
+    m = moves[k - 1]
+    return NoConsistentDeal(
+        f"move {k} ({text(m)}) is illegal for seat {m.seat}: no deal of the unseen cards makes "
+        "it and the moves before it legal"
+    )
+
+
 __all__ = [
+    "NoConsistentDeal",
     "check_table",
+    "first_inconsistent_move",
     "move_parts",
+    "no_deal_error",
     "parse_position",
     "position_fields",
     "position_table",

@@ -26,7 +26,8 @@ One position a line, ``key=value`` fields separated by ``;`` (order free, case-i
 ``position_from_history(env, text)`` (``Positions.position_from_history``) returns a ``State``
 whose public record is the history and whose hidden cards are one deal consistent with it, or
 raises a one-line ``ValueError``: a card seen twice, a move out of turn, an illegal play or bid,
-a rob by a seat that cannot rob, the wrong number of cards, a history no deal makes legal.
+a rob by a seat that cannot rob, the wrong number of cards, a history no deal makes legal
+(naming the first move after which none does).
 
 Two passes, as Spoil Five's (``games.spoil_five.history``): a stand-in deal builds the public
 record (only the player's moves and the card-free decisions checked), the analysis's exact
@@ -49,7 +50,9 @@ import spoilfive_jax.games.forty_five.infer as infer
 from spoilfive_jax.core.cards import card_str
 from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
+    NoConsistentDeal,
     check_table,
+    no_deal_error,
     position_fields,
     position_table,
 )
@@ -109,15 +112,57 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     turnup, next_card = _turnup(f, rules)
     hand = card_list(str(f["hand"]))
     moves = parse_moves(str(f.get("history", "")), n)
-    deal = _Deal.build(rules, n, dealer, p, turnup, next_card, hand, moves)
     apply, legal = _jitted(rules)
-    state = _replay(deal.start(env, scores), moves, p, apply, legal, deal)
+    table = _Table(env, rules, n, dealer, p, turnup, next_card, scores, apply, legal)
+    try:
+        state = table.one_world(hand, moves)
+    except NoConsistentDeal:
+        changes = ("rob", "joker", "exchange")
+        raise no_deal_error(moves, changes, table.has_world(hand, moves), _text) from None
+    return _to_player(state, p, apply)
 
-    # Pass 2: one consistent deal of the unseen cards, replayed with every check.
-    world = jax.device_get(_resample(env, jax.random.PRNGKey(0), state, jnp.int32(p)))
-    again = deal.from_world(world)
-    final = _replay(again.start(env, scores), moves, p, apply, legal, again, check_all=True)
-    return final
+
+@dataclasses.dataclass(frozen=True)
+class _Table:
+    """What every replay of one position shares: the table, the deal's public cards, the
+    player, and the jitted steps."""
+
+    env: Any
+    rules: FortyFiveRules
+    n: int
+    dealer: int
+    p: int
+    turnup: int
+    next_card: int
+    scores: np.ndarray
+    apply: Any
+    legal: Any
+
+    def one_world(self, hand: list[int], moves: list[Move]) -> game.State:
+        """The state after ``moves`` in one deal of the unseen cards consistent with them;
+        ``NoConsistentDeal`` if there is none."""
+        rules, p, apply, legal = self.rules, self.p, self.apply, self.legal
+        deal = _Deal.build(rules, self.n, self.dealer, p, self.turnup, self.next_card, hand, moves)
+        state = _replay(deal.start(self.env, self.scores), moves, p, apply, legal, deal)
+        # Pass 2: one consistent deal of the unseen cards, replayed with every check.
+        world = jax.device_get(_resample(self.env, jax.random.PRNGKey(0), state, jnp.int32(p)))
+        again = deal.from_world(world)
+        start = again.start(self.env, self.scores)
+        return _replay(start, moves, p, apply, legal, again, check_all=True)
+
+    def has_world(self, hand: list[int], moves: list[Move]) -> Any:
+        """``consistent(k)`` for ``first_inconsistent_move``: do the first ``k`` moves, with the
+        player's hand then (its hand now and its later plays), have a consistent deal?"""
+
+        def consistent(k: int) -> bool:
+            later = [m.card for m in moves[k:] if m.kind == "play" and m.seat == self.p]
+            try:
+                self.one_world(hand + later, moves[:k])
+            except NoConsistentDeal:
+                return False
+            return True
+
+        return consistent
 
 
 def _scores(text: str, teams: int) -> np.ndarray:
@@ -242,7 +287,7 @@ class _Deal:
                 c for i, m in enumerate(self.moves) if m.seat == s for c in laid.get(i, [])
             }
             if len(initial) != 5:
-                raise ValueError(
+                raise NoConsistentDeal(
                     "inconsistent history: no deal of the unseen cards makes every move legal"
                 )
             hands.append(sorted(initial))
@@ -478,8 +523,8 @@ def _replay(
     deal: _Deal,
     check_all: bool = False,
 ) -> game.State:
-    """Replay ``moves``; ``check_all``: check every move's legality and that the history ends
-    at a decision of player ``p`` (pass 1 checks the player's moves and the card-free ones)."""
+    """Replay ``moves``; ``check_all``: check every move's legality (pass 1 checks the player's
+    moves and the card-free ones)."""
     rules = deal.rules
     for i, m in enumerate(moves):
         if bool(state.terminated):
@@ -500,11 +545,16 @@ def _replay(
         hidden = m.seat != p and m.kind in ("play", "rob", "joker", "exchange")
         for a in _actions(i, m, deal):
             if (check_all or not hidden) and not bool(legal(state, jnp.int32(a))):
-                why = "" if m.seat == p else " (no deal of the unseen cards makes it legal)"
-                raise ValueError(f"move {i + 1} ({_text(m)}) is illegal for seat {m.seat}{why}")
+                why = f"move {i + 1} ({_text(m)}) is illegal for seat {m.seat}"
+                # pass 2: this world breaks another seat's move, perhaps every world does
+                raise (NoConsistentDeal if check_all and m.seat != p else ValueError)(why)
             state = apply(state, jnp.int32(a))
-    if not check_all:
-        return state
+    return state
+
+
+def _to_player(state: game.State, p: int, apply: Any) -> game.State:
+    """``state`` at player ``p``'s decision (past a hidden declined rob), or the error saying
+    why the history does not end there."""
     if bool(state.terminated):
         raise ValueError("the history ends the hand: there is no decision to analyse")
     if int(state.phase) == game.PHASE_ROB and int(state.current_player) != p:

@@ -21,7 +21,8 @@ One position a line, ``key=value`` fields separated by ``;`` (order free, case-i
 public record is the history and whose hidden cards are one deal consistent with it (the
 analysis resamples them anyway), or raises a one-line ``ValueError`` naming the problem: a card
 seen twice, a move out of turn, an illegal play, a rob by a seat that cannot rob, the wrong
-number of cards, a history no deal of the unseen cards makes legal.
+number of cards, a history no deal of the unseen cards makes legal (naming the first move
+after which none does).
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ import spoilfive_jax.games.spoil_five.infer as infer
 from spoilfive_jax.core.cards import NUM_CARDS, card_id, card_str
 from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
+    NoConsistentDeal,
     check_table,
     move_parts,
+    no_deal_error,
     position_fields,
     position_table,
     table_for,
@@ -126,12 +129,28 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     check_table(env, n, rules)
     pos = _parse_position(f, n)
     robber, own_discard = _check_cards(pos, rules)
+    apply, legal = _jitted(rules)
+    try:
+        state = _one_world(env, pos, robber, own_discard, apply, legal)
+    except NoConsistentDeal:
+        raise no_deal_error(
+            pos.moves,
+            ("rob", "pass"),  # the rob decisions, before any play
+            lambda k: _has_world(env, _prefix(pos, k), robber, own_discard, apply, legal),
+            _text,
+        ) from None
+    return _to_player(state, pos.player, apply)
 
+
+def _one_world(
+    env: Any, pos: _Position, robber: int, own_discard: int, apply: Any, legal: Any
+) -> game.State:
+    """The state after ``pos.moves`` in one deal of the unseen cards consistent with them;
+    ``NoConsistentDeal`` if there is none."""
     # Pass 1: the public record, from a deal that gives each other seat its played cards (and
     # the robber the ace of trumps) plus filler; others' plays are applied without legality.
     deal = _stand_in_deal(pos, robber, own_discard)
     state = env.init_from_deal(np.array(deal, np.int32), pos.turnup, pos.dealer, pos.carried)
-    apply, legal = _jitted(rules)
     state = _replay(env, state, pos.moves, pos.player, apply, legal)
 
     # Pass 2: one deal of the unseen cards consistent with the record, replayed with every
@@ -139,8 +158,23 @@ def position_from_history(env: Any, text: str | None = None, **fields: Any) -> g
     world = jax.device_get(_resample(env, jax.random.PRNGKey(0), state, jnp.int32(pos.player)))
     initial = _world_deal(pos, world)
     start = env.init_from_deal(np.array(initial, np.int32), pos.turnup, pos.dealer, pos.carried)
-    final = _replay(env, start, pos.moves, pos.player, apply, legal, check_all=True, world=world)
-    return final
+    return _replay(env, start, pos.moves, pos.player, apply, legal, check_all=True, world=world)
+
+
+def _has_world(
+    env: Any, pos: _Position, robber: int, own_discard: int, apply: Any, legal: Any
+) -> bool:
+    try:
+        _one_world(env, pos, robber, own_discard, apply, legal)
+    except NoConsistentDeal:
+        return False
+    return True
+
+
+def _prefix(pos: _Position, k: int) -> _Position:
+    """The position after the first ``k`` moves, as the player saw it then."""
+    later = [m.card for m in pos.moves[k:] if m.kind == "play" and m.seat == pos.player]
+    return dataclasses.replace(pos, hand=pos.hand + later, moves=pos.moves[:k])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,7 +307,9 @@ def _world_deal(pos: _Position, world: Any) -> list[list[int]]:
         r = int(world.robber)
         initial[r] = sorted((set(initial[r]) - {pos.turnup}) | {int(world.discard)})
     if any(len(h) != 5 for h in initial):
-        raise ValueError("inconsistent history: no deal of the unseen cards makes every play legal")
+        raise NoConsistentDeal(
+            "inconsistent history: no deal of the unseen cards makes every play legal"
+        )
     return initial
 
 
@@ -292,8 +328,8 @@ def _replay(
     check_all: bool = False,
     world: Any = None,
 ) -> game.State:
-    """Replay ``moves``; ``check_all``: check every move's legality and that the history ends
-    at a decision of player ``p`` (pass 1 checks only the player's own moves)."""
+    """Replay ``moves``; ``check_all``: check every move's legality (pass 1 checks only the
+    player's own moves and the card-free ones)."""
     rules = env.rules
     for i, m in enumerate(moves):
         if bool(state.terminated):
@@ -317,11 +353,16 @@ def _replay(
             raise ValueError(f"move {i + 1} ({_text(m)}): there is no rob decision now")
         a = jnp.int32(action)
         if (check_all or m.seat == p or m.kind != "play") and not bool(legal(state, a)):
-            why = "" if m.seat == p else " (no deal of the unseen cards makes it legal)"
-            raise ValueError(f"move {i + 1} ({_text(m)}) is illegal for seat {m.seat}{why}")
+            why = f"move {i + 1} ({_text(m)}) is illegal for seat {m.seat}"
+            # pass 2: this world breaks another seat's move, perhaps every world does
+            raise (NoConsistentDeal if check_all and m.seat != p else ValueError)(why)
         state = apply(state, a)
-    if not check_all:
-        return state
+    return state
+
+
+def _to_player(state: game.State, p: int, apply: Any) -> game.State:
+    """``state`` at player ``p``'s decision (past a hidden declined rob), or the error saying
+    why the history does not end there."""
     if bool(state.terminated):
         raise ValueError("the history ends the hand: there is no decision to analyse")
     if int(state.phase) == game.PHASE_ROB and int(state.current_player) != p:
