@@ -1,13 +1,12 @@
-"""``spoilfive bench``: the throughput table of ``benchmarks/throughput.py`` (a source checkout)."""
+"""``spoilfive bench``: the public step's throughput table (``cli.throughput``, shipped with the
+package; ``benchmarks/throughput.py`` runs the same program from a source checkout)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-from pathlib import Path
 from typing import Any
 
-from spoilfive_jax.cli.errors import CliError, int_at_least
+from spoilfive_jax.cli.errors import int_at_least
 from spoilfive_jax.cli.output import check_format, check_writable
 
 
@@ -15,8 +14,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench",
         help="throughput table (with pyspiel peers when installed)",
-        description="Run benchmarks/throughput.py: random-play hands/s and "
-        "decisions/s of jit(vmap(step)), with pyspiel peers when installed.",
+        description="Random-play hands/s and decisions/s of jit(vmap(step)), with pyspiel "
+        "peers when installed (the program of benchmarks/throughput.py).",
     )
     p.add_argument("--players", type=int_list, help="comma list of N (default 2,5,10)")
     p.add_argument("--batch", type=int_list, help="comma list of batch sizes")
@@ -29,23 +28,12 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def bench_script() -> Path:
-    return Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
-
-
 def run(args: argparse.Namespace) -> int:
-    script = bench_script()
-    if not script.is_file():
-        raise CliError(
-            f"bench runs benchmarks/throughput.py from a source checkout; not found: {script}"
-        )
     if args.json:
         check_writable("--json", args.json)
         check_format("--json", args.json)
-    spec = importlib.util.spec_from_file_location("spoilfive_throughput", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from spoilfive_jax.cli import throughput  # imports jax: only when the command runs
+
     argv = ["--reps", str(args.reps), "--pickers", args.pickers]
     if args.players:
         argv += ["--players", args.players]
@@ -57,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--json", args.json]
     argv += ["--quick"] if args.quick else []
     argv += ["--no-peers"] if args.no_peers else []
-    module.main(argv)
+    throughput.main(argv)
     return 0
 
 

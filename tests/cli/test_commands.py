@@ -72,10 +72,21 @@ def _commands(tmp: Path) -> dict[str, tuple[list[str], str]]:
     }
 
 
+def installed_copy(tmp: Path) -> Path:
+    """A folder holding the package alone, as a normal (non-editable) install lays it out in
+    site-packages: no ``benchmarks/``, ``docs/`` or ``tests/`` beside it."""
+    site = tmp / "site-packages"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "spoilfive_jax", site / "spoilfive_jax", ignore=ignore)
+    return site
+
+
 class Proc:
-    def __init__(self, name: str, argv: list[str], stdin: str, tmp: Path) -> None:
+    def __init__(
+        self, name: str, argv: list[str], stdin: str, tmp: Path, path: Path = ROOT
+    ) -> None:
         self.out_path, self.err_path = tmp / f"{name}.out", tmp / f"{name}.err"
-        env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="160", PYTHONIOENCODING="utf-8")
+        env = dict(os.environ, PYTHONPATH=str(path), COLUMNS="160", PYTHONIOENCODING="utf-8")
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
             self.popen = subprocess.Popen(
                 [sys.executable, "-m", "spoilfive_jax", *argv],
@@ -98,7 +109,12 @@ class Proc:
 @pytest.fixture(scope="module", autouse=True)
 def procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Proc]]:
     tmp = tmp_path_factory.mktemp("cli")
-    started = {name: Proc(name, argv, stdin, tmp) for name, (argv, stdin) in _commands(tmp).items()}
+    # ``bench`` runs from the package alone: it must not need a source checkout
+    site = installed_copy(tmp)
+    started = {
+        name: Proc(name, argv, stdin, tmp, site if name == "bench" else ROOT)
+        for name, (argv, stdin) in _commands(tmp).items()
+    }
     yield started
     for p in started.values():
         if p.popen.poll() is None:
@@ -475,6 +491,7 @@ def test_subprocess_tournament(procs: dict[str, Proc]) -> None:
 
 
 def test_subprocess_bench(procs: dict[str, Proc]) -> None:
+    """The installed package alone (no ``benchmarks/`` beside it) prints the table."""
     rc, out, err = procs["bench"].result()
     assert rc == 0, err
     assert "hands/s" in out and "decisions/s" in out
