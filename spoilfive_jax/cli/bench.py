@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         check_writable("--json", args.json)
         check_format("--json", args.json)
-    from spoilfive_jax.cli import throughput  # imports jax: only when the command runs
+    from spoilfive_jax.cli.throughput import main  # imports jax: only when the command runs
 
     argv = ["--reps", str(args.reps), "--pickers", args.pickers]
     if args.players:
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--json", args.json]
     argv += ["--quick"] if args.quick else []
     argv += ["--no-peers"] if args.no_peers else []
-    throughput.main(argv)
+    main(argv)
     return 0
 
 
