@@ -12,12 +12,21 @@ the difference with its 95% CI (deals as the unit), the time and the cost per bo
     python benchmarks/pimc_strength.py --game forty_five --samples 16 --deals 200
     python benchmarks/pimc_strength.py --game forty_five --opponent greedy --samples 64
     python benchmarks/pimc_strength.py --opponent ppo --samples 32 --deals 200
+    python benchmarks/pimc_strength.py --table --deals 1000 \
+        --json benchmarks/results/pimc_strength.json
+
+``--table`` runs the rows of the docs' table (``scripts/docs.py figures`` writes it from the
+JSON, with the date and machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -25,6 +34,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax as sf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
 
 CHUNK = 64  # bot decisions per compiled call (one compile)
 
@@ -88,7 +100,59 @@ def tournament(env: Any, bot: Any, other: Any, deals: int, seed: int = 0) -> dic
     }
 
 
-def main() -> None:
+# The docs' table (``--table``): (game, opponent, samples, rollout policy).
+TABLE = [
+    *(("spoil_five", "ppo", k, "heuristic") for k in (8, 32, 64, 128)),
+    ("spoil_five", "heuristic", 64, "heuristic"),
+    ("forty_five", "heuristic", 64, "heuristic"),
+    ("forty_five", "greedy", 64, "greedy"),
+]
+
+
+def env_for(game: str) -> Any:
+    return sf.spoil_five.SpoilFive(5) if game == "spoil_five" else sf.forty_five.FortyFive(4)
+
+
+def opponent_policy(env: Any, opponent: str) -> Any:
+    if opponent == "ppo":
+        from spoilfive_jax.rl.agent import load_policy
+
+        return load_policy(
+            str(Path(__file__).resolve().parents[1] / "examples/agents/ppo_seat.npz")
+        )
+    return env.builtin_policy(opponent)
+
+
+def row(game: str, opponent: str, samples: int, rollout: str, deals: int) -> dict[str, Any]:
+    """One tournament of ``sf.pimc(env, samples, rollout)`` against ``opponent``."""
+    env = env_for(game)
+    bot = sf.pimc(env, num_samples=samples, rollout_policy=rollout)
+    r = tournament(env, bot, opponent_policy(env, opponent), deals)
+    return {
+        "game": game,
+        "players": env.num_players,
+        "opponent": opponent,
+        "samples": samples,
+        "rollout": rollout,
+        "deals": deals,
+        **r,
+    }
+
+
+def time_rollout(hands: int) -> dict[str, Any]:
+    """Seconds of ``sf.rollout`` with one pimc seat among four heuristic ones: its first call
+    (compiles included) and a second call on other deals."""
+    env = sf.spoil_five.SpoilFive(5)
+    seats = [sf.pimc(), "heuristic", "heuristic", "heuristic", "heuristic"]
+    times = []
+    for seed in (0, 1):
+        t0 = time.perf_counter()
+        jax.block_until_ready(sf.rollout(seed, env, seats, num_hands=hands).rewards)
+        times.append(time.perf_counter() - t0)
+    return {"hands": hands, "first_s": times[0], "again_s": times[1]}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
     ap.add_argument(
@@ -100,32 +164,44 @@ def main() -> None:
     ap.add_argument("--samples", type=int, nargs="+", default=[8, 32])
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--rollout", default="heuristic", help="rollout policy (default: heuristic)")
-    args = ap.parse_args()
-    opponent, rollout = args.opponent, args.rollout
-    env = sf.spoil_five.SpoilFive(5) if args.game == "spoil_five" else sf.forty_five.FortyFive(4)
-    if opponent not in ("ppo", *env.policy_names):
-        ap.error(f"--opponent {opponent} is not a policy of {args.game}")
-    if opponent == "ppo":
-        from spoilfive_jax.rl.agent import load_policy
-
-        other = load_policy("examples/agents/ppo_seat.npz")
+    ap.add_argument("--table", action="store_true", help="the docs' rows (ignores --game etc.)")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    if args.table:
+        specs = TABLE
     else:
-        other = env.builtin_policy(opponent)
-    unit = "points" if args.game == "forty_five" else "chips"
-    print(f"{args.game}, {env.num_players} players: pimc vs {opponent} ({unit} per hand)")
-    print(
-        f"{'samples':>7} {'pimc':>9} {opponent:>10} {'diff':>8} {'95% CI':>8} "
-        f"{'hands':>6} {'s':>6} {'ms/decision':>11} {'compile s':>9}"
-    )
-    for k in args.samples:
-        bot = sf.pimc(env, num_samples=k, rollout_policy=rollout)
-        r = tournament(env, bot, other, args.deals)
+        if args.opponent not in ("ppo", *env_for(args.game).policy_names):
+            ap.error(f"--opponent {args.opponent} is not a policy of {args.game}")
+        if args.opponent == "ppo" and args.game != "spoil_five":
+            ap.error("--opponent ppo: the shipped agent plays Spoil Five")
+        specs = [(args.game, args.opponent, k, args.rollout) for k in args.samples]
+    if args.table:  # first, while nothing is compiled in this process
+        timed = time_rollout(args.deals)
         print(
-            f"{k:>7} {r['bot']:>+9.4f} {r['other']:>+10.4f} {r['diff']:>+8.4f} "
-            f"±{r['diff_ci']:>7.4f} {r['hands']:>6} {r['seconds']:>6.1f} "
+            f"sf.rollout, one pimc seat and 4 heuristic, {args.deals:,} hands: first call "
+            f"{timed['first_s']:.1f} s (compile included), then {timed['again_s']:.1f} s"
+        )
+    print(
+        f"{'game':>10} {'against':>9} {'samples':>7} {'pimc':>9} {'other':>9} {'diff':>8} "
+        f"{'95% CI':>8} {'hands':>6} {'s':>6} {'ms/decision':>11} {'compile s':>9}"
+    )
+    rows = []
+    for game, opponent, k, rollout in specs:
+        r = row(game, opponent, k, rollout, args.deals)
+        rows.append(r)
+        print(
+            f"{game:>10} {opponent:>9} {k:>7} {r['bot']:>+9.4f} {r['other']:>+9.4f} "
+            f"{r['diff']:>+8.4f} ±{r['diff_ci']:>7.4f} {r['hands']:>6} {r['seconds']:>6.1f} "
             f"{r['ms_per_decision']:>11.2f} {r['compile_s']:>9.1f}",
             flush=True,
         )
+    result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    result["rows"] = rows
+    if args.table:
+        result["rollout"] = timed
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return result
 
 
 if __name__ == "__main__":

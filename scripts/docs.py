@@ -249,12 +249,97 @@ def figure_scaling(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
+def figure_step_profile(result: dict[str, Any]) -> str:
+    """``benchmarks/step_profile.py``: the public step's loop taken apart."""
+    rows = {r["variant"]: r for r in result["rows"]}
+    loop = rows["loop"]["ms"]
+
+    def share(ms: float) -> str:
+        return f"{ms:.1f} ms ({100 * ms / loop:.0f}%)"
+
+    def rate(variant: str) -> str:
+        r, peer = rows[variant], rows[variant]["ratio_vs_oh_hell"]
+        text = f"{r['decisions_per_s'] / 1e6:.1f} M decisions/s"
+        return text if peer is None else f"{text} ({peer:.0f}× pyspiel)"
+
+    engine, alone = rows["engine"]["ms"], rows["null step"]["ms"]
+    lines = [
+        f"- the contract's loop, {result['steps']} steps of {result['batch']:,} hands "
+        f"({result['players']} players): {loop:.1f} ms a run, {rate('loop')};",
+        f"- the step alone, its action picked from the bitset and carried to the next iteration "
+        f"(`bits`): {share(engine)} of that, {rate('engine')};",
+        f"- the draws and the mask picker alone, with a step that does nothing: {share(alone)} "
+        f"(the draws alone {rows['draws']['ms']:.1f} ms);",
+        f"- the rest, {share(loop - engine - alone)}, is the pick made inside the step's "
+        "iteration: XLA:CPU fuses it into each of the step's output fusions and computes it "
+        "again in every one;",
+        f"- the State is {result['state_bytes']} bytes a hand, and the compiled batched step "
+        f"{result['step_instructions']:,} HLO instructions.",
+    ]
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+def _pimc_cells(r: dict[str, Any], first_ppo: bool) -> list[str]:
+    """(game, bot, against, difference) of one ``pimc_strength.py`` row."""
+    spoil = r["game"] == "spoil_five"
+    game = f"{'Spoil Five' if spoil else 'Forty-Five'}, {r['players']} players"
+    bot = f"pimc {r['samples']}" + ("" if spoil else " pair")
+    if r["rollout"] != "heuristic":
+        bot += f" ({r['rollout']} rollouts)"
+    against = r["opponent"].replace("ppo", "PPO")
+    against = f"{r['players'] - 1} {against}" if spoil else f"{against} pair"
+    if first_ppo:
+        against += " (`ppo_seat.npz`)"
+    digits = 3 if spoil else 2
+    diff = f"{r['diff']:+.{digits}f} ± {r['diff_ci']:.{digits}f}".replace("-", "−")
+    diff += "" if spoil else " points"
+    if spoil and r["samples"] == 64 and r["opponent"] == "ppo":
+        bot, diff = f"**{bot} (default)**", f"**{diff}**"
+    return [game, bot, against, diff]
+
+
+def figure_pimc(result: dict[str, Any]) -> str:
+    """``benchmarks/pimc_strength.py --table``: the bot's margins and cost a decision."""
+    lines = [
+        "| game | bot | against | hands | difference | ms per bot decision (CPU) |",
+        "|---|---|---|---|---|---|",
+    ]
+    seen_ppo = False
+    for r in result["rows"]:
+        cells = _pimc_cells(r, r["opponent"] == "ppo" and not seen_ppo)
+        seen_ppo |= r["opponent"] == "ppo"
+        ms = r["ms_per_decision"]
+        cells.insert(3, f"{r['hands']:,}")
+        lines.append("| " + " | ".join([*cells, f"{ms:.2f}" if ms < 1 else f"{ms:.1f}"]) + " |")
+    default = [r for r in result["rows"] if r["samples"] == 64 and r["rollout"] == "heuristic"]
+    below = [r["opponent"] for r in default if r["diff"] - r["diff_ci"] <= 0]
+    verdict = (
+        "Every row of the default bot (64 samples, heuristic rollouts) has its 95% interval "
+        "above zero."
+        if not below
+        else f"The default bot's 95% interval reaches zero against: {', '.join(below)}."
+    )
+    return "\n".join(lines) + f"\n\n{verdict} {_measured(result, result['command'])}\n"
+
+
+def figure_pimc_rollout(result: dict[str, Any]) -> str:
+    """``benchmarks/pimc_strength.py --table``: a pimc tournament through ``sf.rollout``."""
+    r = result["rollout"]
+    return (
+        f"{r['hands']:,} hands take {r['again_s']:.1f} s, and {r['first_s']:.1f} s on the first "
+        f"call (compiles included). {_measured(result, result['command'])}\n"
+    )
+
+
 RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "tables": ("tables.json", figure_tables),
     "headline": ("tables.json", figure_headline),
     "memory": ("streaming_memory.json", figure_memory),
     "analysis": ("analysis_speed.json", figure_analysis),
     "scaling": ("distributed_scaling.json", figure_scaling),
+    "step_profile": ("step_profile.json", figure_step_profile),
+    "pimc": ("pimc_strength.json", figure_pimc),
+    "pimc_rollout": ("pimc_strength.json", figure_pimc_rollout),
 }
 
 

@@ -158,3 +158,35 @@ def test_tables_spawns_a_worker_per_core_setting(tmp_path: Path) -> None:
 def test_gpu_script_is_valid_bash() -> None:
     """``benchmarks/gpu.sh`` parses (``bash benchmarks/gpu.sh --dry-run`` runs it on CPU)."""
     subprocess.run(["bash", "-n", str(SCRIPT.parent / "gpu.sh")], check=True)
+
+
+@pytest.mark.slow
+def test_step_profile_takes_the_loop_apart(tmp_path: Path) -> None:
+    """``benchmarks/step_profile.py`` times the four variants of the public step's loop and
+    writes JSON that the docs' renderer reads."""
+    out = tmp_path / "profile.json"
+    argv = ["--batch", "64", "--reps", "1", "--no-peers", "--json", str(out)]
+    result = _load("step_profile").main(argv)
+    assert [r["variant"] for r in result["rows"]] == ["loop", "null step", "draws", "engine"]
+    assert all(r["ms"] > 0 and r["decisions_per_s"] > 0 for r in result["rows"])
+    # the step does something: a hand of 5 players takes at least 15 decisions
+    assert result["rows"][0]["decisions"] >= 15 * 64
+    assert result["state_bytes"] == sf.spoil_five.state_bytes(5)
+    assert result["step_instructions"] > 100
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    text = docs.figure_step_profile(json.loads(out.read_text()))
+    assert "27 steps of 64 hands" in text and "HLO instructions" in text
+
+
+@pytest.mark.slow
+def test_pimc_strength_plays_a_tiny_tournament(tmp_path: Path) -> None:
+    """``benchmarks/pimc_strength.py``: seat-rotated pimc against another policy, as JSON."""
+    out = tmp_path / "pimc.json"
+    argv = ["--opponent", "random", "--samples", "2", "--deals", "3", "--json", str(out)]
+    result = _load("pimc_strength").main(argv)
+    (r,) = result["rows"]
+    assert (r["game"], r["opponent"], r["samples"], r["hands"]) == ("spoil_five", "random", 2, 15)
+    assert r["bot_decisions"] > 0 and r["ms_per_decision"] > 0
+    assert json.loads(out.read_text())["rows"] == result["rows"]
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    assert "| Spoil Five, 5 players | pimc 2 | 4 random |" in docs.figure_pimc(result)
