@@ -42,6 +42,7 @@ __all__ = [
     "CAPABILITIES",
     "AgentInfo",
     "Analysis",
+    "DeckDeals",
     "HandScoring",
     "MissingCapability",
     "Positions",
@@ -403,6 +404,31 @@ class AgentInfo(Protocol):
         ...
 
 
+@runtime_checkable
+class DeckDeals(Protocol):
+    """Hands dealt from a chosen order of the pack: what a chance model that deals one card at
+    a time needs (the OpenSpiel games of ``spoilfive_jax.openspiel``)."""
+
+    def deck_size(self, env: Env[Any, Any]) -> int:
+        """Cards in the pack: card ids ``0 .. deck_size - 1``."""
+        ...
+
+    def deal_length(self, env: Env[Any, Any]) -> int:
+        """How many leading cards of an order the hand can ever show (the hands, the turn-up,
+        the stock drawn from): the order of the rest never matters."""
+        ...
+
+    def init_from_deck(self, env: Env[Any, Any], deck: np.ndarray, dealer: int) -> Any:
+        """The first state of the hand dealt from ``deck`` (int[deck_size], a permutation of
+        the card ids, ``deck[0]`` first) by ``dealer``."""
+        ...
+
+    def reward_bounds(self, env: Env[Any, Any]) -> tuple[float, float]:
+        """The least and the most one seat's rewards can sum to over a hand dealt so, every
+        action legal (an outside framework's game information)."""
+        ...
+
+
 CAPABILITIES: tuple[type, ...] = (
     Rollouts,
     RolloutKernel,
@@ -414,6 +440,7 @@ CAPABILITIES: tuple[type, ...] = (
     TerminalPlay,
     Rendering,
     AgentInfo,
+    DeckDeals,
 )
 """Every capability kind, in the order ``api_test`` checks them."""
 

@@ -16,7 +16,9 @@ Each check runs the capability the way the tools do, on a few small random hands
   scored through ``score_hands`` (whose checks read the game's turn-up), and the score command's
   records and table render them;
 - ``Presentation``, ``Rendering`` and ``AgentInfo``: their texts and records render for a
-  rollout, a live hand and a finished one; ``TerminalPlay`` quits cleanly on ``q``.
+  rollout, a live hand and a finished one; ``TerminalPlay`` quits cleanly on ``q``;
+- ``DeckDeals``: a hand dealt from an order of the pack is a live first state, the order of
+  the cards past ``deal_length`` changes nothing, and legal hands end within ``reward_bounds``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None
         _rendering(env, states)
     if caps.TerminalPlay in declared:
         _terminal(env, seed)
+    if caps.DeckDeals in declared:
+        _deck_deals(env, states, seed)
     _agent_info(env, states)
 
 
@@ -253,6 +257,34 @@ def _rendering(env: Env[Any, Any], states: list[Any]) -> None:
         assert isinstance(text, str) and text, f"{env.id} Rendering: render_text is empty"
         svg = pictures.render_svg(env, state)
         assert svg.lstrip().startswith("<svg"), f"{env.id} Rendering: render_svg is no SVG"
+
+
+def _deck_deals(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+    """A hand dealt from an order of the pack is a live first state, the order of the cards
+    past ``deal_length`` changes nothing, and the random playout's hands (that ended on legal
+    actions) end within ``reward_bounds``."""
+    deals = env.capability(caps.DeckDeals)
+    low, high = deals.reward_bounds(env)
+    totals = np.sum([np.asarray(s.rewards, np.float64) for s in states], axis=0)
+    legal = ~np.asarray(states[-1].illegal)
+    assert low <= totals[legal].min() and totals[legal].max() <= high, (
+        f"{env.id} DeckDeals: a hand's rewards {totals[legal].min()}..{totals[legal].max()} "
+        f"lie outside reward_bounds ({low}, {high})"
+    )
+    size, length = deals.deck_size(env), deals.deal_length(env)
+    assert 0 < length <= size, f"{env.id} DeckDeals: deal_length {length} of a {size}-card pack"
+    rng = np.random.default_rng(seed)
+    deck = rng.permutation(size)
+    tail = np.concatenate([deck[:length], rng.permutation(deck[length:])])
+    for dealer in (0, env.num_players - 1):
+        first = deals.init_from_deck(env, deck, dealer)
+        assert not bool(first.terminated), f"{env.id} DeckDeals: the first state has ended"
+        assert 0 <= int(first.current_player) < env.num_players
+        again = deals.init_from_deck(env, tail, dealer)
+        same = jax.tree.map(lambda a, b: bool(np.array_equal(a, b)), first, again)
+        assert all(jax.tree.leaves(same)), (
+            f"{env.id} DeckDeals: the cards past deal_length ({length}) changed the hand"
+        )
 
 
 def _terminal(env: Env[Any, Any], seed: int) -> None:

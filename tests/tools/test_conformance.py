@@ -185,3 +185,34 @@ def test_testing_is_importable_as_attribute():
     import spoilfive_jax.testing as testing
 
     assert testing.api_test is api_test
+
+
+def test_the_conformance_test_catches_a_wrong_deck_deal() -> None:
+    """A ``DeckDeals`` that reads past its ``deal_length``, or whose ``reward_bounds`` a hand
+    leaves, fails the conformance check by name."""
+    from types import SimpleNamespace
+    from typing import ClassVar
+
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.games.spoil_five import deck_deals
+    from spoilfive_jax.tools.conformance import _deck_deals
+
+    def broken(**changes: object) -> sf.spoil_five.SpoilFive:
+        impl = SimpleNamespace(**{n: getattr(deck_deals, n) for n in caps.members(caps.DeckDeals)})
+        for name, fn in changes.items():
+            setattr(impl, name, fn)
+
+        class Broken(sf.spoil_five.SpoilFive):
+            capabilities: ClassVar = {**sf.spoil_five.SpoilFive.capabilities, caps.DeckDeals: impl}
+
+        return Broken(3)
+
+    env = sf.spoil_five.SpoilFive(3)
+    played = [jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))]
+    _deck_deals(env, played, 0)
+    short = broken(deal_length=lambda env: 5 * env.num_players)  # the turn-up left out
+    with pytest.raises(AssertionError, match="past deal_length"):
+        _deck_deals(short, played, 0)
+    finished = played[0].replace(rewards=jnp.full((4, 3), 99.0, jnp.float32))
+    with pytest.raises(AssertionError, match="outside reward_bounds"):
+        _deck_deals(env, [*played, finished], 0)

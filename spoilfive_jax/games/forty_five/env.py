@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import spoilfive_jax.games.forty_five.deck_deals as deck_deals
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.games as games
 import spoilfive_jax.games.forty_five.history as history
@@ -282,6 +283,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         caps.Presentation: report,
         caps.TerminalPlay: report,
         caps.AgentInfo: report,
+        caps.DeckDeals: deck_deals,
     }
 
 

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.spoil_five.deck_deals as deck_deals
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.history as history
 import spoilfive_jax.games.spoil_five.infer as infer
@@ -179,6 +180,7 @@ class SpoilFive(Env[State, Rules]):
         caps.TerminalPlay: report,
         caps.Rendering: render.RENDERING,
         caps.AgentInfo: report,
+        caps.DeckDeals: deck_deals,
     }
 
 
