@@ -1,0 +1,173 @@
+"""The games inside OpenSpiel (``spoilfive_jax.openspiel``): registered with their parameters,
+dealt card by card by chance, stepped in lockstep with the env, observed and resampled as the
+env does, and played by the project's bots and OpenSpiel's ISMCTS."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
+
+import spoilfive_jax as sf  # noqa: E402
+import spoilfive_jax.openspiel as sfo  # noqa: E402
+
+FAMILY = (
+    "python_spoil_five",
+    "python_forty_five",
+    "python_twenty_five",
+    "python_auction_forty_fives",
+)
+
+
+def random_decision(game, seed: int, decisions: int):
+    """A state ``decisions`` random legal decisions after a random deal."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node() or (decisions > 0 and not state.is_terminal()):
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            decisions -= 1
+    return state
+
+
+def test_every_game_of_the_family_is_registered_with_its_rule_parameters():
+    assert set(FAMILY) <= set(sfo.GAMES) and set(FAMILY) <= set(pyspiel.registered_names())
+    game = pyspiel.load_game(
+        "python_spoil_five", {"players": 3, "rob": "off", "deal_packets": "3_2", "ante": 2}
+    )
+    rules = game.env.rules
+    assert game.num_players() == 3 and game.env.num_players == 3
+    assert (rules.rob, rules.deal_packets, rules.ante, rules.bonus) == ("off", (3, 2), 2, 2)
+    assert pyspiel.load_game(str(game)).env == game.env  # the game's string loads it again
+    auction = pyspiel.load_game("python_auction_forty_fives", {"target": 100})
+    assert auction.env.rules.auction and auction.env.rules.goal == 100
+    assert (
+        auction.max_chance_outcomes() == 52
+        and auction.num_distinct_actions() == auction.env.num_actions
+    )
+    low, high = auction.min_utility(), auction.max_utility()
+    assert low < 0 < high
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"rob": "sometimes"}, "rob"),
+        ({"dealer": 5}, "dealer must be 0..2"),
+        ({"players": 11}, "2..10"),
+    ],
+)
+def test_a_bad_parameter_is_refused_by_name(params, match):
+    with pytest.raises((ValueError, pyspiel.SpielError), match=match):
+        pyspiel.load_game("python_spoil_five", {"players": 3, **params})
+
+
+@pytest.mark.parametrize("name", ["python_spoil_five", "python_forty_five"])
+def test_openspiel_random_simulation_checks_pass(name):
+    game = pyspiel.load_game(name, {"players": 4})
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [*FAMILY, "python_oh_hell"])
+@pytest.mark.parametrize("players", [2, 5])
+def test_openspiel_random_simulation_checks_pass_at_every_table(name, players):
+    game = pyspiel.load_game(name, {"players": players})
+    pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize(("name", "players"), [("python_spoil_five", 3), ("python_forty_five", 4)])
+def test_the_deal_is_chance_card_by_card_and_the_hand_steps_with_the_env(name, players):
+    game = pyspiel.load_game(name, {"players": players, "dealer": 1})
+    env = game.env
+    deals = env.capability(sf.capabilities.DeckDeals)
+    length = deals.deal_length(env)
+    order = np.random.default_rng(3).permutation(deals.deck_size(env))
+    state = game.new_initial_state()
+    for i in range(length):
+        outcomes = state.chance_outcomes()
+        assert state.is_chance_node() and len(outcomes) == deals.deck_size(env) - i
+        assert {a for a, _ in outcomes} == set(range(deals.deck_size(env))) - set(
+            order[:i].tolist()
+        )
+        assert np.isclose(sum(p for _, p in outcomes), 1.0) and len({p for _, p in outcomes}) == 1
+        state.apply_action(int(order[i]))
+    rest = sorted(set(range(deals.deck_size(env))) - set(order[:length].tolist()))
+    mine = env.init_from_deck(np.array([*order[:length], *rest], np.int32), 1)
+    rng, total = np.random.default_rng(4), np.zeros(players)
+    while not state.is_terminal():
+        assert state.current_player() == int(mine.current_player)
+        legal = state.legal_actions()
+        assert legal == env.legal_actions(mine)
+        action = int(rng.choice(legal))
+        state.apply_action(action)
+        mine = env.step(mine, action)
+        total += np.asarray(mine.rewards)
+    assert bool(mine.terminated) and np.allclose(state.returns(), total)
+    assert game.min_utility() <= min(total) and max(total) <= game.max_utility()
+
+
+def test_observations_are_the_envs_and_resampling_keeps_the_players_view():
+    game = pyspiel.load_game("python_spoil_five", {"players": 4})
+    state = random_decision(game, seed=5, decisions=6)
+    p = state.current_player()
+    env = game.env
+    assert np.array_equal(state.observation_tensor(p), np.asarray(env.observe(state.env_state, p)))
+    assert state.information_state_tensor(p) == state.observation_tensor(p)
+    assert state.information_state_string(p) != state.information_state_string((p + 1) % 4)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    hidden = set()
+    for _ in range(12):
+        world = state.resample_from_infostate(p, sampler)
+        assert world.information_state_string(p) == state.information_state_string(p)
+        assert world.legal_actions() == state.legal_actions()
+        assert world.current_player() == p and state.env_state is not world.env_state
+        others = [s for s in range(4) if s != p]
+        hidden.add(tuple(int(world.env_state.hands.lo[s]) for s in others))
+        assert int(world.env_state.hands.lo[p]) == int(state.env_state.hands.lo[p])
+    assert len(hidden) > 1  # the other hands are drawn again
+
+
+def test_the_projects_bots_and_ismcts_play_through_evaluate_bots():
+    game = pyspiel.load_game("python_spoil_five", {"players": 3})
+    rng = np.random.RandomState(0)
+    heuristic = [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(3)]
+    first = evaluate_bots.evaluate_bots(
+        game.new_initial_state(), heuristic, np.random.RandomState(1)
+    )
+    again = evaluate_bots.evaluate_bots(
+        game.new_initial_state(), heuristic, np.random.RandomState(1)
+    )
+    assert first == again and game.min_utility() <= min(first) <= max(first) <= game.max_utility()
+    bots = [sfo.ismcts_bot(game, 8, seed=2), heuristic[1], sfo.PolicyBot(game, "random", seed=3)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert len(returns) == 3 and all(np.isfinite(returns))
+
+
+def test_a_bot_names_what_is_wrong():
+    game = pyspiel.load_game("python_spoil_five", {"players": 3})
+    with pytest.raises(ValueError, match="unknown policy 'nonsense'"):
+        sfo.PolicyBot(game, "nonsense")
+    with pytest.raises(ValueError, match="a policy must be a name"):
+        sfo.PolicyBot(game, 7)
+    with pytest.raises(ValueError, match=r"plays the games of spoilfive_jax\.openspiel"):
+        sfo.PolicyBot(pyspiel.load_game("kuhn_poker"), "random")
+    with pytest.raises(ValueError, match="no decision"):
+        sfo.PolicyBot(game, "random").step(game.new_initial_state())
+
+
+@pytest.mark.slow
+def test_pimc_and_the_ppo_agent_are_bots_too():
+    game = pyspiel.load_game("python_spoil_five", {"players": 5})
+    from spoilfive_jax.rl.agent import load_policy
+
+    ppo = load_policy("examples/agents/ppo_seat.npz")
+    bots = [sfo.PolicyBot(game, sf.pimc(num_samples=4), seed=0), sfo.PolicyBot(game, ppo)]
+    bots += [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(3)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    assert len(returns) == 5 and game.min_utility() <= min(returns)
