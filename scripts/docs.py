@@ -331,6 +331,39 @@ def figure_pimc_rollout(result: dict[str, Any]) -> str:
     )
 
 
+def figure_ismcts(result: dict[str, Any]) -> str:
+    """``benchmarks/ismcts_baseline.py``: OpenSpiel's ISMCTS against pimc by time a decision."""
+    against = result["against"]
+    lines = [
+        f"| ISMCTS time a decision | simulations | ms a decision (ISMCTS, {against}) | hands | "
+        "ISMCTS seat − the others |",
+        "|---|---|---|---|---|",
+    ]
+    for r in result["rows"]:
+        diff = f"{r['diff']:+.3f} ± {r['diff_ci']:.3f}".replace("-", "−")
+        lines.append(
+            f"| {r['times']:g}× {against}'s | {r['simulations']:,} | {r['ismcts_ms']:.1f}, "
+            f"{r['other_ms']:.2f} | {r['hands']:,} | {diff} |"
+        )
+    note = (
+        f"Spoil Five, {result['players']} players, chips a hand; {against} costs "
+        f"{result['other_ms']:.2f} ms a decision and an ISMCTS simulation "
+        f"{result['simulation_ms']:.2f} ms in this harness (one OpenSpiel state at a time)."
+    )
+    return "\n".join(lines) + f"\n\n{note} {_measured(result, result['command'])}\n"
+
+
+def figure_ladder(result: dict[str, Any]) -> str:
+    """``benchmarks/ladder.py``: every pair of players of every game, head to head."""
+    lines = ["| game | player | against | hands | difference a hand |", "|---|---|---|---|---|"]
+    for g in result["games"]:
+        title = f"{g['game'].replace('_', ' ')}, {g['players']} players"
+        for r in g["pairs"]:
+            diff = f"{r['diff']:+.3f} ± {r['diff_ci']:.3f}".replace("-", "−")
+            lines.append(f"| {title} | {r['a']} | {r['b']} | {r['hands']:,} | {diff} {g['unit']} |")
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
 RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "tables": ("tables.json", figure_tables),
     "headline": ("tables.json", figure_headline),
@@ -340,6 +373,8 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "step_profile": ("step_profile.json", figure_step_profile),
     "pimc": ("pimc_strength.json", figure_pimc),
     "pimc_rollout": ("pimc_strength.json", figure_pimc_rollout),
+    "ismcts": ("ismcts_baseline.json", figure_ismcts),
+    "ladder": ("ladder.json", figure_ladder),
 }
 
 

@@ -120,7 +120,8 @@ def no_deal_error(
 
     Only prefixes through the last move of a kind in ``changes`` (the moves other than plays
     that change a hand: robs, exchanges) are tried, so that the player's hand after a prefix is
-    its hand now and its later plays; ``text(move)`` is how the history writes it."""
+    its hand now and its later plays: a contradiction already there names that last move.
+    ``text(move)`` is how the history writes it."""
     start = 1 + max((i for i, m in enumerate(moves) if m.kind in changes), default=0)
     k = first_inconsistent_move(len(moves), start, consistent)
     m = moves[k - 1]

@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 import jax
-import jax.numpy as jnp
+import numpy as np
 import pyspiel
 
 from spoilfive_jax.core.env import Env
@@ -48,13 +48,14 @@ class PolicyBot(pyspiel.Bot):  # type: ignore[misc]
             raise ValueError(f"PolicyBot.step: no decision at this state ({state})")
         key = jax.random.fold_in(self._key, self._decisions)
         self._decisions += 1
-        action = int(self._act(key, state.env_state, jnp.int32(player)))
+        action = int(self._act(key, state.env_state, np.int32(player)))
         if action not in state.legal_actions():
             raise ValueError(f"{self.name or 'the policy'} chose illegal action {action}")
         return action
 
     def restart_at(self, state: Any) -> None:
-        pass
+        """A new hand: the decisions count from 0 again, so a hand replays from the seed."""
+        self._decisions = 0
 
     def inform_action(self, state: Any, player_id: int, action: int) -> None:
         pass
@@ -72,8 +73,9 @@ def ismcts_bot(
 
     OpenSpiel's ``ISMCTSBot`` searches afresh at every step but does not implement
     ``restart_at``, which ``evaluate_bots`` calls; this one answers it (and ``inform_action``)
-    by doing nothing."""
-    import numpy as np
+    by doing nothing.  Its worlds are drawn with the bot's own generator (OpenSpiel's default
+    sampler is seeded from the clock), so a seed replays a run.  ``uct_c`` applies to the
+    returns as they are (chips, or points)."""
     from open_spiel.python.algorithms import ismcts, mcts
 
     class _Bot(ismcts.ISMCTSBot):  # type: ignore[misc]
@@ -85,4 +87,6 @@ def ismcts_bot(
 
     rng = np.random.RandomState(seed)
     evaluator = mcts.RandomRolloutEvaluator(rollouts, rng)
-    return _Bot(game, evaluator, uct_c, simulations, random_state=rng)
+    bot = _Bot(game, evaluator, uct_c, simulations, random_state=rng)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.uniform))
+    return bot

@@ -10,12 +10,15 @@ project's env, one hand a game.
   ``observe(state, player)``; the information-state tensor is the same vector (the env's view
   of what the player knows: its hand and the public record the game keeps), so the
   information state is not perfect-recall: two move orders that leave the same record share
-  it.  The strings are the game's text of the table for that player (``Rendering``, else the
-  ``AgentInfo`` state text) and a digest of the tensor, so equal strings mean equal views.
+  it.  The strings are the seat and a digest of the tensor, so equal strings mean equal views
+  (searches key their nodes on them: they must be cheap); ``str(state)`` is the game's text of
+  the table (``Rendering``, else the ``AgentInfo`` state text).
 - **Resampling.**  ``resample_from_infostate(player, sampler)`` redraws the cards the player
   cannot see with the game's exact resampler (``Analysis.resample_hidden``), seeded from
   ``sampler``: the world keeps the player's view and legal actions.  The world's history keeps
-  the original deal's chance outcomes (only the hidden cards differ).
+  the original deal's chance outcomes (only the hidden cards differ).  It is a Python method:
+  OpenSpiel's Python algorithms (``open_spiel.python.algorithms.ismcts``) call it, its C++
+  ones (``pyspiel.ISMCTSBot``) cannot.
 - **Returns** are the env's rewards summed over the hand (chips or points), in
   ``DeckDeals.reward_bounds``; the utility is general-sum (a spoilt pot carries over).
 
@@ -31,7 +34,6 @@ import hashlib
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pyspiel
 
@@ -195,13 +197,20 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         return [(c, 1.0 / len(rest)) for c in rest]
 
     def _apply_action(self, action: int) -> None:
+        """A chance card, or the seat's decision; ``ValueError`` for a card already dealt or
+        an action that is not legal (OpenSpiel does not check, and the env would end the hand
+        with its illegal-action penalty)."""
         if self.env_state is None:
+            if not 0 <= int(action) < self._table.deck_size or int(action) in self._dealt:
+                raise ValueError(f"chance outcome {action} is not a card left in the pack")
             self._dealt.append(int(action))
             if len(self._dealt) == self._table.deal_length:
                 self._start()
             return
+        if int(action) not in self._legal:
+            raise ValueError(f"action {action} is not legal for seat {self._player}")
         step = _programs(self._table.env)[0]
-        self.env_state, view = step(self.env_state, jnp.int32(action))
+        self.env_state, view = step(self.env_state, np.int32(action))
         self._read(view)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -228,9 +237,12 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         if self.env_state is None:
             raise ValueError("resample_from_infostate during the deal: nothing is hidden yet")
         seed = int(float(probability_sampler()) * 2**31)
-        world = resample(jax.random.PRNGKey(seed), self.env_state, jnp.int32(player_id))
+        world = resample(jax.random.PRNGKey(seed), self.env_state, np.int32(player_id))
         copy = self.clone()
         copy.env_state = world
+        # the seat to act is public, its legal actions are not (unless it is ``player_id``)
+        mask = jax.device_get(_programs(self._table.env)[1](world)[3])
+        copy._legal = np.flatnonzero(np.asarray(mask)).tolist()
         return copy
 
     # ---------------------------------------------------------------- helpers
@@ -265,14 +277,15 @@ class Observer:
             self.tensor.fill(0.0)
             return
         observe = _programs(self._table.env)[2]
-        self.tensor[:] = np.asarray(observe(state.env_state, jnp.int32(player))).reshape(-1)
+        self.tensor[:] = np.asarray(observe(state.env_state, np.int32(player))).reshape(-1)
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
+        """``seat P: view DIGEST``, a digest of the tensor (searches key their nodes on it, so
+        it must be cheap; ``str(state)`` is the table for people)."""
         if state.env_state is None:
             return f"seat {player}: the deal, {len(state.history())} cards out"
         self.set_from(state, player)
-        digest = hashlib.sha1(self.tensor.tobytes()).hexdigest()[:16]
-        return f"{table_text(self._table.env, state.env_state, player)}\n[view {digest}]"
+        return f"seat {player}: view {hashlib.sha1(self.tensor.tobytes()).hexdigest()[:20]}"
 
 
 def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
@@ -284,9 +297,23 @@ def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
     return info.state_text(env, state) if info is not None else repr(state)
 
 
+def _table_sizes(game_id: str) -> list[int]:
+    """The table sizes the game takes (2..10 at most; a plugin may take fewer)."""
+    sizes = []
+    for n in range(2, 11):
+        try:
+            registry.make(game_id, n)
+        except ValueError:
+            continue
+        sizes.append(n)
+    return sizes
+
+
+@functools.cache
 def game_type(game_id: str) -> pyspiel.GameType:
     """OpenSpiel's description of ``python_<game_id>``."""
     env = registry.make(game_id)
+    sizes = _table_sizes(game_id)
     return pyspiel.GameType(
         short_name=f"python_{game_id}",
         long_name=f"Python {env.id.replace('_', ' ').title()} (spoilfive_jax)",
@@ -295,8 +322,8 @@ def game_type(game_id: str) -> pyspiel.GameType:
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=10,
-        min_num_players=2,
+        max_num_players=max(sizes),
+        min_num_players=min(sizes),
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,

@@ -69,19 +69,29 @@ def block_size(num_samples: int) -> int:
 
 
 def block_values(
-    env: Any, policy: Any, width: int, block: int, keys: jax.Array, states: Any
+    env: Any,
+    policy: Any,
+    width: int,
+    block: int,
+    keys: jax.Array,
+    states: Any,
+    see_all: bool = False,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
     """``block`` sampled worlds of each of a batch of positions, every legal action tried in
     each (jittable).
 
     keys: [B] PRNG keys (one per block); states: [B] the positions (p = current player).  The
     worlds come from ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; world l's
-    playouts use the key ``fold_in(fold_in(key, 1), l)``.  Returns (values {field: float32[B, block,
-    width]}, action ids int32[B, width], used bool[B, width])."""
+    playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``see_all``: every world is the
+    position itself, hidden cards and all (a player who sees every hand: the cheating bound of
+    a search).  Returns (values {field: float32[B, block, width]}, action ids int32[B, width],
+    used bool[B, width])."""
     b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)
 
     def worlds_of(key: jax.Array, state: Any, p: jax.Array) -> Any:
+        if see_all:
+            return jax.tree.map(lambda x: jnp.broadcast_to(x, (block, *jnp.shape(x))), state)
         return env.capability(caps.Analysis, "analyze").resample_hidden_many(
             env, jax.random.fold_in(key, 0), state, p, block
         )

@@ -267,6 +267,7 @@ def _deck_deals(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     low, high = deals.reward_bounds(env)
     totals = np.sum([np.asarray(s.rewards, np.float64) for s in states], axis=0)
     legal = ~np.asarray(states[-1].illegal)
+    assert legal.any(), f"{env.id} DeckDeals: every random hand ended on an illegal action"
     assert low <= totals[legal].min() and totals[legal].max() <= high, (
         f"{env.id} DeckDeals: a hand's rewards {totals[legal].min()}..{totals[legal].max()} "
         f"lie outside reward_bounds ({low}, {high})"

@@ -43,10 +43,11 @@ class PimcPolicy:
     env: Any  # None: unbound, a spec that the tools bind to their env (``bind``)
     num_samples: int = DEFAULT_SAMPLES
     rollout_policy: Any = "heuristic"
+    see_all: bool = False  # every world is the true deal: the cheating bound
 
     @property
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
-        return f"pimc{self.num_samples}"
+        return f"pimc{self.num_samples}" + ("-sees-all" if self.see_all else "")
 
     def bind(self, env: Any) -> PimcPolicy:
         """This bot for ``env``: an unbound bot takes ``env``; a bound one must already be for an
@@ -72,7 +73,7 @@ class PimcPolicy:
         width = int(self.env.capability(caps.Analysis, "pimc").max_legal_actions(self.env))
         states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
         values, actions, used = block_values(
-            self.env, self.rollout_policy, width, self.num_samples, key[None], states
+            self.env, self.rollout_policy, width, self.num_samples, key[None], states, self.see_all
         )
         first = self.env.capability(caps.Analysis, "pimc").analysis_fields(self.env)[0]
         primary = values[first][0].mean(0)  # [width]
@@ -81,14 +82,20 @@ class PimcPolicy:
 
 
 def pimc(
-    env: Any = None, num_samples: int = DEFAULT_SAMPLES, rollout_policy: Any = "heuristic"
+    env: Any = None,
+    num_samples: int = DEFAULT_SAMPLES,
+    rollout_policy: Any = "heuristic",
+    *,
+    see_all: bool = False,
 ) -> PimcPolicy:
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
     (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
     policy) playing every seat in the rollouts.  ``env=None``: an unbound bot, which the tools
     bind to theirs.  The rollout policy is checked here (and again when an unbound bot is
     bound): a name the game does not know is a ``ValueError`` now, not when the bot first
-    plays (``check_rollout_policy``)."""
+    plays (``check_rollout_policy``).  ``see_all=True`` cheats: every world is the true deal
+    (the other hands included), so the bot's margin over the fair one sizes what the hidden
+    cards cost it (the cheating bound)."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
@@ -100,7 +107,9 @@ def pimc(
             raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
         env.capability(caps.Analysis, "pimc")  # a game without position analysis: named now
     check_rollout_policy(env, bind(env, rollout_policy) if env is not None else rollout_policy)
-    return PimcPolicy(env, int(num_samples), rollout_policy)
+    if not isinstance(see_all, bool):
+        raise ValueError(f"see_all must be True or False, got {see_all!r}")
+    return PimcPolicy(env, int(num_samples), rollout_policy, see_all)
 
 
 def check_rollout_policy(env: Any, policy: Any) -> None:

@@ -75,8 +75,10 @@ def test_openspiel_random_simulation_checks_pass(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*FAMILY, "python_oh_hell"])
-@pytest.mark.parametrize("players", [2, 5])
+@pytest.mark.parametrize("players", ["fewest", 5])
 def test_openspiel_random_simulation_checks_pass_at_every_table(name, players):
+    if players == "fewest":  # 2, or Oh Hell's 3
+        players = pyspiel.load_game(name).get_type().min_num_players
     game = pyspiel.load_game(name, {"players": players})
     pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
 
@@ -131,22 +133,47 @@ def test_observations_are_the_envs_and_resampling_keeps_the_players_view():
         hidden.add(tuple(int(world.env_state.hands.lo[s]) for s in others))
         assert int(world.env_state.hands.lo[p]) == int(state.env_state.hands.lo[p])
     assert len(hidden) > 1  # the other hands are drawn again
+    # resampled for another seat, the seat to act keeps its turn but not its cards: its legal
+    # actions are the world's
+    other = (p + 1) % 4
+    for _ in range(6):
+        world = state.resample_from_infostate(other, sampler)
+        assert world.current_player() == p
+        assert world.legal_actions() == env.legal_actions(world.env_state)
+
+
+def test_an_illegal_action_or_a_card_dealt_twice_is_refused():
+    game = pyspiel.load_game("python_spoil_five", {"players": 3})
+    state = game.new_initial_state()
+    state.apply_action(7)
+    with pytest.raises((ValueError, pyspiel.SpielError), match="not a card left"):
+        state.apply_action(7)
+    state = random_decision(game, seed=2, decisions=0)
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises((ValueError, pyspiel.SpielError), match="not legal"):
+        state.apply_action(illegal)
 
 
 def test_the_projects_bots_and_ismcts_play_through_evaluate_bots():
     game = pyspiel.load_game("python_spoil_five", {"players": 3})
     rng = np.random.RandomState(0)
     heuristic = [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(3)]
+    randomly = [sfo.PolicyBot(game, "random", seed=s) for s in range(3)]
     first = evaluate_bots.evaluate_bots(
-        game.new_initial_state(), heuristic, np.random.RandomState(1)
+        game.new_initial_state(), randomly, np.random.RandomState(1)
     )
-    again = evaluate_bots.evaluate_bots(
-        game.new_initial_state(), heuristic, np.random.RandomState(1)
+    again = evaluate_bots.evaluate_bots(  # the same bots: restart_at starts them again
+        game.new_initial_state(), randomly, np.random.RandomState(1)
     )
     assert first == again and game.min_utility() <= min(first) <= max(first) <= game.max_utility()
     bots = [sfo.ismcts_bot(game, 8, seed=2), heuristic[1], sfo.PolicyBot(game, "random", seed=3)]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
     assert len(returns) == 3 and all(np.isfinite(returns))
+    # a seed replays ISMCTS (its worlds come from its own generator, not OpenSpiel's clock)
+    state = random_decision(game, seed=8, decisions=1)
+    assert sfo.ismcts_bot(game, 8, seed=4).step(state) == sfo.ismcts_bot(game, 8, seed=4).step(
+        state
+    )
 
 
 def test_a_bot_names_what_is_wrong():

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 from conftest import load_script
 
@@ -190,3 +191,30 @@ def test_pimc_strength_plays_a_tiny_tournament(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["rows"] == result["rows"]
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     assert "| Spoil Five, 5 players | pimc 2 | 4 random |" in docs.figure_pimc(result)
+
+
+@pytest.mark.slow
+def test_ismcts_baseline_plays_and_reports_by_time(tmp_path: Path) -> None:
+    """``benchmarks/ismcts_baseline.py``: OpenSpiel's ISMCTS against pimc, timed in one harness."""
+    pytest.importorskip("pyspiel")
+    out = tmp_path / "ismcts.json"
+    argv = ["--players", "3", "--deals", "2", "--times", "1", "--json", str(out)]
+    result = _load("ismcts_baseline").main([*argv, "--against", "pimc:4"])
+    (r,) = result["rows"]
+    assert r["simulations"] >= 2 and r["hands"] == 6 and r["ismcts_ms"] > 0 < r["other_ms"]
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    assert "| 1× pimc:4's | " in docs.figure_ismcts(json.loads(out.read_text()))
+
+
+@pytest.mark.slow
+def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
+    """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
+    out = tmp_path / "ladder.json"
+    result = _load("ladder").main(["--games", "forty_five", "--hands", "8", "--json", str(out)])
+    (g,) = result["games"]
+    names = {(r["a"], r["b"]) for r in g["pairs"]}
+    assert len(names) == 7 and ("pimc", "random") in names and ("heuristic", "greedy") in names
+    assert ("pimc, sees all", "pimc") in names  # the cheating bound, last
+    assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in g["pairs"])
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    assert "| forty five, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)

@@ -134,7 +134,8 @@ def test_the_transcript_is_what_the_commands_print(page: Path, index: int, block
 def test_the_docs_have_transcripts_and_figures() -> None:
     assert sum(len(block.steps) for _, _, block in TRANSCRIPTS) >= 15  # commands
     figures = [m["name"] for p in PAGES for m in DOCS.FIGURES.finditer(p.read_text("utf-8"))]
-    assert {"headline", "tables", "memory", "analysis", "step_profile", "pimc"} <= set(figures)
+    expected = {"headline", "tables", "memory", "analysis", "step_profile", "pimc", "ismcts"}
+    assert expected | {"ladder", "pimc_rollout"} <= set(figures)
 
 
 def test_the_figures_are_written_from_the_saved_json() -> None:

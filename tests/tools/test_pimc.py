@@ -100,3 +100,43 @@ def test_pimc_in_sessions() -> None:
     )
     assert res.stacks.shape == (2, 3) and np.all(res.hands_played >= 1)
     assert np.all(res.hands_played <= 2)
+
+
+def test_a_bot_that_sees_all_searches_the_true_deal_only() -> None:
+    """``see_all=True`` (the cheating bound): every world of the search is the position itself,
+    so each lane's values are the playouts of the true deal; the fair bot's worlds differ."""
+    import jax.numpy as jnp
+
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.tools.analysis import block_values
+
+    env = sf.spoil_five.SpoilFive(4)
+    analysis = env.capability(caps.Analysis)
+    step = jax.jit(env.step)
+    state = env.init(jax.random.PRNGKey(7))
+    for t in range(5):  # a few heuristic decisions into the hand
+        action = sf.spoil_five.HEURISTIC(jax.random.PRNGKey(t), state, state.current_player)
+        state = step(state, action)
+    states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
+    key = jax.random.PRNGKey(1)
+    seen, actions, _ = block_values(env, "heuristic", 8, 4, key[None], states, True)
+    fair, _, _ = block_values(env, "heuristic", 8, 4, key[None], states, False)
+    lanes = jnp.arange(4)
+    keys = jax.vmap(lambda lane: jax.random.fold_in(jax.random.fold_in(key, 1), lane))(lanes)
+    truth = analysis.playout(
+        env,
+        keys,
+        jax.tree.map(lambda x: jnp.broadcast_to(x, (4, *jnp.shape(x))), state),
+        jnp.repeat(actions, 4, axis=0),
+        jnp.repeat(jnp.maximum(states.current_player, 0), 4),
+        "heuristic",
+    )
+    for field, values in truth.items():
+        assert np.array_equal(np.asarray(seen[field][0]), np.asarray(values))
+    assert any(not np.array_equal(np.asarray(fair[f]), np.asarray(seen[f])) for f in fair)
+    bot = sf.pimc(env, 4, see_all=True)
+    assert bot.__name__ == "pimc4-sees-all" and int(bot(key, state, state.current_player)) in (
+        np.flatnonzero(np.asarray(state.legal_action_mask))
+    )
+    with pytest.raises(ValueError, match="see_all must be True or False"):
+        sf.pimc(env, 4, see_all="yes")  # type: ignore[arg-type]

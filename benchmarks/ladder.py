@@ -1,0 +1,112 @@
+"""The bot ladder of every game: each pair of the project's players, head to head, with the
+difference and its 95% interval.
+
+Spoil Five (5 players): one seat of policy A among copies of B, rotated through every seat;
+the family (4 players, two partnerships): A's partnership against B's, then swapped.  All the
+seatings play the same deals (one key), so the difference is paired: A's result a hand minus
+the other seats' mean, averaged over the seatings of each deal, with a 95% interval over deals
+(``sf.rollout`` with a policy a seat; pimc through it too).  The players: ``random``,
+``greedy`` (the family), ``heuristic``, the shipped PPO agent (Spoil Five: ``ppo_seat.npz``),
+and ``pimc`` (64 worlds, heuristic playouts); last, the cheating bound: the same pimc seeing
+every hand (``sf.pimc(see_all=True)``) against the fair one.  OpenSpiel's ISMCTS, which plays
+outside the batched rollouts, has its own table (``ismcts_baseline.py``).
+
+    python benchmarks/ladder.py --hands 500 --json benchmarks/results/ladder.json
+    python benchmarks/ladder.py --games spoil_five --hands 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import spoilfive_jax as sf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
+
+GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
+AGENT = Path(__file__).resolve().parents[1] / "examples" / "agents" / "ppo_seat.npz"
+
+
+def players(env: Any) -> dict[str, Any]:
+    """The ladder's players for ``env``'s game, weakest first as far as known."""
+    out: dict[str, Any] = {name: name for name in ("random", "greedy") if name in env.policy_names}
+    out["heuristic"] = "heuristic"
+    if env.id == "spoil_five" and AGENT.is_file():
+        from spoilfive_jax.rl.agent import load_policy
+
+        out["ppo"] = load_policy(str(AGENT))
+    out["pimc"] = sf.pimc(num_samples=64)
+    return out
+
+
+def seatings(env: Any) -> list[np.ndarray]:
+    """bool[N] a seating: the seats policy A holds (one seat, or one partnership)."""
+    n = env.num_players
+    if env.id == "spoil_five":
+        return [np.arange(n) == r for r in range(n)]
+    return [np.arange(n) % 2 == r for r in range(2)]
+
+
+def match(env: Any, a: Any, b: Any, hands: int, seed: int) -> dict[str, Any]:
+    """A against B over ``hands`` deals, every seating on the same deals."""
+    per_deal = np.zeros(hands)
+    t0 = time.perf_counter()
+    rows = seatings(env)
+    for seats in rows:
+        lineup = [a if s else b for s in seats]
+        rewards = np.asarray(sf.rollout(seed, env, lineup, num_hands=hands).rewards, np.float64)
+        per_deal += (rewards[:, seats].mean(1) - rewards[:, ~seats].mean(1)) / len(rows)
+    return {
+        "diff": float(per_deal.mean()),
+        "diff_ci": float(1.96 * per_deal.std(ddof=1) / np.sqrt(hands)),
+        "hands": hands * len(rows),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def ladder(game: str, hands: int, seed: int) -> dict[str, Any]:
+    env = sf.make(game)
+    entrants = players(env)
+    pairs = []
+    for a, b in itertools.combinations(entrants, 2):
+        r = match(env, entrants[b], entrants[a], hands, seed)  # the later (stronger) one as A
+        pairs.append({"a": b, "b": a, **r})
+        print(
+            f"{game:>20} {b:>9} vs {a:<9} {r['diff']:>+8.3f} ± {r['diff_ci']:.3f} "
+            f"({r['hands']:,} hands, {r['seconds']:.0f} s)",
+            flush=True,
+        )
+    # the cheating bound: the same bot seeing every hand, against the fair one
+    cheat = match(env, sf.pimc(num_samples=64, see_all=True), entrants["pimc"], hands, seed)
+    pairs.append({"a": "pimc, sees all", "b": "pimc", **cheat})
+    print(f"{game:>20} pimc sees all vs pimc {cheat['diff']:>+8.3f} ± {cheat['diff_ci']:.3f}")
+    unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
+    return {"game": game, "players": env.num_players, "unit": unit, "pairs": pairs}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    ap.add_argument("--hands", type=int, default=1000, help="deals a pair (each seating)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args(argv)
+    result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    result["games"] = [ladder(g, args.hands, args.seed) for g in args.games]
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()
