@@ -48,6 +48,11 @@ def env_vars() -> dict[str, str]:
     return {**env, "JAX_PLATFORMS": "cpu"}
 
 
+def default_sigint() -> None:
+    """(In the child, before it runs:) SIGINT's default action, whatever the parent had."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_all(argvs: list[list[str]], **kw: Any) -> list[subprocess.Popen[str]]:
     return [
         subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
@@ -202,7 +207,9 @@ def test_an_interrupted_two_process_checkpointed_run_resumes_to_the_one_process_
     ckpt = ["--checkpoint", str(tmp_path / "ckpt")]
     out = str(tmp_path / "two.json")
     port = free_port()
-    procs = spoilfive([*argv, out, *ckpt], 2, port)
+    # Ctrl-C must reach them however the suite was started: a shell's background job ignores
+    # SIGINT, its children inherit that, and the CLI rightly keeps ignoring it
+    procs = spoilfive([*argv, out, *ckpt], 2, port, preexec_fn=default_sigint)
     deadline = time.monotonic() + 240
     while not (tmp_path / "ckpt" / "state.ckpt").exists():
         assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
