@@ -48,14 +48,15 @@ import jax.numpy as jnp
 
 import spoilfive_jax as sf
 from spoilfive_jax.core import bits
+from spoilfive_jax.core.env import HandState
 
-Picker = Callable[[sf.spoil_five.State, jax.Array], jax.Array]
+Picker = Callable[[HandState, jax.Array], jax.Array]
 PEERS = {"oh_hell": {"players": 5, "num_tricks_fixed": 5}, "euchre": {}}
 RATIO_PEER = "oh_hell"
 DESCRIPTION = "Random-legal-play throughput of the public step API, jax.jit(jax.vmap(env.step))."
 
 
-def pick_mask(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
+def pick_mask(state: HandState, key: jax.Array) -> jax.Array:
     """Uniform legal action via the k-th True of ``legal_action_mask`` (the contract's picker)."""
     mask = state.legal_action_mask
     count = mask.sum(-1)
@@ -63,7 +64,7 @@ def pick_mask(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.cumsum(mask, -1) > k[:, None], axis=-1).astype(jnp.int32)
 
 
-def pick_bits(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
+def pick_bits(state: HandState, key: jax.Array) -> jax.Array:
     """Uniform legal action via the k-th member of the bitset ``legal_set``."""
     count = bits.count(state.legal_set)
     k = jnp.floor(jax.random.uniform(key, count.shape) * count).astype(jnp.int32)
@@ -71,20 +72,18 @@ def pick_bits(state: sf.spoil_five.State, key: jax.Array) -> jax.Array:
 
 
 PICKERS: dict[str, Picker] = {"bits": pick_bits, "mask": pick_mask}
-Carry = tuple[sf.spoil_five.State, jax.Array]  # (state, the action to take in it)
+Carry = tuple[HandState, jax.Array]  # (state, the action to take in it)
 
 
 def make_run(num_players: int, batch: int, picker: str) -> jax.stages.Wrapped:
     """A jitted ``key -> (live decisions, all hands terminated)`` for one batch of hands."""
-    env = sf.spoil_five.SpoilFive(num_players=num_players, rules=sf.spoil_five.Rules())
+    env = sf.make("spoil_five", num_players)  # the seed rules
     init = jax.vmap(env.init)
     step = jax.vmap(env.step)
     pick = PICKERS[picker]
     num_steps = 5 * num_players + 2
 
-    def contract_body(
-        state: sf.spoil_five.State, key: jax.Array
-    ) -> tuple[sf.spoil_five.State, jax.Array]:
+    def contract_body(state: HandState, key: jax.Array) -> tuple[HandState, jax.Array]:
         live = (~state.terminated).sum(dtype=jnp.int32)
         return step(state, pick(state, key)), live
 
