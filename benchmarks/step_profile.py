@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,14 @@ import jax
 import jax.numpy as jnp
 
 import spoilfive_jax as sf
-from spoilfive_jax.cli.throughput import PEERS, RATIO_PEER, pick_bits, pick_mask, pyspiel_rate
+from spoilfive_jax.cli.throughput import (
+    PEERS,
+    RATIO_PEER,
+    pick_bits,
+    pick_mask,
+    pyspiel_rate,
+    time_run,
+)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from provenance import provenance
@@ -44,7 +50,9 @@ VARIANTS = ("loop", "null step", "draws", "engine")
 
 
 def make_loop(env: Any, batch: int, variant: str) -> Any:
-    """A jitted ``key -> live decisions`` of 5N+2 iterations of ``variant`` over ``batch`` hands."""
+    """A jitted ``key -> (live decisions, all hands ended)`` of 5N+2 iterations of ``variant``
+    over ``batch`` hands (``cli.throughput.time_run``'s form; the variants that never step
+    report their hands as ended)."""
     init, step = jax.vmap(env.init), jax.vmap(env.step)
     steps = 5 * env.num_players + 2
 
@@ -66,28 +74,15 @@ def make_loop(env: Any, batch: int, variant: str) -> Any:
             action = pick_bits(state, key)
         return (state, action), live
 
-    def run(key: jax.Array) -> jax.Array:
+    def run(key: jax.Array) -> tuple[jax.Array, jax.Array]:
         k0, k1, k2 = jax.random.split(key, 3)
         state = init(jax.random.split(k0, batch))
         first = pick_bits(state, k2)
-        (_, last), live = jax.lax.scan(body, (state, first), jax.random.split(k1, steps))
-        return live.sum() + 0 * last.sum()  # (the carried actions are used)
+        (end, last), live = jax.lax.scan(body, (state, first), jax.random.split(k1, steps))
+        ended = end.terminated.all() if variant in ("loop", "engine") else jnp.bool_(True)
+        return live.sum() + 0 * last.sum(), ended  # (the carried actions are used)
 
     return jax.jit(run)
-
-
-def time_loop(run: Any, reps: int) -> tuple[float, int]:
-    """(the best seconds of ``reps`` runs after a warm-up, its live decisions)."""
-    key = jax.random.PRNGKey(0)
-    int(run(key))
-    best, decisions = float("inf"), 0
-    for i in range(reps):
-        t0 = time.perf_counter()
-        n = int(run(jax.random.fold_in(key, i)))
-        dt = time.perf_counter() - t0
-        if dt < best:
-            best, decisions = dt, n
-    return best, decisions
 
 
 def step_instructions(env: Any, batch: int) -> int:
@@ -119,7 +114,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             print("open_spiel not installed: no peer ratio (pip install '.[bench]')")
     rows: list[dict[str, Any]] = []
     for variant in VARIANTS:
-        seconds, decisions = time_loop(make_loop(env, args.batch, variant), args.reps)
+        run, steps = make_loop(env, args.batch, variant), 5 * args.players + 2
+        seconds, decisions = time_run(run, jax.random.PRNGKey(0), args.reps, variant, steps)
         if variant in ("null step", "draws"):  # no hand ends: the loop's decisions, at this cost
             decisions = rows[0]["decisions"]
         rate = decisions / seconds

@@ -279,6 +279,11 @@ def figure_step_profile(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
+def _interval(r: dict[str, Any], digits: int = 3) -> str:
+    """A row's difference and its 95% half-width, signed, with a true minus sign."""
+    return f"{r['diff']:+.{digits}f} ± {r['diff_ci']:.{digits}f}".replace("-", "−")
+
+
 def _pimc_cells(r: dict[str, Any], first_ppo: bool) -> list[str]:
     """(game, bot, against, difference) of one ``pimc_strength.py`` row."""
     spoil = r["game"] == "spoil_five"
@@ -291,7 +296,7 @@ def _pimc_cells(r: dict[str, Any], first_ppo: bool) -> list[str]:
     if first_ppo:
         against += " (`ppo_seat.npz`)"
     digits = 3 if spoil else 2
-    diff = f"{r['diff']:+.{digits}f} ± {r['diff_ci']:.{digits}f}".replace("-", "−")
+    diff = _interval(r, digits)
     diff += "" if spoil else " points"
     if spoil and r["samples"] == 64 and r["opponent"] == "ppo":
         bot, diff = f"**{bot} (default)**", f"**{diff}**"
@@ -340,7 +345,7 @@ def figure_ismcts(result: dict[str, Any]) -> str:
         "|---|---|---|---|---|",
     ]
     for r in result["rows"]:
-        diff = f"{r['diff']:+.3f} ± {r['diff_ci']:.3f}".replace("-", "−")
+        diff = _interval(r)
         lines.append(
             f"| {r['times']:g}× {against}'s | {r['simulations']:,} | {r['ismcts_ms']:.1f}, "
             f"{r['other_ms']:.2f} | {r['hands']:,} | {diff} |"
@@ -359,7 +364,7 @@ def figure_ladder(result: dict[str, Any]) -> str:
     for g in result["games"]:
         title = f"{g['game'].replace('_', ' ')}, {g['players']} players"
         for r in g["pairs"]:
-            diff = f"{r['diff']:+.3f} ± {r['diff_ci']:.3f}".replace("-", "−")
+            diff = _interval(r)
             lines.append(f"| {title} | {r['a']} | {r['b']} | {r['hands']:,} | {diff} {g['unit']} |")
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
