@@ -20,6 +20,12 @@ or, without this helper, ``jax.config.update("jax_num_cpu_devices", os.cpu_count
 after ``import jax`` (equivalently ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` in the
 environment before Python starts).  On a GPU or TPU this does nothing: the accelerator's devices
 are used as they are.
+
+The host devices meet at every collective (the ``psum`` that totals a sharded batch), and XLA
+aborts the whole process when one device is a minute late (``rendezvous.cc``: "Termination timeout
+... exceeded").  On a loaded machine a device's thread can be off its core that long, so
+``use_all_cores`` gives them ``COLLECTIVE_WAIT_S`` instead, unless ``XLA_FLAGS`` already sets the
+deadline.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ import warnings
 from collections.abc import Callable
 
 import jax
+
+# Seconds a host device waits at a collective for the others before XLA warns, and then before
+# it aborts the process (XLA's own defaults: 20 and 40 more).
+COLLECTIVE_WARN_S = 60
+COLLECTIVE_WAIT_S = 600
 
 
 def cpu_count() -> int:
@@ -65,6 +76,7 @@ def use_all_cores(num_devices: int | None = None, *, warn: bool = True) -> int:
         pass
     if initialized is not None and initialized():
         return _too_late(wanted, warn)
+    _patient_collectives()
     forced = "xla_force_host_platform_device_count" in os.environ.get("XLA_FLAGS", "")
     current = int(jax.config.values["jax_num_cpu_devices"])
     if forced or (current > 0 and num_devices is None):
@@ -82,6 +94,18 @@ def use_all_cores(num_devices: int | None = None, *, warn: bool = True) -> int:
     except RuntimeError:  # JAX already ran a computation: keep the devices in force
         return _too_late(wanted, warn)
     return wanted
+
+
+def _patient_collectives() -> None:
+    """Give the host devices' collectives longer deadlines (read when the backend starts)."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    deadlines = {
+        "xla_cpu_collective_call_warn_stuck_timeout_seconds": COLLECTIVE_WARN_S,
+        "xla_cpu_collective_call_terminate_timeout_seconds": COLLECTIVE_WAIT_S,
+    }
+    extra = [f"--{name}={value}" for name, value in deadlines.items() if name not in flags]
+    if extra:
+        os.environ["XLA_FLAGS"] = " ".join([flags, *extra]).strip()
 
 
 def _too_late(wanted: int, warn: bool) -> int:

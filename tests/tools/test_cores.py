@@ -17,8 +17,8 @@ import spoilfive_jax as sf
 from spoilfive_jax.tools.cores import use_all_cores
 
 
-def _run(code: str) -> str:
-    out = subprocess.run(
+def _process(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
@@ -28,6 +28,10 @@ def _run(code: str) -> str:
         env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"}
         | {k: v for k, v in os.environ.items() if k == "XLA_FLAGS" or k.startswith("JAX_")},
     )
+
+
+def _run(code: str) -> str:
+    out = _process(code)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -65,6 +69,61 @@ def test_use_all_cores_default_is_one_device_per_core():
 def test_use_all_cores_refuses_bad_counts(bad):
     with pytest.raises(ValueError, match="num_devices"):
         use_all_cores(bad)
+
+
+# Two host devices total a sum; the first one's thread reaches the total LATE seconds after the
+# other, as a thread off its core on a loaded machine would.
+_LATE_DEVICE = """
+    import time, jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, PartitionSpec as P
+    from spoilfive_jax.tools import cores
+    cores.COLLECTIVE_WARN_S, cores.COLLECTIVE_WAIT_S = 1, {wait}
+    cores.use_all_cores(2)
+
+    def nap(device):
+        if int(device) == 0:
+            time.sleep({late})
+        return np.float32(1)
+
+    @jax.jit
+    @jax.shard_map(mesh=Mesh(np.array(jax.devices()), ("d",)), in_specs=P("d"), out_specs=P())
+    def total(x):
+        device = jax.lax.axis_index("d")
+        late = jax.pure_callback(nap, jax.ShapeDtypeStruct((), jnp.float32), device)
+        return jax.lax.psum(x.sum() * late, "d")
+
+    print(total(jnp.ones(4)))
+"""
+
+
+def test_the_devices_wait_for_a_late_one_as_long_as_use_all_cores_says():
+    """XLA aborts the process when a device is later to a collective than its deadline (a
+    minute by default, which a loaded 2-core machine exceeded); ``use_all_cores`` sets it."""
+    impatient = _process(_LATE_DEVICE.format(wait=1, late=3))
+    assert impatient.returncode != 0 and "Termination timeout" in impatient.stderr
+    assert _run(_LATE_DEVICE.format(wait=10, late=3)) == "4.0"
+    flags = _run(
+        """
+        import os
+        from spoilfive_jax.tools import cores
+        cores.use_all_cores(2)
+        print(cores.COLLECTIVE_WAIT_S, os.environ["XLA_FLAGS"])
+        """
+    ).split()
+    assert int(flags[0]) >= 600
+    assert f"--xla_cpu_collective_call_terminate_timeout_seconds={flags[0]}" in flags
+    # (a deadline the caller's XLA_FLAGS set is theirs)
+    own = "--xla_cpu_collective_call_terminate_timeout_seconds=7"
+    kept = _run(
+        f"""
+        import os
+        os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " {own}"
+        from spoilfive_jax.tools import cores
+        cores.use_all_cores(2)
+        print(os.environ["XLA_FLAGS"])
+        """
+    ).split()
+    assert own in kept and sum("terminate_timeout" in f for f in kept) == 1
 
 
 def test_analysis_shards_over_the_devices_with_the_same_result():
