@@ -1,22 +1,27 @@
-"""Train a Spoil Five agent with PPO (one learning seat) and evaluate it.
+"""Train an agent of any registered game with PPO and evaluate it.
 
     pip install -e ".[rl,plot]"
-    python examples/train_ppo.py --opponent heuristic --warmup 100 --updates 2000 \
-        --cpu-minutes 25 --out runs/ppo
+    python examples/train_ppo.py --game forty_five --opponent heuristic --warmup 100 \
+        --updates 2000 --cpu-minutes 25 --out runs/forty_five
 
-Training is fully jitted (``spoilfive_jax.rl.ppo``): tables are vmapped, the learner sits in
-one seat, the other seats are the built-in heuristic or random bots (or the network itself with
-``--opponent self``), each update collects ``--num-steps`` learner decisions per table with
-``lax.scan`` and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations
-imitating the heuristic in the learning seat (cross-entropy), then PPO takes over.  Every
-``--eval-every`` updates the greedy agent plays ``--eval-hands`` hands in one seat against
-random and against heuristic bots.
+Training is fully jitted (``spoilfive_jax.rl.ppo``): tables are vmapped, the learner holds one
+seat and its partners' (the Forty-Five family at 4 players: seats 0 and 2, sharing their team's
+points), the other seats are the game's built-in heuristic or random bots, or past selves with
+``--opponent self`` (a pool of ``--pool-size`` snapshots, one taken every ``--pool-every``
+updates).  Each update collects ``--num-steps`` learner decisions per table with ``lax.scan``
+and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations imitating the
+heuristic in the learning seats (cross-entropy), then PPO takes over.  The tables are split over
+every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for fewer).
+Every ``--eval-every`` updates the greedy agent plays ``--eval-hands`` hands in one seat (and
+its partners') against random and against heuristic bots.
 
-At the end the agent is saved (``OUT/<name>.npz`` + ``.json``), reloaded with
+At the end the agent is saved (``OUT/<name>.npz`` + ``.json``; the name defaults to
+``<game>_ppo``, ``ppo_seat`` for Spoil Five), reloaded with
 ``spoilfive_jax.rl.agent.load_policy`` and measured through the public API (``sf.rollout`` with
 the agent in each seat in turn against bots, paired with the bots' own result on the same deals,
-and an ``sf.evaluate`` tournament against the heuristic); ``OUT/history.json``,
-``OUT/eval.json`` and the learning curve ``OUT/learning_curve.png`` are written.
+an ``sf.evaluate`` tournament against the heuristic and, with ``--pimc-hands``, one against
+``sf.pimc(env, 64)``); ``OUT/history.json``, ``OUT/eval.json`` and the learning curve
+``OUT/learning_curve.png`` are written.
 """
 
 from __future__ import annotations
@@ -32,17 +37,22 @@ import numpy as np
 import spoilfive_jax as sf
 from spoilfive_jax.rl.agent import PPOConfig, load_policy, metadata_for, save_agent, train
 
+REWARD_SCALE = {"spoil_five": 0.25}  # a hand's reward -> training reward (chips: about 1-10)
+POINTS_SCALE = 0.1  # the family's points: 0-30 a hand
+
 
 def seat_rotation(
-    key: int, env: sf.spoil_five.SpoilFive, policy: Any, bots: str, num_hands: int
+    key: int, env: sf.Env[Any, Any], policy: Any, bots: str, num_hands: int
 ) -> dict[str, float]:
-    """The agent in seat s (s = 0..N-1, ``num_hands`` deals each) against ``bots``, paired deal
-    by deal with ``bots`` in that seat on the same deals (``sf.rollout``: same key, same deals)."""
+    """The agent in seat s and its partners' (s = 0..N-1, ``num_hands`` deals each) against
+    ``bots``, paired deal by deal with ``bots`` in those seats on the same deals
+    (``sf.rollout``: same key, same deals)."""
     n = env.num_players
+    team = env.capability(sf.capabilities.Teams).team_of(env)
     base = sf.rollout(key, env, bots, num_hands).rewards.astype(np.float64)
     agent_chips, diffs = [], []
     for s in range(n):
-        seats = [policy if i == s else bots for i in range(n)]
+        seats = [policy if team[i] == team[s] else bots for i in range(n)]
         out = sf.rollout(key, env, seats, num_hands).rewards.astype(np.float64)
         agent_chips.append(out[:, s])
         diffs.append(out[:, s] - base[:, s])
@@ -62,7 +72,7 @@ def seat_rotation(
     }
 
 
-def plot(history: list[dict[str, float]], path: str) -> None:
+def plot(history: list[dict[str, float]], path: str, unit: str = "chips") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -81,7 +91,7 @@ def plot(history: list[dict[str, float]], path: str) -> None:
     if warm:
         ax.axvline(max(warm), color="gray", lw=1, ls=":", label="end of imitation warm-up")
     ax.set_xlabel("CPU minutes (training + evaluation)")
-    ax.set_ylabel("mean chips per hand (one seat, 95% CI)")
+    ax.set_ylabel(f"mean {unit} per hand (one seat, 95% CI)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -91,7 +101,18 @@ def plot(history: list[dict[str, float]], path: str) -> None:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--game", choices=sf.available_games(), default="spoil_five")
     ap.add_argument("--opponent", choices=("heuristic", "random", "self"), default="heuristic")
+    ap.add_argument("--pool-size", type=int, default=8, help="--opponent self: past selves kept")
+    ap.add_argument(
+        "--pool-every", type=int, default=10, help="--opponent self: updates between snapshots"
+    )
+    ap.add_argument(
+        "--devices",
+        type=int,
+        default=None,
+        help="local devices to split the tables over (default: every CPU core, sf.use_all_cores())",
+    )
     ap.add_argument("--updates", type=int, default=1000)
     ap.add_argument(
         "--warmup", type=int, default=0, help="imitation updates (learn the heuristic) first"
@@ -101,8 +122,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     ap.add_argument("--num-envs", type=int, default=256)
     ap.add_argument("--num-steps", type=int, default=16)
-    ap.add_argument("--num-players", type=int, default=5)
-    ap.add_argument("--rules", choices=("seed", "traditional"), default="seed")
+    ap.add_argument(
+        "--num-players", type=int, default=None, help="default: the game's (Spoil Five 5, else 4)"
+    )
+    ap.add_argument(
+        "--rules",
+        choices=("seed", "traditional"),
+        default=None,
+        help="Spoil Five's preset (default seed); other games play their registry rules",
+    )
+    ap.add_argument(
+        "--reward-scale",
+        type=float,
+        default=None,
+        help=f"reward -> training reward (default {REWARD_SCALE['spoil_five']} for Spoil Five's "
+        f"chips, {POINTS_SCALE} for points)",
+    )
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--minibatches", type=int, default=4)
@@ -113,16 +148,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--eval-hands", type=int, default=2048)
     ap.add_argument("--final-hands", type=int, default=4000, help="deals per seat at the end")
     ap.add_argument("--tournament-hands", type=int, default=4000)
+    ap.add_argument(
+        "--pimc-hands", type=int, default=0, help="deals of a tournament against sf.pimc(env, 64)"
+    )
     ap.add_argument("--init", default=None, help="start from this saved agent's parameters")
-    ap.add_argument("--name", default="ppo_seat")
+    ap.add_argument("--name", default=None, help="default: <game>_ppo (Spoil Five: ppo_seat)")
     ap.add_argument("--out", default="runs/ppo")
     args = ap.parse_args(argv)
+    devices = sf.use_all_cores(args.devices)  # first thing: before any JAX computation
+    if args.rules is not None and args.game != "spoil_five":
+        ap.error("--rules names a Spoil Five preset; other games play their registry rules")
+    spoil_five = args.game == "spoil_five"
+    name = args.name or ("ppo_seat" if spoil_five else f"{args.game}_ppo")
+    num_envs = args.num_envs - args.num_envs % devices
+    if num_envs != args.num_envs:
+        print(f"{args.num_envs} tables do not split over {devices} devices: {num_envs} instead")
 
     cfg = PPOConfig(
-        num_players=args.num_players,
-        rules=sf.spoil_five.Rules.preset(args.rules),
+        game=args.game,
+        num_players=args.num_players or sf.make(args.game).num_players,
+        rules=sf.spoil_five.Rules.preset(args.rules or "seed") if spoil_five else None,
+        reward_scale=args.reward_scale or REWARD_SCALE.get(args.game, POINTS_SCALE),
+        pool_size=args.pool_size,
+        pool_every=args.pool_every,
+        num_devices=devices,
         opponent=args.opponent,
-        num_envs=args.num_envs,
+        num_envs=num_envs,
         num_steps=args.num_steps,
         lr=args.lr,
         epochs=args.epochs,
@@ -162,17 +213,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         training_cpu_seconds=round(result.cpu_seconds, 1),
         command="python examples/train_ppo.py " + " ".join(argv or []),
     )
-    path = save_agent(os.path.join(args.out, args.name), result.params, meta)
+    path = save_agent(os.path.join(args.out, name), result.params, meta)
     with open(os.path.join(args.out, "history.json"), "w") as f:
         json.dump(result.history, f, indent=1)
     if result.history:
         try:
-            plot(result.history, os.path.join(args.out, "learning_curve.png"))
+            unit = cfg.env.capability(sf.capabilities.Rollouts).score_unit(cfg.env)
+            plot(result.history, os.path.join(args.out, "learning_curve.png"), unit)
         except ImportError:
             print("matplotlib is not installed: no learning-curve plot (pip install matplotlib)")
 
     # Final evaluation through the public API, with the agent reloaded from disk.
     env = cfg.env
+    unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
     policy = load_policy(path)
     t0 = time.perf_counter()
     report: dict[str, Any] = {"agent": path, "cpu_seconds_training": result.cpu_seconds}
@@ -180,23 +233,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         r = seat_rotation(12345, env, policy, bots, args.final_hands)
         report[f"one_seat_vs_{bots}"] = r
         print(
-            f"agent in one seat vs {env.num_players - 1} {bots} bots: {r['agent']:+.4f} "
-            f"± {r['agent_ci']:.4f} chips/hand ({bots} in that seat: {r['baseline']:+.4f}; "
+            f"agent in one seat (and its partners') vs {bots} bots: {r['agent']:+.4f} "
+            f"± {r['agent_ci']:.4f} {unit}/hand ({bots} in those seats: {r['baseline']:+.4f}; "
             f"gain {r['gain']:+.4f} ± {r['gain_ci']:.4f}, {r['hands']} hands)"
         )
-    if args.tournament_hands:
-        t = sf.evaluate(
-            54321, env, {"ppo": policy, "heuristic": "heuristic"}, args.tournament_hands
-        )
-        report["tournament_vs_heuristic"] = {
+    rivals = {"heuristic": ("heuristic", args.tournament_hands)}
+    if args.pimc_hands:
+        rivals["pimc"] = (sf.pimc(env, 64), args.pimc_hands)
+    for rival, (spec, hands) in rivals.items():
+        if not hands:
+            continue
+        t = sf.evaluate(54321, env, {"ppo": policy, rival: spec}, hands)
+        report[f"tournament_vs_{rival}"] = {
             "names": list(t.names),
             "mean_chips": t.mean_reward.tolist(),
             "ci95": t.ci95.tolist(),
             "win_rate": t.win_rate.tolist(),
+            "unit": unit,
             "deals": t.hands,
             "seatings": t.rotations,
         }
-        print("tournament, ppo vs heuristic:")
+        print(f"tournament, ppo vs {rival}:")
         print(t.table())
     report["eval_seconds"] = time.perf_counter() - t0
     with open(os.path.join(args.out, "eval.json"), "w") as f:

@@ -17,8 +17,9 @@ declared implementation that lacks a member (a misspelt function) is refused whe
 class is defined (``check_implementation``), and ``testing.api_test`` checks the behaviour of
 every capability a game declares.
 
-Every game has ``Rollouts`` and ``AgentInfo`` from the base class (``core.generic``: rollouts
-through the public step, the plain outcome record); a game replaces them by declaring its own.
+Every game has ``Rollouts``, ``AgentInfo`` and ``Teams`` from the base class (``core.generic``:
+rollouts through the public step, the plain outcome record, every seat for itself); a game
+replaces them by declaring its own.
 
 Batched arguments carry a leading batch axis B; ``ids`` uint32[B] are the hands' indices in the
 run, and a hand's deal and decisions depend only on the run's key material and its index (so
@@ -51,6 +52,7 @@ __all__ = [
     "RolloutKernel",
     "Rollouts",
     "Sessions",
+    "Teams",
     "TerminalPlay",
     "check_implementation",
     "declared",
@@ -405,6 +407,16 @@ class AgentInfo(Protocol):
 
 
 @runtime_checkable
+class Teams(Protocol):
+    """Who plays with whom: what a learner that holds a whole partnership needs (``rl.ppo``)."""
+
+    def team_of(self, env: Env[Any, Any]) -> np.ndarray:
+        """Host: int32[N], the team of each seat, teams numbered from 0 (every seat its own team
+        where each plays for itself).  Partners' rewards are equal in every hand."""
+        ...
+
+
+@runtime_checkable
 class DeckDeals(Protocol):
     """Hands dealt from a chosen order of the pack: what a chance model that deals one card at
     a time needs (the OpenSpiel games of ``spoilfive_jax.openspiel``)."""
@@ -440,6 +452,7 @@ CAPABILITIES: tuple[type, ...] = (
     TerminalPlay,
     Rendering,
     AgentInfo,
+    Teams,
     DeckDeals,
 )
 """Every capability kind, in the order ``api_test`` checks them."""

@@ -131,6 +131,7 @@ class Env(abc.ABC, Generic[S, R]):
     capabilities: ClassVar[Mapping[type, object]] = {
         caps.Rollouts: generic,
         caps.AgentInfo: generic,
+        caps.Teams: generic,
     }
     """What the game can do beyond the core: capability kind -> its implementation (a module
     or an object; ``core.capabilities``).  A game extends the base's:

@@ -109,6 +109,14 @@ def state_text(env: Env[Any, Any], state: Any) -> str:
     return "\n".join([head, *text_tail(env, state)])
 
 
+# ---------------------------------------------------------------------------- Teams
+
+
+def team_of(env: Env[Any, Any]) -> np.ndarray:
+    """Every seat plays for itself."""
+    return np.arange(env.num_players, dtype=np.int32)
+
+
 def text_tail(env: Env[Any, Any], state: Any) -> list[str]:
     """The current trick (where the state has ``trick_cards``) and who is to act, or the
     rewards once the hand is over."""

@@ -17,6 +17,9 @@ reading only ``observe(state, player)`` and ``state.legal_action_mask``; ``sf.ro
     env = sf.SpoilFive(5)
     print(sf.evaluate(0, env, {"ppo": ppo, "heuristic": "heuristic"}, num_hands=20_000).table())
 
+Every game's agent is saved and loaded alike (``examples/agents/<game id>_ppo.npz`` for the
+Forty-Five family); the metadata names the game, and the policy refuses another game's table.
+
 Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax.rl.ppo``) or the script
 ``examples/train_ppo.py``.
 """
@@ -36,16 +39,9 @@ import numpy as np
 from flax import traverse_util
 
 from spoilfive_jax.core.env import Env, check_state, state_owner
-from spoilfive_jax.registry import make
-from spoilfive_jax.rl.ppo import (
-    ActorCritic,
-    PPOConfig,
-    TrainResult,
-    apply,
-    choose,
-    seat_evaluation,
-    train,
-)
+from spoilfive_jax.registry import env_class, make
+from spoilfive_jax.rl.network import Network, apply, choose, network_for
+from spoilfive_jax.rl.ppo import PPOConfig, TrainResult, seat_evaluation, train
 
 FORMAT = "spoilfive_jax.agent/1"  # the file format's name (unchanged when modules move)
 _FORMATS = (FORMAT, "spoilfive_jax.rl.agent/1")  # (the second: files written while it was used)
@@ -89,11 +85,23 @@ class Agent:
 
     @property
     def env(self) -> Env[Any, Any]:
-        return make(self.game, self.num_players, **rules_from_dict(self.metadata["rules"]))
+        # (every field of the rules is saved, the family's variant too: built whole, not over
+        # the game's preset)
+        rules = env_class(self.game).rules_type(**rules_from_dict(self.metadata["rules"]))
+        return make(self.game, self.num_players, rules=rules)
 
     @property
-    def network(self) -> ActorCritic:
-        return ActorCritic(self.num_players, tuple(self.metadata["hidden"]))
+    def network(self) -> Network:
+        """The network the parameters are for (metadata ``network``: ``rl.network.NETWORKS``)."""
+        env = self.env
+        return network_for(
+            self.game,
+            self.num_players,
+            env.num_actions,
+            tuple(self.metadata["hidden"]),
+            str(self.metadata.get("network", "")),
+            env.rules,
+        )
 
     def policy(self, greedy: bool = True) -> AgentPolicy:
         return make_policy(self, greedy)
@@ -115,7 +123,7 @@ def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "algorithm": "ppo",
-        "network": "ActorCritic",
+        "network": type(config.network).__name__,
         "hidden": list(config.hidden),
         "game": env.id,
         "num_players": config.num_players,
@@ -213,7 +221,7 @@ class AgentPolicy:
         return self.agent.env
 
     @functools.cached_property
-    def _network(self) -> ActorCritic:
+    def _network(self) -> Network:
         return self.agent.network
 
     def table_error(self, game: str, num_players: int) -> str | None:

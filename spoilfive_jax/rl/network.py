@@ -1,9 +1,15 @@
-"""The PPO agent's network (extra ``rl``): features of ``observe(state, player)`` in the
-engine's strength layout, the actor-critic, and the choice of an action from its logits.
+"""The PPO agent's networks (extra ``rl``) and the choice of an action from their logits.
 
-Every 52-card block is re-encoded into the strength layout (``fast.POSITION``: three plain suits
-by strength, then the trumps by strength), so "my highest trump" is the same input whatever the
-trump suit; the 64 + 3 position logits are mapped back to the 55 actions.
+``ActorCritic`` is Spoil Five's: every 52-card block of ``observe(state, player)`` is re-encoded
+into the engine's strength layout (``fast.POSITION``: three plain suits by strength, then the
+trumps by strength), so "my highest trump" is the same input whatever the trump suit, and the
+64 + 3 position logits are mapped back to the 55 actions.  ``MLPActorCritic`` serves any game:
+an MLP on the observation and the legal mask, one logit per action id.  ``FamilyActorCritic``
+is the Forty-Five family's: its card blocks re-encoded into the family's strength layout
+(``forty_five.strength.tables``: the trumps by trump strength, the plain suits by plain
+strength) beside the raw observation (which bidding, before trump is named, reads), and the 64
+position logits mapped back to the 53 cards.  ``network_for`` picks the one a game's agents use
+(its name is saved in an agent's metadata).
 """
 
 from __future__ import annotations
@@ -15,8 +21,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import spoilfive_jax.games.forty_five.observe as family_obs
 import spoilfive_jax.games.spoil_five.observe as obs_lib
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.games.forty_five import strength as family_strength
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS
 from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 
 NEG = -1e9  # logit of an illegal action
@@ -102,10 +112,113 @@ class ActorCritic(nn.Module):
         return jnp.where(mask, logits, NEG), value
 
 
+class MLPActorCritic(nn.Module):
+    """MLP torso on the observation float32[..., D] and the legal mask bool[..., A]; masked
+    action logits float32[..., A] and a value float32[...]."""
+
+    num_actions: int
+    hidden: tuple[int, ...] = (256, 256)
+
+    @nn.compact
+    def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = jnp.concatenate([obs, mask.astype(jnp.float32)], axis=-1)
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
+        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
+        return jnp.where(mask, logits, NEG), value
+
+
+def _family_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
+    """Per trump suit: the card id at each strength position (53: none) int32[4, 64], and each
+    card id's position int32[4, 53] (``strength.tables``)."""
+    position, action = family_strength.tables(rules)
+    card_at = np.where((action >= 0) & (action < NUM_CARD_IDS), action, NUM_CARD_IDS)
+    return card_at.astype(np.int32), position.astype(np.int32)
+
+
+class FamilyActorCritic(nn.Module):
+    """The Forty-Five family's actor-critic: the raw observation and its card blocks in the
+    strength layout of the trump suit (clubs' until trump is named, which the raw TRUMP block
+    shows); logits float32[..., 64] (53 cards by position, then the 11 other actions) and a
+    value float32[...]."""
+
+    num_players: int
+    rules: FortyFiveRules
+    hidden: tuple[int, ...] = (256, 256)
+
+    @nn.compact
+    def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        n, lay = self.num_players, family_obs.layout(self.num_players)
+        card_at, position = (jnp.asarray(t) for t in _family_tables(self.rules))
+        trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
+        mask_f = mask.astype(jnp.float32)
+        cards = jnp.concatenate(
+            [
+                *(_block(obs, *lay[b])[..., None, :] for b in ("HAND", "DISCARDS", "PLAYED")),
+                _block(obs, *lay["TURNUP"])[..., None, :],
+                mask_f[..., None, :NUM_CARD_IDS],
+                _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
+                _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
+            ],
+            axis=-2,
+        )
+        padded = jnp.concatenate([cards, jnp.zeros_like(cards[..., :1])], axis=-1)
+        canon = jnp.take_along_axis(padded, card_at[trump][..., None, :], axis=-1)
+        x = jnp.concatenate([canon.reshape(*obs.shape[:-1], -1), obs, mask_f], axis=-1)
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
+        other = mask.shape[-1] - NUM_CARD_IDS
+        out = nn.Dense(64 + other, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
+        card_logits = jnp.take_along_axis(out[..., :64], position[trump], axis=-1)
+        logits = jnp.concatenate([card_logits, out[..., 64:]], axis=-1)
+        return jnp.where(mask, logits, NEG), value
+
+
+Network = ActorCritic | MLPActorCritic | FamilyActorCritic
+NETWORKS = ("ActorCritic", "FamilyActorCritic", "MLPActorCritic")
+_FAMILY = ("forty_five", "twenty_five", "auction_forty_fives")
+
+
+def default_network(game: str) -> str:
+    """The network a game's agents use unless told: its own where it has one."""
+    if game == "spoil_five":
+        return "ActorCritic"
+    return "FamilyActorCritic" if game in _FAMILY else "MLPActorCritic"
+
+
+def network_for(
+    game: str,
+    num_players: int,
+    num_actions: int,
+    hidden: tuple[int, ...],
+    name: str = "",
+    rules: Any = None,
+) -> Network:
+    """The network named ``name`` (``NETWORKS``; empty: ``default_network(game)``) for a table
+    of ``game`` under ``rules`` (the family's network reads its strength layout from them)."""
+    name = name or default_network(game)
+    if name == "ActorCritic":
+        if game != "spoil_five":
+            raise ValueError(f"the ActorCritic network reads Spoil Five observations, not {game}")
+        return ActorCritic(num_players, tuple(hidden))
+    if name == "FamilyActorCritic":
+        if game not in _FAMILY or not isinstance(rules, FortyFiveRules):
+            raise ValueError(
+                f"the FamilyActorCritic network reads the Forty-Five family's observations, "
+                f"not {game}"
+            )
+        return FamilyActorCritic(num_players, rules, tuple(hidden))
+    if name == "MLPActorCritic":
+        return MLPActorCritic(num_actions, tuple(hidden))
+    raise ValueError(f"unknown network {name!r}; known: {', '.join(NETWORKS)}")
+
+
 def apply(
-    net: ActorCritic, params: Any, obs: jax.Array, mask: jax.Array
+    net: Network, params: Any, obs: jax.Array, mask: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
-    """(masked logits float32[..., 55], value float32[...]) of ``net`` with ``params``."""
+    """(masked logits float32[..., A], value float32[...]) of ``net`` with ``params``."""
     out: Any = net.apply(params, obs, mask)
     return out
 

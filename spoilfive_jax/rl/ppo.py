@@ -1,24 +1,33 @@
-"""PPO for one learning seat of Spoil Five, fully jitted on vmapped tables (extra ``rl``).
+"""PPO for any registered game, fully jitted on vmapped tables (extra ``rl``).
 
 Imported only by ``spoilfive_jax.rl.agent`` and the examples (it needs flax and optax); the core
-package never imports it.
+package never imports it.  It talks to the game through the core ``Env`` only (``init``,
+``step``, ``observe``, the legal mask, the built-in policies) and its ``Teams`` capability.
 
-The learner always sits in seat ``LEARNER`` (0); the dealer is drawn uniformly for every hand,
-so over many hands it plays from every position.  The other seats act by the opponent policy:
-the built-in ``HEURISTIC`` or ``RANDOM`` called on the public ``State`` (vmapped), or the
-current network itself (``"self"``: self-play, sampled).  One environment step of the learner
-is: its action, then the opponents play until it is the learner's turn again; when a hand ends
-on the way, its reward (the learner's net chips) is the step's reward, a new hand is dealt and
-the opponents play up to the learner's first decision.  ``update`` collects ``num_steps`` such
-steps on ``num_envs`` tables with ``lax.scan``, then runs GAE and ``epochs`` x ``minibatches``
-clipped-PPO updates, all in one jitted call.
+The learner holds seat ``LEARNER`` (0) and every seat of its team (``Teams.team_of``: in the
+Forty-Five family at 4 players, seats 0 and 2), all played by one network; the team's reward
+(seat 0's, which its partners share) is the learner's.  The dealer is drawn uniformly for every
+hand, so over many hands the learner plays from every position; in Auction Forty-Fives it
+bids, names trump, discards and plays.  The other seats act by the opponent policy: the game's
+built-in ``"heuristic"`` or ``"random"``, or a past self (``"self"``: the network as it was at
+one of the last ``pool_size`` snapshots, taken every ``pool_every`` updates, drawn uniformly for
+each update and sampled from).
+
+One environment step of the learner is: its action, then the opponents play until a learner
+seat is to act again; when a hand ends on the way, its reward is the step's reward, a new hand
+is dealt and the opponents play up to the learner's first decision.  ``update`` collects
+``num_steps`` such steps on ``num_envs`` tables with ``lax.scan``, then runs GAE and ``epochs``
+x ``minibatches`` clipped-PPO updates, all in one jitted call.  With ``num_devices`` > 1 the
+tables are split over that many local devices (``sf.use_all_cores()`` on a CPU): each device
+collects and learns on its share and the gradients are averaged over the devices, so the
+parameters stay the same everywhere.
 
 Optional warm start (``train(..., warmup_updates=K)``): K iterations in which the learner's
-seat plays the heuristic and the network learns its choices by cross-entropy (and the value of
+seats play the heuristic and the network learns its choices by cross-entropy (and the value of
 that play), then PPO takes over from that policy.
 
-The network (``rl.network.ActorCritic``) reads ``observe(state, player)`` and the legal action
-mask only.
+The network (``rl.network.network_for``: Spoil Five's ``ActorCritic``, any other game's
+``MLPActorCritic``) reads ``observe(state, player)`` and the legal action mask only.
 """
 
 from __future__ import annotations
@@ -33,28 +42,31 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
-import spoilfive_jax.games.spoil_five.observe as obs_lib
-from spoilfive_jax.games.spoil_five.env import SpoilFive
-from spoilfive_jax.games.spoil_five.game import NUM_ACTIONS, State
-from spoilfive_jax.games.spoil_five.policies import HEURISTIC, RANDOM
-from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.rl.network import ActorCritic, apply, choose
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
+from spoilfive_jax.registry import available_games, make, make_rules
+from spoilfive_jax.rl.network import Network, apply, choose, network_for
 from spoilfive_jax.tools.policies import play_out
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")
+_AXIS = "tables"  # the mesh axis the tables are split over (``num_devices`` > 1)
+State = Any  # a batch of the game's states (``core.env.HandState`` with a leading axis)
 
 # --------------------------------------------------------------------------- config
 
 
 @dataclasses.dataclass(frozen=True)
 class PPOConfig:
-    """Everything static about a training run (hashable)."""
+    """Everything static about a training run (hashable).  ``rules``: a rules object of
+    ``game`` (None: the game's defaults, filled in)."""
 
     num_players: int = 5
-    rules: Rules = dataclasses.field(default_factory=Rules)
-    opponent: str = "heuristic"  # "heuristic", "random" or "self"
+    rules: Any = None
+    opponent: str = "heuristic"  # "heuristic", "random" or "self" (a pool of past selves)
     num_envs: int = 256
     num_steps: int = 16  # learner decisions per table per update
     epochs: int = 4
@@ -68,21 +80,57 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (256, 256)
-    reward_scale: float = 0.25  # chips -> training reward
+    reward_scale: float = 0.25  # the game's reward (chips, points) -> training reward
+    game: str = "spoil_five"  # a registry id (``sf.available_games()``)
+    network_name: str = ""  # ``rl.network.NETWORKS``; empty: ``network.default_network(game)``
+    pool_size: int = 8  # opponent "self": past selves kept
+    pool_every: int = 10  # opponent "self": updates between snapshots
+    num_devices: int = 1  # local devices the tables are split over
 
     def __post_init__(self) -> None:
+        if self.game not in available_games():
+            known = ", ".join(available_games())
+            raise ValueError(f"unknown game {self.game!r}; registered: {known}")
+        if self.rules is None:
+            object.__setattr__(self, "rules", make_rules(self.game))
         if self.opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
-        if (self.num_envs * self.num_steps) % self.minibatches:
-            raise ValueError("num_envs * num_steps must be a multiple of minibatches")
+        positive = ("num_envs", "num_steps", "epochs", "minibatches", "pool_size", "pool_every")
+        for name in (*positive, "num_devices"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.num_envs % self.num_devices:
+            raise ValueError(
+                f"num_envs ({self.num_envs}) must be a multiple of num_devices "
+                f"({self.num_devices}): each device plays an equal share of the tables"
+            )
+        if (self.num_envs // self.num_devices * self.num_steps) % self.minibatches:
+            raise ValueError("num_envs * num_steps (per device) must be a multiple of minibatches")
+        self.env  # noqa: B018 - the table must exist (players, rules of that game)
 
     @property
-    def env(self) -> SpoilFive:
-        return SpoilFive(self.num_players, self.rules)
+    def env(self) -> Env[Any, Any]:
+        return make(self.game, self.num_players, rules=self.rules)
 
     @property
-    def network(self) -> ActorCritic:
-        return ActorCritic(self.num_players, tuple(self.hidden))
+    def network(self) -> Network:
+        env = self.env
+        return network_for(
+            self.game,
+            self.num_players,
+            env.num_actions,
+            tuple(self.hidden),
+            self.network_name,
+            self.rules,
+        )
+
+    @property
+    def learners(self) -> np.ndarray:
+        """bool[N]: the seats the learner plays (seat ``LEARNER``'s team)."""
+        env = self.env
+        team = np.asarray(env.capability(caps.Teams, "PPO").team_of(env))
+        return team == team[LEARNER]
 
 
 # --------------------------------------------------------------------------- tables
@@ -96,6 +144,11 @@ def _tree_where(cond: jax.Array, a: Any, b: Any) -> Any:
     return jax.tree.map(pick, a, b)
 
 
+def _observe(cfg: PPOConfig, state: State) -> jax.Array:
+    """float32[B, D]: each table's observation by its player to act (seat 0 once over)."""
+    return jax.vmap(cfg.env.observe)(state, jnp.maximum(state.current_player, 0))
+
+
 def _deal(cfg: PPOConfig, key: jax.Array, num: int) -> State:
     """``num`` fresh hands, each with a uniformly drawn dealer."""
     env = cfg.env
@@ -104,17 +157,17 @@ def _deal(cfg: PPOConfig, key: jax.Array, num: int) -> State:
     return jax.vmap(lambda k, d: env.init(k, d))(jax.random.split(k1, num), dealers)
 
 
-def _bot_policy(cfg: PPOConfig, net: ActorCritic, params: Any) -> Callable[..., jax.Array]:
-    """actions int32[B] of the players to act, by the opponent policy."""
+def _bot_policy(cfg: PPOConfig, net: Network, params: Any) -> Callable[..., jax.Array]:
+    """actions int32[B] of the players to act, by the opponent policy (``params``: the past
+    self of opponent ``"self"``)."""
 
     def act(key: jax.Array, state: State) -> jax.Array:
         keys = jax.random.split(key, state.current_player.shape[0])
         player = jnp.maximum(state.current_player, 0)
         if cfg.opponent == "self":
-            obs = obs_lib.current_observation(state)
-            logits, _ = apply(net, params, obs, state.legal_action_mask)
+            logits, _ = apply(net, params, _observe(cfg, state), state.legal_action_mask)
             return choose(logits, key, greedy=False)[0]
-        bot = HEURISTIC if cfg.opponent == "heuristic" else RANDOM
+        bot = cfg.env.builtin_policy(cfg.opponent)
         return jax.vmap(bot)(keys, state, player).astype(jnp.int32)
 
     return act
@@ -128,18 +181,19 @@ def _play_on(
     action: jax.Array | None,
 ) -> tuple[State, jax.Array, jax.Array]:
     """The learner's ``action`` (if given), then opponents play, and a finished hand is
-    replaced by a new deal, until the learner is to act on every table.
+    replaced by a new deal, until a learner seat is to act on every table.
 
-    Returns the new tables, the learner's chips from hands that ended on the way and whether a
+    Returns the new tables, the learner's reward from hands that ended on the way and whether a
     hand ended (both [B]).  One ``step`` in the loop body keeps the compiled program small.
     """
     step = jax.vmap(cfg.env.step)
     first = jnp.bool_(action is not None)
     learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
     limit = 2 * cfg.env.max_decisions + 1
+    learners = jnp.asarray(cfg.learners)
 
     def waiting(s: State) -> jax.Array:
-        return s.terminated | (s.current_player != LEARNER)
+        return s.terminated | ~learners[jnp.maximum(s.current_player, 0)]
 
     def cond(carry: tuple[State, jax.Array, jax.Array, jax.Array]) -> jax.Array:
         s, _, _, i = carry
@@ -170,11 +224,11 @@ def _play_on(
 
 class Transition(NamedTuple):
     obs: jax.Array  # float32[D]
-    mask: jax.Array  # bool[55]
+    mask: jax.Array  # bool[A]
     action: jax.Array  # int32[]
     logp: jax.Array  # float32[]
     value: jax.Array  # float32[]
-    reward: jax.Array  # float32[]: learner's chips (scaled) when a hand ended at this step
+    reward: jax.Array  # float32[]: the learner's reward (scaled) when a hand ended at this step
     done: jax.Array  # bool[]: a hand ended at this step
 
 
@@ -183,9 +237,10 @@ class Runner(NamedTuple):
 
     params: Any
     opt_state: Any
-    state: State  # [E] tables, the learner to act in each
+    state: State  # [E] tables, a learner seat to act in each
     key: jax.Array
     update: jax.Array  # int32[]: updates done
+    pool: Any = None  # opponent "self": the past selves, parameters stacked [pool_size, ...]
 
 
 def _optimizer(cfg: PPOConfig, num_updates: int) -> optax.GradientTransformation:
@@ -195,16 +250,33 @@ def _optimizer(cfg: PPOConfig, num_updates: int) -> optax.GradientTransformation
 
 
 def init_runner(cfg: PPOConfig, key: jax.Array, num_updates: int, params: Any = None) -> Runner:
-    """Fresh parameters (unless given), optimizer and tables at the learner's first decision."""
-    net = cfg.network
+    """Fresh parameters (unless given), optimizer and tables at the learner's first decision;
+    with ``num_devices`` > 1 the tables are placed on their devices."""
+    net, env = cfg.network, cfg.env
     k_net, k_deal, k_run = jax.random.split(key, 3)
-    d = obs_lib.observation_shape(cfg.num_players)[0]
     if params is None:
-        params = net.init(k_net, jnp.zeros((d,)), jnp.ones((NUM_ACTIONS,), bool))
+        obs = jnp.zeros(env.observation_shape)
+        params = net.init(k_net, obs, jnp.ones((env.num_actions,), bool))
     deal = jax.jit(functools.partial(_deal, cfg), static_argnums=1)
     state = deal(k_deal, cfg.num_envs)  # ``update`` first plays up to the learner
+    if cfg.num_devices > 1:
+        state = jax.device_put(state, NamedSharding(_mesh(cfg), P(_AXIS)))
     opt_state = _optimizer(cfg, num_updates).init(params)
-    return Runner(params, opt_state, state, k_run, jnp.int32(0))
+    pool = None
+    if cfg.opponent == "self":
+        pool = jax.tree.map(lambda x: jnp.stack([x] * cfg.pool_size), params)
+    return Runner(params, opt_state, state, k_run, jnp.int32(0), pool)
+
+
+def _mesh(cfg: PPOConfig) -> Mesh:
+    """The first ``num_devices`` local devices, as the one axis the tables are split over."""
+    devices = jax.local_devices()
+    if len(devices) < cfg.num_devices:
+        raise ValueError(
+            f"num_devices={cfg.num_devices}, but this process has {len(devices)} local "
+            "device(s); call sf.use_all_cores() first thing on a CPU"
+        )
+    return Mesh(np.array(devices[: cfg.num_devices]), (_AXIS,))
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 3))
@@ -214,30 +286,84 @@ def update(
     """One PPO iteration: collect ``num_steps`` learner decisions on every table, then learn.
 
     ``num_updates``: the length of the learning-rate schedule.  ``imitate``: a warm-start
-    iteration instead: the learner's seat plays the heuristic, and the network learns its
+    iteration instead: the learner's seats play the heuristic, and the network learns its
     choices (cross-entropy) and the value of its play (same value loss as PPO).
     """
+    opponent = runner.params
+    if cfg.opponent == "self":  # a past self, drawn for this update
+        filled = jnp.minimum(runner.update // cfg.pool_every + 1, cfg.pool_size)
+        pick = jax.random.randint(jax.random.fold_in(runner.key, 1), (), 0, filled)
+        opponent = jax.tree.map(lambda x: x[pick], runner.pool)
+    if cfg.num_devices == 1:
+        new, metrics = _iteration(cfg, num_updates, imitate, runner, opponent, None)
+    else:
+        rep, split = P(), P(_AXIS)
+        specs = Runner(rep, rep, split, rep, rep, None if runner.pool is None else rep)
+        body = functools.partial(_iteration, cfg, num_updates, imitate, axis=_AXIS)
+        new, metrics = jax.shard_map(
+            body,
+            mesh=_mesh(cfg),
+            in_specs=(specs, rep),
+            out_specs=(specs, rep),
+            # (the games' loops start from constants, which the replication check would have
+            # to be told about one by one; the parameters are replicated by construction: every
+            # device applies the same averaged gradients)
+            check_vma=False,
+        )(runner, opponent)
+    if cfg.opponent == "self":  # every ``pool_every`` updates the new parameters join the pool
+        done = runner.update + 1
+        slot = (done // cfg.pool_every) % cfg.pool_size
+        keep = done % cfg.pool_every == 0
+        pool = jax.tree.map(
+            lambda p, x: jnp.where(keep, p.at[slot].set(x), p), runner.pool, new.params
+        )
+        new = new._replace(pool=pool)
+    return new, metrics
+
+
+def _iteration(
+    cfg: PPOConfig,
+    num_updates: int,
+    imitate: bool,
+    runner: Runner,
+    opponent: Any,
+    axis: str | None,
+) -> tuple[Runner, dict[str, Any]]:
+    """``update`` on the tables of ``runner`` (one device's share under ``axis``), the
+    opponents of opponent ``"self"`` playing ``opponent``'s parameters."""
     net = cfg.network
     tx = _optimizer(cfg, num_updates)
     params = runner.params
-    bot = _bot_policy(cfg, net, params)
+    bot = _bot_policy(cfg, net, opponent)
     key, k_start = jax.random.split(runner.key)
-    start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
-    state, key, traj = _collect(cfg, net, params, bot, imitate, start, key)
-    _, last_value = apply(net, params, obs_lib.current_observation(state), state.legal_action_mask)
+    if axis is None:
+        start, _, _ = _play_on(cfg, bot, k_start, runner.state, None)  # no-op once running
+        state, key, traj = _collect(cfg, net, params, bot, imitate, start, key)
+    else:  # each device draws its own; ``key`` goes on the same on every device
+        device = jax.lax.axis_index(axis)
+        start, _, _ = _play_on(cfg, bot, jax.random.fold_in(k_start, device), runner.state, None)
+        local = jax.random.fold_in(key, device)
+        state, _, traj = _collect(cfg, net, params, bot, imitate, start, local)
+    _, last_value = apply(net, params, _observe(cfg, state), state.legal_action_mask)
     advantages = _gae(cfg, traj, last_value)
     targets = advantages + traj.value
-    size = cfg.num_envs * cfg.num_steps
+    size = traj.reward.shape[0] * traj.reward.shape[1]
     flat = jax.tree.map(lambda x: x.reshape((size, *x.shape[2:])), (traj, advantages, targets))
     key, k_epochs = jax.random.split(key)
-    params, opt_state, aux = _learn(cfg, net, tx, imitate, params, runner.opt_state, k_epochs, flat)
-    metrics = _metrics(cfg, traj, aux)
-    return Runner(params, opt_state, state, key, runner.update + 1), metrics
+    if axis is not None:
+        k_epochs = jax.random.fold_in(k_epochs, jax.lax.axis_index(axis))
+    params, opt_state, aux = _learn(
+        cfg, net, tx, imitate, params, runner.opt_state, k_epochs, flat, axis
+    )
+    metrics = _metrics(cfg, traj, aux, axis)
+    return runner._replace(
+        params=params, opt_state=opt_state, state=state, key=key, update=runner.update + 1
+    ), metrics
 
 
 def _collect(
     cfg: PPOConfig,
-    net: ActorCritic,
+    net: Network,
     params: Any,
     bot: Callable[..., jax.Array],
     imitate: bool,
@@ -246,16 +372,17 @@ def _collect(
 ) -> tuple[State, jax.Array, Transition]:
     """``num_steps`` learner decisions on every table (one ``lax.scan``; the heuristic's in
     ``imitate`` iterations): the tables and key after them, and the transitions [T, E]."""
+    heuristic = cfg.env.builtin_policy("heuristic")
 
     def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
         state, key = carry
         key, k_act, k_play = jax.random.split(key, 3)
-        obs, mask = obs_lib.current_observation(state), state.legal_action_mask
+        obs, mask = _observe(cfg, state), state.legal_action_mask
         logits, value = apply(net, params, obs, mask)
         action, logp = choose(logits, k_act, greedy=False)
         if imitate:
             keys = jax.random.split(k_act, action.shape[0])
-            action = jax.vmap(HEURISTIC)(keys, state, jnp.zeros_like(action)).astype(jnp.int32)
+            action = jax.vmap(heuristic)(keys, state, state.current_player).astype(jnp.int32)
             logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
         state, chips, done = _play_on(cfg, bot, k_play, state, action)
         reward = chips * cfg.reward_scale
@@ -282,7 +409,7 @@ def _gae(cfg: PPOConfig, traj: Transition, last_value: jax.Array) -> jax.Array:
 
 def _loss(
     cfg: PPOConfig,
-    net: ActorCritic,
+    net: Network,
     imitate: bool,
     p: Any,
     batch: Transition,
@@ -309,18 +436,20 @@ def _loss(
 
 def _learn(
     cfg: PPOConfig,
-    net: ActorCritic,
+    net: Network,
     tx: optax.GradientTransformation,
     imitate: bool,
     params: Any,
     opt_state: Any,
     key: jax.Array,
     flat: tuple[Transition, jax.Array, jax.Array],
+    axis: str | None = None,
 ) -> tuple[Any, Any, Any]:
     """``epochs`` passes over the flattened (transitions, advantages, targets), each shuffled
     into ``minibatches`` gradient steps: the new parameters and optimizer state, and the loss
-    terms of every step [epochs, minibatches]."""
-    size = cfg.num_envs * cfg.num_steps
+    terms of every step [epochs, minibatches].  Under ``axis`` each device steps on its own
+    minibatch and the gradients are averaged over the devices."""
+    size = flat[1].shape[0]
     loss_fn = functools.partial(_loss, cfg, net, imitate)
 
     def epoch(carry: tuple[Any, Any, jax.Array], _: Any) -> Any:
@@ -335,6 +464,8 @@ def _learn(
             p, opt = c
             batch, adv, target = mb
             grads, aux = jax.grad(loss_fn, has_aux=True)(p, batch, adv, target)
+            if axis is not None:
+                grads, aux = jax.lax.pmean((grads, aux), axis)
             upd, opt = tx.update(grads, opt, p)
             return (optax.apply_updates(p, upd), opt), aux
 
@@ -347,13 +478,17 @@ def _learn(
     return params, opt_state, aux
 
 
-def _metrics(cfg: PPOConfig, traj: Transition, aux: Any) -> dict[str, Any]:
-    """An iteration's figures: hands finished, the learner's chips in them, the mean losses."""
+def _metrics(cfg: PPOConfig, traj: Transition, aux: Any, axis: str | None) -> dict[str, Any]:
+    """An iteration's figures: hands finished, the learner's reward in them (chips, points),
+    the mean losses (over every device under ``axis``: ``aux`` is already averaged)."""
     pg, v_loss, entropy, kl = (x.mean() for x in aux)
     hands = traj.done.sum()
+    got = jnp.where(traj.done, traj.reward, 0.0).sum() / cfg.reward_scale
+    if axis is not None:
+        hands, got = jax.lax.psum((hands, got), axis)
     return {
         "hands": hands,
-        "chips": jnp.where(traj.done, traj.reward, 0.0).sum() / cfg.reward_scale,
+        "chips": got,
         "pg_loss": pg,
         "v_loss": v_loss,
         "entropy": entropy,
@@ -373,27 +508,30 @@ def _seat_chips(
     heuristic: jax.Array,
     use_agent: jax.Array,
 ) -> jax.Array:
-    """float32[H]: chips of the measured seat in ``num_hands`` hands (dealer 0, the measured
-    seat ``h % N`` for hand ``h``) against heuristic (``heuristic``) or random bots.  The
-    measured seat is played by the greedy network when ``use_agent``, else by the bot policy
-    itself (the baseline on the same deals).  One compile serves all four cases."""
+    """float32[H]: the reward of the measured seat in ``num_hands`` hands (dealer 0, the
+    measured seat ``h % N`` for hand ``h``) against heuristic (``heuristic``) or random bots.
+    The measured seat and its partners are played by the greedy network when ``use_agent``,
+    else by the bot policy itself (the baseline on the same deals).  One compile serves all
+    four cases."""
     n = cfg.num_players
     env = cfg.env
     net = cfg.network
     keys = jax.random.split(key, num_hands)
     seats = jnp.arange(num_hands, dtype=jnp.int32) % n
     state = jax.vmap(lambda k: env.init(k))(keys)
+    smart, plain = env.builtin_policy("heuristic"), env.builtin_policy("random")
+    team = jnp.asarray(env.capability(caps.Teams, "PPO").team_of(env))
 
     def bot(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
-        return jnp.where(heuristic, HEURISTIC(k, s, player), RANDOM(k, s, player))
+        return jnp.where(heuristic, smart(k, s, player), plain(k, s, player))
 
     def agent(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
-        logits, _ = apply(net, params, obs_lib.current_observation(s), s.legal_action_mask)
+        logits, _ = apply(net, params, env.observe(s, player), s.legal_action_mask)
         return choose(logits, None, greedy=True)[0]
 
     def one(k: jax.Array, s: State, seat: jax.Array) -> jax.Array:
-        # the measured seat plays the agent (policy 1) when ``use_agent``, every other the bot
-        seat_policy = ((jnp.arange(n) == seat) & use_agent).astype(jnp.int32)
+        # the measured team plays the agent (policy 1) when ``use_agent``, every other the bot
+        seat_policy = ((team == team[seat]) & use_agent).astype(jnp.int32)
         _, total = play_out(env, (bot, agent), seat_policy, k, s)
         return total[seat]
 
@@ -403,9 +541,9 @@ def _seat_chips(
 def seat_evaluation(
     cfg: PPOConfig, params: Any, key: jax.Array, opponent: str, num_hands: int = 4096
 ) -> dict[str, float]:
-    """Mean chips per hand of the greedy agent in one seat against ``opponent`` bots (seats
-    rotated), the bots' own mean in the same seats on the same deals, and 95% CIs (the gain is
-    paired deal by deal)."""
+    """Mean reward per hand (chips, points) of the greedy agent in one seat (and its partners')
+    against ``opponent`` bots (seats rotated), the bots' own mean in the same seats on the same
+    deals, and 95% CIs (the gain is paired deal by deal)."""
     if opponent not in ("random", "heuristic"):
         raise ValueError(f"opponent must be 'random' or 'heuristic', got {opponent!r}")
     smart = jnp.bool_(opponent == "heuristic")

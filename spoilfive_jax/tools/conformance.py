@@ -62,6 +62,7 @@ def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None
     if caps.DeckDeals in declared:
         _deck_deals(env, states, seed)
     _agent_info(env, states)
+    _teams(env, seed)
 
 
 def _row(tree: Any, i: int) -> Any:
@@ -302,6 +303,17 @@ def _terminal(env: Env[Any, Any], seed: int) -> None:
         seed=seed,
     )
     assert out.getvalue(), f"{env.id} TerminalPlay: nothing was written"
+
+
+def _teams(env: Env[Any, Any], seed: int) -> None:
+    team = np.asarray(env.capability(caps.Teams).team_of(env))
+    n = env.num_players
+    assert team.shape == (n,) and np.issubdtype(team.dtype, np.integer), f"{env.id}: team_of"
+    assert set(team.tolist()) == set(range(team.max() + 1)), f"{env.id}: teams numbered from 0"
+    rewards = rollout(seed, env, "random", 64).rewards
+    for t in range(team.max() + 1):
+        mine = rewards[:, team == t]
+        assert (mine == mine[:, :1]).all(), f"{env.id} Teams: partners' rewards differ"
 
 
 def _agent_info(env: Env[Any, Any], states: list[Any]) -> None:

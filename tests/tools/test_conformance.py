@@ -216,3 +216,28 @@ def test_the_conformance_test_catches_a_wrong_deck_deal() -> None:
     finished = played[0].replace(rewards=jnp.full((4, 3), 99.0, jnp.float32))
     with pytest.raises(AssertionError, match="outside reward_bounds"):
         _deck_deals(env, [*played, finished], 0)
+
+
+def test_the_conformance_test_catches_wrong_teams() -> None:
+    """Seats declared partners must share every hand's reward, and teams are numbered from 0."""
+    from types import SimpleNamespace
+    from typing import ClassVar
+
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.tools.conformance import _teams
+
+    def declaring(team_of: object) -> sf.spoil_five.SpoilFive:
+        class Partnered(sf.spoil_five.SpoilFive):
+            capabilities: ClassVar = {
+                **sf.spoil_five.SpoilFive.capabilities,
+                caps.Teams: SimpleNamespace(team_of=team_of),
+            }
+
+        return Partnered(4)
+
+    _teams(sf.spoil_five.SpoilFive(4), 0)
+    _teams(sf.make("forty_five", 4), 0)  # 0, 2 against 1, 3: their points are shared
+    with pytest.raises(AssertionError, match="partners' rewards differ"):
+        _teams(declaring(lambda env: np.array([0, 1, 0, 1], np.int32)), 0)
+    with pytest.raises(AssertionError, match="numbered from 0"):
+        _teams(declaring(lambda env: np.array([1, 2, 3, 4], np.int32)), 0)

@@ -283,6 +283,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         caps.Presentation: report,
         caps.TerminalPlay: report,
         caps.AgentInfo: report,
+        caps.Teams: report,
         caps.DeckDeals: deck_deals,
     }
 

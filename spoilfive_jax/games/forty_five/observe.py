@@ -71,6 +71,48 @@ def observation_size(num_players: int) -> int:
     return FIXED_SIZE + 2 * NUM_CARD_IDS * num_players + 10 * num_players
 
 
+_FIXED_BLOCKS = (
+    ("HAND", NUM_CARD_IDS),
+    ("DISCARDS", NUM_CARD_IDS),
+    ("PLAYED", NUM_CARD_IDS),
+    ("TURNUP", NUM_CARD_IDS),
+    ("TRUMP", 4),
+    ("FLAGS", 2),
+    ("PHASE", 8),
+    ("LED", 5),
+    ("TRICK_NUM", 6),
+    ("BID", 5),
+)
+_SEAT_BLOCKS = (
+    "DEALER",
+    "LEADER",
+    "TO_ACT",
+    "PARTNERS",
+    "TRICKS_WON",
+    "SCORES",
+    "BIDDER",
+    "PASSED",
+    "JINKER",
+    "BEST_TRUMP",
+)
+
+
+def layout(num_players: int) -> dict[str, tuple[int, int]]:
+    """Each block of the module table: name -> (offset, size) in ``observe``'s vector."""
+    n = num_players
+    sizes = [
+        *_FIXED_BLOCKS,
+        ("TRICK", NUM_CARD_IDS * n),
+        ("LAST_TRICK", NUM_CARD_IDS * n),
+        *((name, n) for name in _SEAT_BLOCKS),
+    ]
+    out, offset = {}, 0
+    for name, size in sizes:
+        out[name] = (offset, size)
+        offset += size
+    return out
+
+
 def observe(state: game.State, player: jax.Array, rules: FortyFiveRules) -> jax.Array:
     """float32[observation_size(N)]: ``player``'s view of one hand (see the module table)."""
     n = state.tricks_won.shape[0]

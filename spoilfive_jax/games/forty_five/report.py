@@ -151,7 +151,7 @@ def tournament_note(env: Any) -> str:
     return "points: the seat's team's per hand; won: hands its team outscored the rest"
 
 
-# ---------------------------------------------------------------------------- AgentInfo
+# ---------------------------------------------------------------------------- AgentInfo, Teams
 
 
 def observation_low(env: Any) -> float:
@@ -166,6 +166,12 @@ def final_info(env: Any, state: Any) -> dict[str, Any]:
         "hand_points": np.asarray(state.hand_points).tolist(),
         "tricks_won": np.asarray(state.tricks_won).tolist(),
     }
+
+
+def team_of(env: Any) -> np.ndarray:
+    """Partners sit opposite at 4 (0, 2 against 1, 3) and alternately at 6; 2 players are two
+    teams; at 3 and 5 every seat plays for itself (``rules.num_teams``)."""
+    return game.team_of(env.num_players)
 
 
 def state_text(env: Any, state: Any) -> str:

@@ -26,6 +26,7 @@ import spoilfive_jax.games.spoil_five.render as render
 import spoilfive_jax.games.spoil_five.report as report
 import spoilfive_jax.games.spoil_five.session as session
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
 from spoilfive_jax.core.env import Env, PolicyFn, checked_deal
 from spoilfive_jax.core.validate import as_key, check_cards, check_int, concrete
@@ -180,6 +181,7 @@ class SpoilFive(Env[State, Rules]):
         caps.TerminalPlay: report,
         caps.Rendering: render.RENDERING,
         caps.AgentInfo: report,
+        caps.Teams: generic,
         caps.DeckDeals: deck_deals,
     }
 
