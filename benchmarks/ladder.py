@@ -6,7 +6,8 @@ the family (4 players, two partnerships): A's partnership against B's, then swap
 seatings play the same deals (one key), so the difference is paired: A's result a hand minus
 the other seats' mean, averaged over the seatings of each deal, with a 95% interval over deals
 (``sf.rollout`` with a policy a seat; pimc through it too).  The players: ``random``,
-``greedy`` (the family), ``heuristic``, the shipped PPO agent (Spoil Five: ``ppo_seat.npz``),
+``greedy`` (the family), ``heuristic``, the shipped PPO agent (``examples/agents``: Spoil
+Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
 and ``pimc`` (64 worlds, heuristic playouts); last, the cheating bound: the same pimc seeing
 every hand (``sf.pimc(see_all=True)``) against the fair one.  OpenSpiel's ISMCTS, which plays
 outside the batched rollouts, has its own table (``ismcts_baseline.py``).
@@ -34,17 +35,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by pat
 from provenance import provenance
 
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
-AGENT = Path(__file__).resolve().parents[1] / "examples" / "agents" / "ppo_seat.npz"
+AGENTS = Path(__file__).resolve().parents[1] / "examples" / "agents"
+
+
+def agent_file(game: str) -> Path:
+    """The shipped agent of ``game`` (it may not exist)."""
+    return AGENTS / ("ppo_seat.npz" if game == "spoil_five" else f"{game}_ppo.npz")
 
 
 def players(env: Any) -> dict[str, Any]:
     """The ladder's players for ``env``'s game, weakest first as far as known."""
     out: dict[str, Any] = {name: name for name in ("random", "greedy") if name in env.policy_names}
     out["heuristic"] = "heuristic"
-    if env.id == "spoil_five" and AGENT.is_file():
+    if agent_file(env.id).is_file():
         from spoilfive_jax.rl.agent import load_policy
 
-        out["ppo"] = load_policy(str(AGENT))
+        out["ppo"] = load_policy(str(agent_file(env.id)))
     out["pimc"] = sf.pimc(num_samples=64)
     return out
 

@@ -369,6 +369,69 @@ def figure_ladder(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
+def figure_ppo_cores(result: dict[str, Any]) -> str:
+    """``benchmarks/ppo_cores.py``: PPO's training update on one device and on every core."""
+    lines = [
+        "| game | one device | every core | speedup |",
+        "|---|---|---|---|",
+    ]
+    for r in result["rows"]:
+        lines.append(
+            f"| {r['game'].replace('_', ' ')} | {r['one_device']:,.0f} decisions/s | "
+            f"{r['every_core']:,.0f} ({r['devices']} devices) | {r['speedup']:.2f}× |"
+        )
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+AGENTS = ROOT / "examples" / "agents"
+
+
+def shipped_agents() -> dict[str, Any]:
+    """Every shipped family agent: its metadata (``<game>_ppo.json``) and the final evaluation
+    of the run that made it (``<game>_ppo.eval.json``, ``examples/train_ppo.py``'s eval.json)."""
+    out = []
+    for meta_path in sorted(AGENTS.glob("*_ppo.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        evaluation = json.loads(meta_path.with_suffix(".eval.json").read_text(encoding="utf-8"))
+        out.append({"meta": meta, "eval": evaluation})
+    return {"agents": out}
+
+
+def _tournament_cell(t: dict[str, Any]) -> str:
+    """``ppo − rival`` points a hand of an ``eval.json`` tournament, each side's mean ± CI."""
+    sides = dict(zip(t["names"], zip(t["mean_chips"], t["ci95"], strict=True), strict=True))
+    (ppo, ppo_ci), rival = sides.pop("ppo"), next(iter(sides.values()))
+    return (
+        f"{ppo:.2f} ± {ppo_ci:.2f} against {rival[0]:.2f} ± {rival[1]:.2f} ({t['deals']:,} deals)"
+    ).replace("-", "−")
+
+
+def figure_agents(result: dict[str, Any]) -> str:
+    """The shipped family agents: training cost and their results against the heuristic and
+    pimc, from the runs that made them."""
+    lines = [
+        "| game | training | one seat's team vs heuristic bots (gain) | tournament vs heuristic "
+        "| tournament vs pimc |",
+        "|---|---|---|---|---|",
+    ]
+    for a in result["agents"]:
+        meta, ev = a["meta"], a["eval"]
+        seat = ev["one_seat_vs_heuristic"]
+        gain = _interval({"diff": seat["gain"], "diff_ci": seat["gain_ci"]}, 2)
+        cost = (
+            f"{meta['training_cpu_seconds'] / 60:.1f} CPU min, {meta['training_hands']:,} hands, "
+            f"{meta['updates']} updates"
+        )
+        pimc = ev.get("tournament_vs_pimc")
+        lines.append(
+            f"| {meta['game'].replace('_', ' ')}, {meta['num_players']} players | {cost} | "
+            f"{gain} | {_tournament_cell(ev['tournament_vs_heuristic'])} | "
+            f"{_tournament_cell(pimc) if pimc else 'not measured'} |"
+        )
+    commands = "; ".join(f"`{a['meta']['command']}`" for a in result["agents"])
+    return "\n".join(lines) + f"\n\nPoints a hand, 95% CIs. Made by {commands}.\n"
+
+
 RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "tables": ("tables.json", figure_tables),
     "headline": ("tables.json", figure_headline),
@@ -380,6 +443,8 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "pimc_rollout": ("pimc_strength.json", figure_pimc_rollout),
     "ismcts": ("ismcts_baseline.json", figure_ismcts),
     "ladder": ("ladder.json", figure_ladder),
+    "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
+    "agents": ("", figure_agents),  # (from examples/agents: ``shipped_agents``)
 }
 
 
@@ -390,7 +455,10 @@ def regenerate_figures(text: str) -> tuple[str, list[str]]:
         if match["name"] not in RENDERERS:
             raise ValueError(f"no figures named {match['name']!r}; known: {sorted(RENDERERS)}")
         source, render = RENDERERS[match["name"]]
-        result = json.loads((RESULTS / source).read_text(encoding="utf-8"))
+        if source:
+            result = json.loads((RESULTS / source).read_text(encoding="utf-8"))
+        else:
+            result = shipped_agents()
         fresh = render(result)
         if fresh != match["body"]:
             stale.append(diff(match["body"], fresh))

@@ -1,4 +1,5 @@
-"""The capabilities every game has from the base ``Env``: ``Rollouts`` and ``AgentInfo``.
+"""The capabilities every game has from the base ``Env``: ``Rollouts``, ``AgentInfo`` and
+``Teams``.
 
 Hands are dealt by the game's ``init`` and played through the public step; the record a rollout
 keeps of a hand is its rewards, tricks and decision count.  A game declares its own module in

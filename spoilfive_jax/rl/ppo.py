@@ -107,7 +107,7 @@ class PPOConfig:
             )
         if (self.num_envs // self.num_devices * self.num_steps) % self.minibatches:
             raise ValueError("num_envs * num_steps (per device) must be a multiple of minibatches")
-        self.env  # noqa: B018 - the table must exist (players, rules of that game)
+        self.network  # noqa: B018 - the table and its network must exist (players, rules, name)
 
     @property
     def env(self) -> Env[Any, Any]:
@@ -298,7 +298,7 @@ def update(
         new, metrics = _iteration(cfg, num_updates, imitate, runner, opponent, None)
     else:
         rep, split = P(), P(_AXIS)
-        specs = Runner(rep, rep, split, rep, rep, None if runner.pool is None else rep)
+        specs = Runner._make([rep, rep, split, rep, rep, None if runner.pool is None else rep])
         body = functools.partial(_iteration, cfg, num_updates, imitate, axis=_AXIS)
         new, metrics = jax.shard_map(
             body,

@@ -17,6 +17,8 @@ Each check runs the capability the way the tools do, on a few small random hands
   records and table render them;
 - ``Presentation``, ``Rendering`` and ``AgentInfo``: their texts and records render for a
   rollout, a live hand and a finished one; ``TerminalPlay`` quits cleanly on ``q``;
+- ``Teams`` (every game has it): teams are numbered from 0 and partners' rewards are equal in
+  every hand of a random rollout;
 - ``DeckDeals``: a hand dealt from an order of the pack is a live first state, the order of
   the cards past ``deal_length`` changes nothing, and legal hands end within ``reward_bounds``.
 """

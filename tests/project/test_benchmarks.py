@@ -213,8 +213,21 @@ def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     result = _load("ladder").main(["--games", "forty_five", "--hands", "8", "--json", str(out)])
     (g,) = result["games"]
     names = {(r["a"], r["b"]) for r in g["pairs"]}
-    assert len(names) == 7 and ("pimc", "random") in names and ("heuristic", "greedy") in names
+    assert len(names) == 11 and ("pimc", "random") in names and ("heuristic", "greedy") in names
+    assert ("ppo", "heuristic") in names and ("pimc", "ppo") in names  # the shipped agent
     assert ("pimc, sees all", "pimc") in names  # the cheating bound, last
     assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in g["pairs"])
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     assert "| forty five, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
+
+
+@pytest.mark.slow
+def test_ppo_cores_times_the_update_on_one_device_and_on_every_core(tmp_path: Path) -> None:
+    """``benchmarks/ppo_cores.py``: fresh processes, one device against one a core."""
+    out = tmp_path / "cores.json"
+    argv = ["--games", "twenty_five", "--updates", "1", "--envs", "32", "--json", str(out)]
+    result = _load("ppo_cores").main(argv)
+    (r,) = result["rows"]
+    assert r["devices"] >= 1 and r["one_device"] > 0 < r["every_core"]
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    assert "| twenty five | " in docs.figure_ppo_cores(json.loads(out.read_text()))
