@@ -44,6 +44,12 @@ if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (
         os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
     ).strip()
+# The collective deadlines ``use_all_cores`` sets (``tools.cores``), set here for every process:
+# the compilation cache's keys include the XLA flags, so a CLI subprocess whose flags differed
+# from the workers' would compile every program afresh.
+from spoilfive_jax.tools import cores as _cores
+
+_cores._patient_collectives()
 
 # Set through the environment before JAX reads its configuration, so that subprocesses (the CLI
 # tests) share the cache too.  Programs that compile in under 0.05 s are not worth a file (reading

@@ -20,7 +20,7 @@ reading only ``observe(state, player)`` and ``state.legal_action_mask``; ``sf.ro
 Every game's agent is saved and loaded alike (``examples/agents/<game id>_ppo.npz`` for the
 Forty-Five family); the metadata names the game, and the policy refuses another game's table.
 
-Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax.rl.ppo``) or the script
+Training: ``train(PPOConfig(...), num_updates)`` (``spoilfive_jax.rl.training``) or the script
 ``examples/train_ppo.py``.
 """
 
@@ -41,7 +41,8 @@ from flax import traverse_util
 from spoilfive_jax.core.env import Env, check_state, state_owner
 from spoilfive_jax.registry import env_class, make
 from spoilfive_jax.rl.network import Network, apply, choose, network_for
-from spoilfive_jax.rl.ppo import PPOConfig, TrainResult, seat_evaluation, train
+from spoilfive_jax.rl.ppo import PPOConfig
+from spoilfive_jax.rl.training import TrainResult, seat_evaluation, train
 
 FORMAT = "spoilfive_jax.agent/1"  # the file format's name (unchanged when modules move)
 _FORMATS = (FORMAT, "spoilfive_jax.rl.agent/1")  # (the second: files written while it was used)

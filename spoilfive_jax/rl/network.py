@@ -204,7 +204,7 @@ def network_for(
             raise ValueError(f"the ActorCritic network reads Spoil Five observations, not {game}")
         return ActorCritic(num_players, tuple(hidden))
     if name == "FamilyActorCritic":
-        if game not in _FAMILY or not isinstance(rules, FortyFiveRules):
+        if game not in _FAMILY:
             raise ValueError(
                 f"the FamilyActorCritic network reads the Forty-Five family's observations, "
                 f"not {game}"

@@ -17,7 +17,15 @@ import spoilfive_jax as sf
 from spoilfive_jax.tools.cores import use_all_cores
 
 
-def _process(code: str) -> subprocess.CompletedProcess[str]:
+def _process(code: str, deadlines: bool = True) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh process; ``deadlines=False``: without the collective deadlines that
+    every process of the suite carries (tests/conftest.py), as a user's process starts."""
+    env = {"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"} | {
+        k: v for k, v in os.environ.items() if k == "XLA_FLAGS" or k.startswith("JAX_")
+    }
+    if not deadlines:
+        flags = env.get("XLA_FLAGS", "").split()
+        env["XLA_FLAGS"] = " ".join(f for f in flags if "collective_call" not in f)
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
@@ -25,13 +33,12 @@ def _process(code: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         # (a bare environment, but for the suite's compile settings and its compilation cache:
         # tests/conftest.py)
-        env={"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"}
-        | {k: v for k, v in os.environ.items() if k == "XLA_FLAGS" or k.startswith("JAX_")},
+        env=env,
     )
 
 
-def _run(code: str) -> str:
-    out = _process(code)
+def _run(code: str, deadlines: bool = True) -> str:
+    out = _process(code, deadlines)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -99,16 +106,17 @@ _LATE_DEVICE = """
 def test_the_devices_wait_for_a_late_one_as_long_as_use_all_cores_says():
     """XLA aborts the process when a device is later to a collective than its deadline (a
     minute by default, which a loaded 2-core machine exceeded); ``use_all_cores`` sets it."""
-    impatient = _process(_LATE_DEVICE.format(wait=1, late=3))
+    impatient = _process(_LATE_DEVICE.format(wait=1, late=3), deadlines=False)
     assert impatient.returncode != 0 and "Termination timeout" in impatient.stderr
-    assert _run(_LATE_DEVICE.format(wait=10, late=3)) == "4.0"
+    assert _run(_LATE_DEVICE.format(wait=10, late=3), deadlines=False) == "4.0"
     flags = _run(
         """
         import os
         from spoilfive_jax.tools import cores
         cores.use_all_cores(2)
         print(cores.COLLECTIVE_WAIT_S, os.environ["XLA_FLAGS"])
-        """
+        """,
+        deadlines=False,
     ).split()
     assert int(flags[0]) >= 600
     assert f"--xla_cpu_collective_call_terminate_timeout_seconds={flags[0]}" in flags
@@ -121,7 +129,8 @@ def test_the_devices_wait_for_a_late_one_as_long_as_use_all_cores_says():
         from spoilfive_jax.tools import cores
         cores.use_all_cores(2)
         print(os.environ["XLA_FLAGS"])
-        """
+        """,
+        deadlines=False,
     ).split()
     assert own in kept and sum("terminate_timeout" in f for f in kept) == 1
 
