@@ -312,7 +312,8 @@ def _teams(env: Env[Any, Any], seed: int) -> None:
     n = env.num_players
     assert team.shape == (n,) and np.issubdtype(team.dtype, np.integer), f"{env.id}: team_of"
     assert set(team.tolist()) == set(range(team.max() + 1)), f"{env.id}: teams numbered from 0"
-    rewards = rollout(seed, env, "random", 64).rewards
+    # (the batch of ``_rollouts``' first run: its compiled program serves this one too)
+    rewards = rollout(seed + 1, env, "random", num_hands=48, batch_size=16).rewards
     for t in range(team.max() + 1):
         mine = rewards[:, team == t]
         assert (mine == mine[:, :1]).all(), f"{env.id} Teams: partners' rewards differ"

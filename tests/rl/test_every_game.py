@@ -38,6 +38,7 @@ def tiny(game: str, **changes: object) -> ppo.PPOConfig:
     return ppo.PPOConfig(**(options | changes))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", FAMILY)
 def test_a_tiny_training_of_each_family_game_clearly_beats_random_play(game):
     """A few imitation iterations, then PPO; the greedy team (seats s and s + 2, rotated)
@@ -97,6 +98,7 @@ def test_bad_configurations_are_refused_by_name():
         ppo.PPOConfig(game="oh_hell", num_players=4, network_name="CNN")
 
 
+@pytest.mark.slow
 def test_training_splits_its_tables_over_two_devices_and_still_learns():
     """Two host devices in a fresh process: each plays half the tables, the gradients are
     averaged, and a tiny Spoil Five run still clearly beats random play."""
@@ -134,7 +136,9 @@ def test_training_splits_its_tables_over_two_devices_and_still_learns():
 AGENTS = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "agents")
 
 
-@pytest.mark.parametrize("game", FAMILY)
+@pytest.mark.parametrize(
+    "game", [pytest.param(g, marks=[] if g == "forty_five" else pytest.mark.slow) for g in FAMILY]
+)
 def test_each_family_game_ships_an_agent_that_every_tool_plays(game, capsys):
     """``examples/agents/<game>_ppo.npz``: it loads with ``load_policy``, plays a partnership
     through ``sf.rollout``, ``sf.evaluate``, the command line and PettingZoo, and its ``.json``
