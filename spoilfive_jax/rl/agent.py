@@ -94,14 +94,8 @@ class Agent:
     @property
     def network(self) -> Network:
         """The network the parameters are for (metadata ``network``: ``rl.network.NETWORKS``)."""
-        env = self.env
         return network_for(
-            self.game,
-            self.num_players,
-            env.num_actions,
-            tuple(self.metadata["hidden"]),
-            str(self.metadata.get("network", "")),
-            env.rules,
+            self.env, tuple(self.metadata["hidden"]), str(self.metadata.get("network", ""))
         )
 
     def policy(self, greedy: bool = True) -> AgentPolicy:

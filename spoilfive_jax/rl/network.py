@@ -188,16 +188,11 @@ def default_network(game: str) -> str:
     return "FamilyActorCritic" if game in _FAMILY else "MLPActorCritic"
 
 
-def network_for(
-    game: str,
-    num_players: int,
-    num_actions: int,
-    hidden: tuple[int, ...],
-    name: str = "",
-    rules: Any = None,
-) -> Network:
-    """The network named ``name`` (``NETWORKS``; empty: ``default_network(game)``) for a table
-    of ``game`` under ``rules`` (the family's network reads its strength layout from them)."""
+def network_for(env: Any, hidden: tuple[int, ...], name: str = "") -> Network:
+    """The network named ``name`` (``NETWORKS``; empty: ``default_network(env.id)``) for the
+    table ``env`` (its game, seats, actions and rules: the family's network reads its strength
+    layout from the rules)."""
+    game, num_players, num_actions, rules = env.id, env.num_players, env.num_actions, env.rules
     name = name or default_network(game)
     if name == "ActorCritic":
         if game != "spoil_five":

@@ -113,15 +113,7 @@ class PPOConfig:
 
     @property
     def network(self) -> Network:
-        env = self.env
-        return network_for(
-            self.game,
-            self.num_players,
-            env.num_actions,
-            tuple(self.hidden),
-            self.network_name,
-            self.rules,
-        )
+        return network_for(self.env, tuple(self.hidden), self.network_name)
 
     @property
     def learners(self) -> np.ndarray:
