@@ -10,7 +10,10 @@ points), the other seats are the game's built-in heuristic or random bots, or pa
 ``--opponent self`` (a pool of ``--pool-size`` snapshots, one taken every ``--pool-every``
 updates).  Each update collects ``--num-steps`` learner decisions per table with ``lax.scan``
 and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations imitating the
-heuristic in the learning seats (cross-entropy), then PPO takes over.  The tables are split over
+heuristic in the learning seats (cross-entropy), then PPO takes over.  ``--advice heuristic``
+gives the network the heuristic's choice for each decision as an input (and a learned bonus on
+that action's logit), so that imitation reaches the heuristic's own play and PPO learns where to
+deviate from it.  The tables are split over
 every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for fewer).
 Every ``--eval-every`` updates the greedy agent plays ``--eval-hands`` hands in one seat (and
 its partners') against random and against heuristic bots.
@@ -151,6 +154,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--pimc-hands", type=int, default=0, help="deals of a tournament against sf.pimc(env, 64)"
     )
+    ap.add_argument(
+        "--advice",
+        default="",
+        help="the network also reads this built-in policy's choice (e.g. heuristic) and learns "
+        "where to play otherwise",
+    )
+    ap.add_argument(
+        "--teacher",
+        choices=("heuristic", "pimc"),
+        default="heuristic",
+        help="whose play the --warmup iterations imitate (pimc: sf.pimc, --teacher-worlds)",
+    )
+    ap.add_argument("--teacher-worlds", type=int, default=64)
     ap.add_argument("--init", default=None, help="start from this saved agent's parameters")
     ap.add_argument("--name", default=None, help="default: <game>_ppo (Spoil Five: ppo_seat)")
     ap.add_argument("--out", default="runs/ppo")
@@ -180,6 +196,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         minibatches=args.minibatches,
         ent_coef=args.ent_coef,
         hidden=tuple(args.hidden),
+        advice=args.advice,
+        teacher=args.teacher,
+        teacher_worlds=args.teacher_worlds,
     )
     params = None
     if args.init:

@@ -7,7 +7,8 @@ network sizes, the table (``num_players``, ``rules``) and how it was trained, so
 the metadata next to it as ``<name>.json`` for people to read.
 
 A policy is ``policy(key, state, player) -> action`` on ONE hand's public ``State``, jittable,
-reading only ``observe(state, player)`` and ``state.legal_action_mask``; ``sf.rollout``,
+reading only ``observe(state, player)`` and ``state.legal_action_mask`` (and, for an agent
+trained with advice, a built-in policy's choice: ``rl.network.agent_input``); ``sf.rollout``,
 ``sf.score_hands``, ``sf.evaluate`` and ``sf.play_sessions`` vmap it over hands::
 
     import spoilfive_jax as sf
@@ -40,7 +41,7 @@ from flax import traverse_util
 
 from spoilfive_jax.core.env import Env, check_state, state_owner
 from spoilfive_jax.registry import env_class, make
-from spoilfive_jax.rl.network import Network, apply, choose, network_for
+from spoilfive_jax.rl.network import Network, agent_input, apply, choose, network_for
 from spoilfive_jax.rl.ppo import PPOConfig
 from spoilfive_jax.rl.training import TrainResult, seat_evaluation, train
 
@@ -94,9 +95,15 @@ class Agent:
     @property
     def network(self) -> Network:
         """The network the parameters are for (metadata ``network``: ``rl.network.NETWORKS``)."""
+        meta = self.metadata
         return network_for(
-            self.env, tuple(self.metadata["hidden"]), str(self.metadata.get("network", ""))
+            self.env, tuple(meta["hidden"]), str(meta.get("network", "")), self.advice
         )
+
+    @property
+    def advice(self) -> str:
+        """The built-in policy whose choice the network reads (metadata ``advice``; "": none)."""
+        return str(self.metadata.get("advice", ""))
 
     def policy(self, greedy: bool = True) -> AgentPolicy:
         return make_policy(self, greedy)
@@ -126,6 +133,7 @@ def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
         "observation_shape": list(env.observation_shape),
         "num_actions": env.num_actions,
         "opponent": config.opponent,
+        "advice": config.advice,
         **extra,
     }
 
@@ -245,9 +253,8 @@ class AgentPolicy:
                 f"this agent plays {n}-player {self.agent.game} tables, got a {seats}-player "
                 f"state of {state_owner(state)}"
             ) from None
-        logits, _ = apply(
-            self._network, self.agent.params, env.observe(state, player), state.legal_action_mask
-        )
+        seen = agent_input(env, self.agent.advice, state, player)
+        logits, _ = apply(self._network, self.agent.params, seen, state.legal_action_mask)
         return choose(logits, key, self.greedy)[0]
 
 

@@ -10,6 +10,13 @@ is the Forty-Five family's: its card blocks re-encoded into the family's strengt
 strength) beside the raw observation (which bidding, before trump is named, reads), and the 64
 position logits mapped back to the 53 cards.  ``network_for`` picks the one a game's agents use
 (its name is saved in an agent's metadata).
+
+Advice (``advice``: a built-in policy's name, e.g. ``"heuristic"``): the network also reads that
+policy's choice for the same decision, one-hot float32[A] appended to the observation
+(``agent_input``), and adds a learned multiple of it to the logits (``advice_weight``, from 0).
+Training can then start from the advisor's play and learn where to play otherwise.  The advisor
+reads what the player may see (the built-in policies use the player's view only), so an advised
+agent sees nothing an unadvised one does not.
 """
 
 from __future__ import annotations
@@ -30,6 +37,44 @@ from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS
 from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 
 NEG = -1e9  # logit of an illegal action
+ADVISORS = ("heuristic", "greedy")  # the built-in policies a network may take advice from
+_ADVICE_KEY = 0  # the advisor's key (the family's and Spoil Five's advisors are deterministic)
+
+# --------------------------------------------------------------------------- advice
+
+
+def agent_input(env: Any, advice: str, state: Any, player: jax.Array) -> jax.Array:
+    """What a network with ``advice`` reads for ``player`` in ONE hand's ``state``: float32[D],
+    ``env.observe(state, player)``, then (with ``advice``) the one-hot float32[A] of the
+    advisor's action."""
+    obs = env.observe(state, player)
+    if not advice:
+        return obs
+    choice = env.builtin_policy(advice)(jax.random.key(_ADVICE_KEY), state, player)
+    return jnp.concatenate([obs, jax.nn.one_hot(choice, env.num_actions, dtype=obs.dtype)])
+
+
+def input_shape(env: Any, advice: str) -> tuple[int, ...]:
+    """The shape of ``agent_input``: the observation's, widened by the action count with
+    ``advice``."""
+    (size,) = env.observation_shape
+    return (size + (env.num_actions if advice else 0),)
+
+
+def _split_advice(obs: jax.Array, mask: jax.Array, advised: bool) -> Any:
+    """(observation, advice one-hot or None) of an ``agent_input``."""
+    if not advised:
+        return obs, None
+    return obs[..., : -mask.shape[-1]], obs[..., -mask.shape[-1] :]
+
+
+def _take_advice(module: nn.Module, logits: jax.Array, advice: jax.Array | None) -> jax.Array:
+    """``logits`` plus the learned ``advice_weight`` times the advice one-hot (none: as is)."""
+    if advice is None:
+        return logits
+    weight = module.param("advice_weight", nn.initializers.zeros, ())
+    return logits + weight * advice
+
 
 # --------------------------------------------------------------------------- features
 
@@ -98,10 +143,14 @@ class ActorCritic(nn.Module):
 
     num_players: int
     hidden: tuple[int, ...] = (256, 256)
+    advised: bool = False  # ``obs`` ends with an advice one-hot (``agent_input``)
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        obs, advice = _split_advice(obs, mask, self.advised)
         x, trump = featurize(obs, mask, self.num_players)
+        if advice is not None:
+            x = jnp.concatenate([x, advice], axis=-1)
         for width in self.hidden:
             x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
         out = nn.Dense(64 + 3, kernel_init=nn.initializers.orthogonal(0.01))(x)
@@ -109,7 +158,7 @@ class ActorCritic(nn.Module):
         where = jnp.asarray(CARD_POSITION)[trump]  # [..., 52]
         card_logits = jnp.take_along_axis(out[..., :64], where, axis=-1)
         logits = jnp.concatenate([card_logits, out[..., 64:]], axis=-1)
-        return jnp.where(mask, logits, NEG), value
+        return jnp.where(mask, _take_advice(self, logits, advice), NEG), value
 
 
 class MLPActorCritic(nn.Module):
@@ -118,15 +167,17 @@ class MLPActorCritic(nn.Module):
 
     num_actions: int
     hidden: tuple[int, ...] = (256, 256)
+    advised: bool = False  # ``obs`` ends with an advice one-hot (``agent_input``)
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        _, advice = _split_advice(obs, mask, self.advised)
         x = jnp.concatenate([obs, mask.astype(jnp.float32)], axis=-1)
         for width in self.hidden:
             x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
-        return jnp.where(mask, logits, NEG), value
+        return jnp.where(mask, _take_advice(self, logits, advice), NEG), value
 
 
 def _family_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +197,11 @@ class FamilyActorCritic(nn.Module):
     num_players: int
     rules: FortyFiveRules
     hidden: tuple[int, ...] = (256, 256)
+    advised: bool = False  # ``obs`` ends with an advice one-hot (``agent_input``)
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        obs, advice = _split_advice(obs, mask, self.advised)
         n, lay = self.num_players, family_obs.layout(self.num_players)
         card_at, position = (jnp.asarray(t) for t in _family_tables(self.rules))
         trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
@@ -160,12 +213,14 @@ class FamilyActorCritic(nn.Module):
                 mask_f[..., None, :NUM_CARD_IDS],
                 _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
                 _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
+                *(() if advice is None else (advice[..., None, :NUM_CARD_IDS],)),
             ],
             axis=-2,
         )
         padded = jnp.concatenate([cards, jnp.zeros_like(cards[..., :1])], axis=-1)
         canon = jnp.take_along_axis(padded, card_at[trump][..., None, :], axis=-1)
-        x = jnp.concatenate([canon.reshape(*obs.shape[:-1], -1), obs, mask_f], axis=-1)
+        raw = obs if advice is None else jnp.concatenate([obs, advice], axis=-1)
+        x = jnp.concatenate([canon.reshape(*obs.shape[:-1], -1), raw, mask_f], axis=-1)
         for width in self.hidden:
             x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
         other = mask.shape[-1] - NUM_CARD_IDS
@@ -173,7 +228,7 @@ class FamilyActorCritic(nn.Module):
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
         card_logits = jnp.take_along_axis(out[..., :64], position[trump], axis=-1)
         logits = jnp.concatenate([card_logits, out[..., 64:]], axis=-1)
-        return jnp.where(mask, logits, NEG), value
+        return jnp.where(mask, _take_advice(self, logits, advice), NEG), value
 
 
 Network = ActorCritic | MLPActorCritic | FamilyActorCritic
@@ -188,25 +243,29 @@ def default_network(game: str) -> str:
     return "FamilyActorCritic" if game in _FAMILY else "MLPActorCritic"
 
 
-def network_for(env: Any, hidden: tuple[int, ...], name: str = "") -> Network:
+def network_for(env: Any, hidden: tuple[int, ...], name: str = "", advice: str = "") -> Network:
     """The network named ``name`` (``NETWORKS``; empty: ``default_network(env.id)``) for the
     table ``env`` (its game, seats, actions and rules: the family's network reads its strength
-    layout from the rules)."""
+    layout from the rules), reading ``agent_input(env, advice, ...)``."""
     game, num_players, num_actions, rules = env.id, env.num_players, env.num_actions, env.rules
     name = name or default_network(game)
+    if advice and (advice not in ADVISORS or advice not in env.policy_names):
+        known = ", ".join(a for a in ADVISORS if a in env.policy_names)
+        raise ValueError(f"unknown advisor {advice!r} for {game}; known: {known}")
+    advised = bool(advice)
     if name == "ActorCritic":
         if game != "spoil_five":
             raise ValueError(f"the ActorCritic network reads Spoil Five observations, not {game}")
-        return ActorCritic(num_players, tuple(hidden))
+        return ActorCritic(num_players, tuple(hidden), advised)
     if name == "FamilyActorCritic":
         if game not in _FAMILY:
             raise ValueError(
                 f"the FamilyActorCritic network reads the Forty-Five family's observations, "
                 f"not {game}"
             )
-        return FamilyActorCritic(num_players, rules, tuple(hidden))
+        return FamilyActorCritic(num_players, rules, tuple(hidden), advised)
     if name == "MLPActorCritic":
-        return MLPActorCritic(num_actions, tuple(hidden))
+        return MLPActorCritic(num_actions, tuple(hidden), advised)
     raise ValueError(f"unknown network {name!r}; known: {', '.join(NETWORKS)}")
 
 

@@ -23,11 +23,14 @@ collects and learns on its share and the gradients are averaged over the devices
 parameters stay the same everywhere.
 
 Optional warm start (``train(..., warmup_updates=K)``): K iterations in which the learner's
-seats play the heuristic and the network learns its choices by cross-entropy (and the value of
-that play), then PPO takes over from that policy.
+seats play the teacher (``teacher``: the heuristic, or ``"pimc"``, the search bot
+``sf.pimc(env, teacher_worlds)``) and the network learns its choices by cross-entropy (and the
+value of that play), then PPO takes over from that policy.
 
-The network (``rl.network.network_for``: Spoil Five's ``ActorCritic``, any other game's
-``MLPActorCritic``) reads ``observe(state, player)`` and the legal action mask only.
+The network (``rl.network.network_for``: Spoil Five's ``ActorCritic``, the family's
+``FamilyActorCritic``, any other game's ``MLPActorCritic``) reads ``observe(state, player)`` and
+the legal action mask only, and with ``advice`` a built-in policy's choice for the same
+decision (``rl.network.agent_input``).
 """
 
 from __future__ import annotations
@@ -47,10 +50,19 @@ from jax.sharding import PartitionSpec as P
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.registry import available_games, make, make_rules
-from spoilfive_jax.rl.network import Network, apply, choose, network_for
+from spoilfive_jax.rl.network import (
+    Network,
+    agent_input,
+    apply,
+    choose,
+    input_shape,
+    network_for,
+)
+from spoilfive_jax.tools.pimc import pimc
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")
+TEACHERS = ("heuristic", "pimc")
 _AXIS = "tables"  # the mesh axis the tables are split over (``num_devices`` > 1)
 State = Any  # a batch of the game's states (``core.env.HandState`` with a leading axis)
 
@@ -84,6 +96,9 @@ class PPOConfig:
     pool_size: int = 8  # opponent "self": past selves kept
     pool_every: int = 10  # opponent "self": updates between snapshots
     num_devices: int = 1  # local devices the tables are split over
+    advice: str = ""  # a built-in policy whose choice the network reads (``rl.network``)
+    teacher: str = "heuristic"  # whose play the warm-up imitates: "heuristic" or "pimc"
+    teacher_worlds: int = 64  # teacher "pimc": its worlds a decision
 
     def __post_init__(self) -> None:
         if self.game not in available_games():
@@ -93,8 +108,10 @@ class PPOConfig:
             object.__setattr__(self, "rules", make_rules(self.game))
         if self.opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
+        if self.teacher not in TEACHERS:
+            raise ValueError(f"teacher must be one of {TEACHERS}, got {self.teacher!r}")
         positive = ("num_envs", "num_steps", "epochs", "minibatches", "pool_size", "pool_every")
-        for name in (*positive, "num_devices"):
+        for name in (*positive, "teacher_worlds", "num_devices"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -113,7 +130,16 @@ class PPOConfig:
 
     @property
     def network(self) -> Network:
-        return network_for(self.env, tuple(self.hidden), self.network_name)
+        return network_for(self.env, tuple(self.hidden), self.network_name, self.advice)
+
+    @property
+    def teacher_policy(self) -> Callable[..., jax.Array]:
+        """The warm-up's teacher, ``policy(key, state, player)`` on one hand: the game's
+        heuristic, or ``sf.pimc(env, teacher_worlds)`` (its worlds played out by the
+        heuristic)."""
+        if self.teacher == "pimc":
+            return pimc(self.env, self.teacher_worlds)
+        return self.env.builtin_policy("heuristic")
 
     @property
     def learners(self) -> np.ndarray:
@@ -135,8 +161,10 @@ def _tree_where(cond: jax.Array, a: Any, b: Any) -> Any:
 
 
 def _observe(cfg: PPOConfig, state: State) -> jax.Array:
-    """float32[B, D]: each table's observation by its player to act (seat 0 once over)."""
-    return jax.vmap(cfg.env.observe)(state, jnp.maximum(state.current_player, 0))
+    """float32[B, D]: each table's network input (``agent_input``: the observation, and the
+    advice) by its player to act (seat 0 once over)."""
+    see = functools.partial(agent_input, cfg.env, cfg.advice)
+    return jax.vmap(see)(state, jnp.maximum(state.current_player, 0))
 
 
 def _deal(cfg: PPOConfig, key: jax.Array, num: int) -> State:
@@ -245,7 +273,7 @@ def init_runner(cfg: PPOConfig, key: jax.Array, num_updates: int, params: Any = 
     net, env = cfg.network, cfg.env
     k_net, k_deal, k_run = jax.random.split(key, 3)
     if params is None:
-        obs = jnp.zeros(env.observation_shape)
+        obs = jnp.zeros(input_shape(env, cfg.advice))
         params = net.init(k_net, obs, jnp.ones((env.num_actions,), bool))
     deal = jax.jit(functools.partial(_deal, cfg), static_argnums=1)
     state = deal(k_deal, cfg.num_envs)  # ``update`` first plays up to the learner
@@ -276,8 +304,9 @@ def update(
     """One PPO iteration: collect ``num_steps`` learner decisions on every table, then learn.
 
     ``num_updates``: the length of the learning-rate schedule.  ``imitate``: a warm-start
-    iteration instead: the learner's seats play the heuristic, and the network learns its
-    choices (cross-entropy) and the value of its play (same value loss as PPO).
+    iteration instead: the learner's seats play the teacher (``cfg.teacher``: the heuristic,
+    or pimc's search), and the network learns its choices (cross-entropy) and the value of its
+    play (same value loss as PPO).
     """
     opponent = runner.params
     if cfg.opponent == "self":  # a past self, drawn for this update
@@ -362,7 +391,7 @@ def _collect(
 ) -> tuple[State, jax.Array, Transition]:
     """``num_steps`` learner decisions on every table (one ``lax.scan``; the heuristic's in
     ``imitate`` iterations): the tables and key after them, and the transitions [T, E]."""
-    heuristic = cfg.env.builtin_policy("heuristic")
+    teacher = cfg.teacher_policy
 
     def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
         state, key = carry
@@ -372,7 +401,7 @@ def _collect(
         action, logp = choose(logits, k_act, greedy=False)
         if imitate:
             keys = jax.random.split(k_act, action.shape[0])
-            action = jax.vmap(heuristic)(keys, state, state.current_player).astype(jnp.int32)
+            action = jax.vmap(teacher)(keys, state, state.current_player).astype(jnp.int32)
             logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
         state, chips, done = _play_on(cfg, bot, k_play, state, action)
         reward = chips * cfg.reward_scale

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.rl.network import apply, choose
+from spoilfive_jax.rl.network import agent_input, apply, choose
 from spoilfive_jax.rl.ppo import PPOConfig, State, init_runner, update
 from spoilfive_jax.tools.policies import play_out
 
@@ -50,7 +50,7 @@ def _seat_chips(
         return jnp.where(heuristic, smart(k, s, player), plain(k, s, player))
 
     def agent(k: jax.Array, s: State, player: jax.Array) -> jax.Array:
-        logits, _ = apply(net, params, env.observe(s, player), s.legal_action_mask)
+        logits, _ = apply(net, params, agent_input(env, cfg.advice, s, player), s.legal_action_mask)
         return choose(logits, None, greedy=True)[0]
 
     def one(k: jax.Array, s: State, seat: jax.Array) -> jax.Array:
