@@ -14,7 +14,9 @@ heuristic in the learning seats (cross-entropy), then PPO takes over.  ``--advic
 gives the network the heuristic's choice for each decision as an input (and a learned bonus on
 that action's logit), so that imitation reaches the heuristic's own play and PPO learns where to
 deviate from it.  The tables are split over
-every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for fewer).
+every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for fewer), and
+with ``--coordinator HOST:PORT --num-processes N --process-id I`` (the same command in every
+process, ``sf.distributed``) over every device of every process; process 0 prints and writes.
 Every ``--eval-every`` updates the greedy agent plays ``--eval-hands`` hands in one seat (and
 its partners') against random and against heuristic bots.
 
@@ -35,10 +37,19 @@ import os
 import time
 from typing import Any
 
+import jax
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax.rl.agent import PPOConfig, load_policy, metadata_for, save_agent, train
+from spoilfive_jax.rl.agent import (
+    Agent,
+    PPOConfig,
+    load_policy,
+    make_policy,
+    metadata_for,
+    save_agent,
+    train,
+)
 
 REWARD_SCALE = {"spoil_five": 0.25}  # a hand's reward -> training reward (chips: about 1-10)
 POINTS_SCALE = 0.1  # the family's points: 0-30 a hand
@@ -100,6 +111,24 @@ def plot(history: list[dict[str, float]], path: str, unit: str = "chips") -> Non
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def write_run(out: str, path: str, cfg: PPOConfig, result: Any, meta: dict[str, Any]) -> None:
+    """The agent (``path``: ``.npz`` and ``.json``), ``history.json`` and the learning curve."""
+    os.makedirs(out, exist_ok=True)
+    save_agent(path, result.params, meta)
+    with open(os.path.join(out, "history.json"), "w") as f:
+        json.dump(result.history, f, indent=1)
+    if result.history:
+        try:
+            unit = cfg.env.capability(sf.capabilities.Rollouts).score_unit(cfg.env)
+            plot(result.history, os.path.join(out, "learning_curve.png"), unit)
+        except ImportError:
+            print("matplotlib is not installed: no learning-curve plot (pip install matplotlib)")
+
+
+def _quiet(*_: Any, **__: Any) -> None:
+    """``print`` for the processes other than process 0."""
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -170,15 +199,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--init", default=None, help="start from this saved agent's parameters")
     ap.add_argument("--name", default=None, help="default: <game>_ppo (Spoil Five: ppo_seat)")
     ap.add_argument("--out", default="runs/ppo")
+    g = ap.add_argument_group("many processes (sf.distributed: all three, in every process)")
+    g.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address and a free port")
+    g.add_argument("--num-processes", type=int, metavar="N", help="processes in all")
+    g.add_argument("--process-id", type=int, metavar="I", help="this one's, 0..N-1")
     args = ap.parse_args(argv)
     devices = sf.use_all_cores(args.devices)  # first thing: before any JAX computation
+    processes = (args.coordinator, args.num_processes, args.process_id)
+    if any(x is not None for x in processes):  # every device of every process trains
+        sf.distributed.initialize(*processes)
+        devices = len(jax.devices())
+    main_process = sf.distributed.is_main_process()  # the one that prints and writes
+    say = print if main_process else _quiet
     if args.rules is not None and args.game != "spoil_five":
         ap.error("--rules names a Spoil Five preset; other games play their registry rules")
     spoil_five = args.game == "spoil_five"
     name = args.name or ("ppo_seat" if spoil_five else f"{args.game}_ppo")
     num_envs = args.num_envs - args.num_envs % devices
     if num_envs != args.num_envs:
-        print(f"{args.num_envs} tables do not split over {devices} devices: {num_envs} instead")
+        say(f"{args.num_envs} tables do not split over {devices} devices: {num_envs} instead")
 
     cfg = PPOConfig(
         game=args.game,
@@ -205,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         from spoilfive_jax.rl.agent import load_agent
 
         params = load_agent(args.init).params
-    print(f"training {cfg}")
+    say(f"training {cfg}")
     result = train(
         cfg,
         args.updates,
@@ -215,12 +254,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         eval_every=args.eval_every,
         eval_hands=args.eval_hands,
         params=params,
+        log=say,
     )
-    print(
+    say(
         f"trained {result.updates} updates, {result.hands} hands, {result.decisions} decisions "
         f"in {result.cpu_seconds:.0f} s CPU ({result.wall_seconds:.0f} s wall)"
     )
-    os.makedirs(args.out, exist_ok=True)
     meta = metadata_for(
         cfg,
         name="ppo",
@@ -230,28 +269,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         training_hands=result.hands,
         training_decisions=result.decisions,
         training_cpu_seconds=round(result.cpu_seconds, 1),
+        processes=jax.process_count(),
         command="python examples/train_ppo.py " + " ".join(argv or []),
     )
-    path = save_agent(os.path.join(args.out, name), result.params, meta)
-    with open(os.path.join(args.out, "history.json"), "w") as f:
-        json.dump(result.history, f, indent=1)
-    if result.history:
-        try:
-            unit = cfg.env.capability(sf.capabilities.Rollouts).score_unit(cfg.env)
-            plot(result.history, os.path.join(args.out, "learning_curve.png"), unit)
-        except ImportError:
-            print("matplotlib is not installed: no learning-curve plot (pip install matplotlib)")
+    path = os.path.join(args.out, name + ".npz")
+    if main_process:
+        write_run(args.out, path, cfg, result, meta)
 
-    # Final evaluation through the public API, with the agent reloaded from disk.
+    # Final evaluation through the public API, with the agent reloaded from disk (in a run of
+    # several processes, where the others may not see process 0's disk: the same parameters,
+    # from memory); every process plays its share of each call.
     env = cfg.env
     unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
-    policy = load_policy(path)
+    policy = load_policy(path) if main_process else make_policy(Agent(result.params, meta))
     t0 = time.perf_counter()
     report: dict[str, Any] = {"agent": path, "cpu_seconds_training": result.cpu_seconds}
     for bots in ("random", "heuristic"):
         r = seat_rotation(12345, env, policy, bots, args.final_hands)
         report[f"one_seat_vs_{bots}"] = r
-        print(
+        say(
             f"agent in one seat (and its partners') vs {bots} bots: {r['agent']:+.4f} "
             f"± {r['agent_ci']:.4f} {unit}/hand ({bots} in those seats: {r['baseline']:+.4f}; "
             f"gain {r['gain']:+.4f} ± {r['gain_ci']:.4f}, {r['hands']} hands)"
@@ -272,12 +308,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "deals": t.hands,
             "seatings": t.rotations,
         }
-        print(f"tournament, ppo vs {rival}:")
-        print(t.table())
+        say(f"tournament, ppo vs {rival}:")
+        say(t.table())
     report["eval_seconds"] = time.perf_counter() - t0
-    with open(os.path.join(args.out, "eval.json"), "w") as f:
-        json.dump(report, f, indent=1)
-    print(f"saved {path}; evaluation took {report['eval_seconds']:.0f} s")
+    if main_process:
+        with open(os.path.join(args.out, "eval.json"), "w") as f:
+            json.dump(report, f, indent=1)
+    say(f"saved {path}; evaluation took {report['eval_seconds']:.0f} s")
     return report
 
 

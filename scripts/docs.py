@@ -418,9 +418,12 @@ def figure_agents(result: dict[str, Any]) -> str:
         meta, ev = a["meta"], a["eval"]
         seat = ev["one_seat_vs_heuristic"]
         gain = _interval({"diff": seat["gain"], "diff_ci": seat["gain_ci"]}, 2)
+        warm, teacher = meta["warmup_updates"], meta.get("teacher", "heuristic")
+        teacher = f"pimc ({teacher[4:]} worlds)" if teacher.startswith("pimc") else f"the {teacher}"
+        advice = f", advised by the {meta['advice']}" if meta.get("advice") else ""
         cost = (
-            f"{meta['training_cpu_seconds'] / 60:.1f} CPU min, {meta['training_hands']:,} hands, "
-            f"{meta['updates']} updates"
+            f"{meta['training_cpu_seconds'] / 60:.1f} CPU min, {meta['training_hands']:,} hands: "
+            f"{warm} updates imitating {teacher}{advice}, then {meta['updates'] - warm} of PPO"
         )
         pimc = ev.get("tournament_vs_pimc")
         lines.append(

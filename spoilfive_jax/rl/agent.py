@@ -134,6 +134,7 @@ def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
         "num_actions": env.num_actions,
         "opponent": config.opponent,
         "advice": config.advice,
+        "teacher": config.teacher if config.teacher != "pimc" else f"pimc{config.teacher_worlds}",
         **extra,
     }
 

@@ -18,9 +18,10 @@ seat is to act again; when a hand ends on the way, its reward is the step's rewa
 is dealt and the opponents play up to the learner's first decision.  ``update`` collects
 ``num_steps`` such steps on ``num_envs`` tables with ``lax.scan``, then runs GAE and ``epochs``
 x ``minibatches`` clipped-PPO updates, all in one jitted call.  With ``num_devices`` > 1 the
-tables are split over that many local devices (``sf.use_all_cores()`` on a CPU): each device
-collects and learns on its share and the gradients are averaged over the devices, so the
-parameters stay the same everywhere.
+tables are split over that many local devices (``sf.use_all_cores()`` on a CPU), or over every
+device of every process of a run (``sf.distributed.initialize``; each process runs the same
+training): each device collects and learns on its share and the gradients are averaged over the
+devices, so the parameters stay the same everywhere.
 
 Optional warm start (``train(..., warmup_updates=K)``): K iterations in which the learner's
 seats play the teacher (``teacher``: the heuristic, or ``"pimc"``, the search bot
@@ -95,7 +96,7 @@ class PPOConfig:
     network_name: str = ""  # ``rl.network.NETWORKS``; empty: ``network.default_network(game)``
     pool_size: int = 8  # opponent "self": past selves kept
     pool_every: int = 10  # opponent "self": updates between snapshots
-    num_devices: int = 1  # local devices the tables are split over
+    num_devices: int = 1  # devices the tables are split over (several processes: all of theirs)
     advice: str = ""  # a built-in policy whose choice the network reads (``rl.network``)
     teacher: str = "heuristic"  # whose play the warm-up imitates: "heuristic" or "pimc"
     teacher_worlds: int = 64  # teacher "pimc": its worlds a decision
@@ -277,18 +278,51 @@ def init_runner(cfg: PPOConfig, key: jax.Array, num_updates: int, params: Any = 
         params = net.init(k_net, obs, jnp.ones((env.num_actions,), bool))
     deal = jax.jit(functools.partial(_deal, cfg), static_argnums=1)
     state = deal(k_deal, cfg.num_envs)  # ``update`` first plays up to the learner
-    if cfg.num_devices > 1:
-        state = jax.device_put(state, NamedSharding(_mesh(cfg), P(_AXIS)))
     opt_state = _optimizer(cfg, num_updates).init(params)
     pool = None
     if cfg.opponent == "self":
         pool = jax.tree.map(lambda x: jnp.stack([x] * cfg.pool_size), params)
-    return Runner(params, opt_state, state, k_run, jnp.int32(0), pool)
+    runner = Runner(params, opt_state, state, k_run, jnp.int32(0), pool)
+    if cfg.num_devices == 1:
+        return runner
+    mesh = _mesh(cfg)  # the tables split over the devices, the rest whole on each
+    specs = _runner_specs(runner)
+    placed = []
+    for spec, part in zip(specs, runner, strict=True):
+        if part is None:  # (no pool)
+            placed.append(None)
+            continue
+        where = NamedSharding(mesh, spec)
+        placed.append(jax.tree.map(lambda x, w=where: _place(x, w), part))
+    return Runner._make(placed)
+
+
+def _runner_specs(runner: Runner) -> Runner:
+    """Each field's partition over the mesh: the tables split, everything else replicated."""
+    rep = P()
+    pool = None if runner.pool is None else rep
+    return Runner._make([rep, rep, P(_AXIS), rep, rep, pool])
+
+
+def _place(x: Any, sharding: NamedSharding) -> jax.Array:
+    """``x`` (the same value in every process) laid out by ``sharding``, whose devices may
+    belong to several processes: each process fills the pieces its own devices hold."""
+    host = np.asarray(jax.device_get(x))
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
 
 def _mesh(cfg: PPOConfig) -> Mesh:
-    """The first ``num_devices`` local devices, as the one axis the tables are split over."""
-    devices = jax.local_devices()
+    """The devices the tables are split over, as the one axis of a mesh: the first
+    ``num_devices`` of this process, or, in a run of several processes
+    (``sf.distributed.initialize``), every device of every process."""
+    devices = jax.devices()  # (one process: its own)
+    if jax.process_count() > 1:
+        if cfg.num_devices != len(devices):
+            raise ValueError(
+                f"num_devices={cfg.num_devices}, but a run of {jax.process_count()} processes "
+                f"trains on all of their {len(devices)} devices: give num_devices={len(devices)}"
+            )
+        return Mesh(np.array(devices), (_AXIS,))
     if len(devices) < cfg.num_devices:
         raise ValueError(
             f"num_devices={cfg.num_devices}, but this process has {len(devices)} local "
@@ -316,8 +350,7 @@ def update(
     if cfg.num_devices == 1:
         new, metrics = _iteration(cfg, num_updates, imitate, runner, opponent, None)
     else:
-        rep, split = P(), P(_AXIS)
-        specs = Runner._make([rep, rep, split, rep, rep, None if runner.pool is None else rep])
+        rep, specs = P(), _runner_specs(runner)
         body = functools.partial(_iteration, cfg, num_updates, imitate, axis=_AXIS)
         new, metrics = jax.shard_map(
             body,

@@ -161,7 +161,10 @@ def train(
                 "entropy": float(m["entropy"]),
                 "approx_kl": float(m["approx_kl"]),
             }
-            row.update(_evaluation_row(cfg, runner.params, k_eval, eval_hands))
+            # (over several devices the parameters are laid out on all of them, and in a run of
+            # several processes on devices this process cannot address: measured from the host)
+            params = runner.params if cfg.num_devices == 1 else jax.device_get(runner.params)
+            row.update(_evaluation_row(cfg, params, k_eval, eval_hands))
             history.append(row)
             chips_sum, hands_window = 0.0, 0
             if log is not None:

@@ -94,6 +94,8 @@ def test_bad_advice_and_teachers_are_refused_by_name():
         advised(teacher="pimc", teacher_worlds=0)
     teacher = advised(teacher="pimc", teacher_worlds=7).teacher_policy
     assert isinstance(teacher, PimcPolicy) and teacher.num_samples == 7
+    assert agent.metadata_for(advised(teacher="pimc", teacher_worlds=7))["teacher"] == "pimc7"
+    assert agent.metadata_for(advised())["teacher"] == "heuristic"
     assert advised().teacher_policy is sf.make("forty_five", 4).builtin_policy("heuristic")
 
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -129,6 +130,101 @@ def test_training_splits_its_tables_over_two_devices_and_still_learns():
     assert result["shards"] == {"0": 32, "1": 32}
     final = result["final"]
     assert final["gain_vs_random"] - final["gain_vs_random_ci"] > 0, final
+
+
+_TRAIN_AND_HASH = """
+    import hashlib, json, sys
+    import jax, numpy as np
+    import spoilfive_jax as sf
+    rank, count, port, local = (int(a) for a in sys.argv[1:5])
+    sf.use_all_cores(local)
+    if count > 1:
+        sf.distributed.initialize(f"127.0.0.1:{port}", count, rank)
+    from spoilfive_jax.rl import agent
+    cfg = agent.PPOConfig(num_players=3, opponent="random", num_envs=32, num_steps=8,
+                          minibatches=2, hidden=(16, 16), num_devices=2)
+    run = agent.train(cfg, 3, seed=0, warmup_updates=1, eval_hands=64, log=None)
+    digest = hashlib.sha256(b"".join(np.asarray(x).tobytes() for x in jax.tree.leaves(run.params)))
+    print(json.dumps({"params": digest.hexdigest(), "hands": run.hands,
+                      "vs_random": [r["vs_random"] for r in run.history]}))
+"""
+
+
+def _processes(argvs: list[list[str]]) -> list[str]:
+    """Start every command, wait for all of them (each must exit 0), and each one's output."""
+    env = {"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"} | {
+        k: v
+        for k, v in os.environ.items()
+        if (k == "XLA_FLAGS" or k.startswith("JAX_")) and k != "JAX_PLATFORMS"
+    }
+    env["XLA_FLAGS"] = " ".join(
+        f for f in env.get("XLA_FLAGS", "").split() if "host_platform_device_count" not in f
+    )
+    procs = [
+        subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for a in argvs
+    ]
+    try:
+        outs = [p.communicate(timeout=600) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err[-3000:]
+    return [out for out, _ in outs]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_two_processes_train_as_one_process_with_two_devices():
+    """``sf.distributed``: two processes of one device each train bit for bit as one process
+    with two devices (same key: the same parameters, hands and evaluations in both processes)."""
+    import json
+
+    code = textwrap.dedent(_TRAIN_AND_HASH)
+    port = _free_port()
+    two = _processes([[sys.executable, "-c", code, str(r), "2", str(port), "1"] for r in (0, 1)])
+    (one,) = _processes([[sys.executable, "-c", code, "0", "1", "0", "2"]])
+    two_results = [json.loads(out.splitlines()[-1]) for out in two]
+    assert two_results[0] == two_results[1] == json.loads(one.splitlines()[-1]), (two, one)
+
+
+@pytest.mark.slow
+def test_the_training_script_runs_over_two_processes(tmp_path):
+    """``examples/train_ppo.py --coordinator --num-processes --process-id``: the same command in
+    both processes; process 0 prints and writes the agent, which loads and plays."""
+    script = str(Path(__file__).resolve().parents[2] / "examples" / "train_ppo.py")
+    port = _free_port()
+    argv = [
+        *("--game", "twenty_five", "--devices", "1", "--opponent", "random"),
+        *("--warmup", "1", "--updates", "2", "--num-envs", "16", "--num-steps", "4"),
+        *("--minibatches", "2", "--hidden", "16", "--eval-every", "0", "--eval-hands", "32"),
+        *("--final-hands", "16", "--tournament-hands", "8", "--out", str(tmp_path)),
+        *("--coordinator", f"127.0.0.1:{port}", "--num-processes", "2"),
+    ]
+    first, second = _processes(
+        [[sys.executable, script, *argv, "--process-id", str(r)] for r in (0, 1)]
+    )
+    assert "tournament, ppo vs heuristic:" in first
+    assert [line for line in second.splitlines() if not line.startswith("[Gloo]")] == []
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [
+        "eval.json",
+        "history.json",
+        "learning_curve.png",
+        "twenty_five_ppo.json",
+        "twenty_five_ppo.npz",
+    ], files
+    meta = agent.load_agent(tmp_path / "twenty_five_ppo.npz").metadata
+    assert meta["processes"] == 2 and meta["updates"] == 3
 
 
 # ---------------------------------------------------------------------------- shipped agents
