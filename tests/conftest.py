@@ -35,20 +35,26 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
+from spoilfive_jax.tools import cores as _cores
 
 # The suite's programs run on tiny batches, so LLVM's optimisations cost far more time than they
 # save: the default run compiles them at level 0 (about a fifth less time; the results are the
 # same, XLA's own HLO passes still run and nothing enables fast-math).  Set before JAX's first
 # computation, and inherited by the subprocesses; a caller's own XLA_FLAGS keep precedence.
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
-    ).strip()
+# For the same reason XLA:CPU emits its fusions with the older elemental emitters (the newer
+# fusion emitters compile the suite's programs about a third slower), and LLVM skips its
+# expensive passes.
+_COMPILE_FAST = {
+    "xla_backend_optimization_level": "0",
+    "xla_cpu_use_fusion_emitters": "false",
+    "xla_llvm_disable_expensive_passes": "true",
+}
+for _flag, _value in _COMPILE_FAST.items():
+    if _flag not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --{_flag}={_value}").strip()
 # The collective deadlines ``use_all_cores`` sets (``tools.cores``), set here for every process:
 # the compilation cache's keys include the XLA flags, so a CLI subprocess whose flags differed
 # from the workers' would compile every program afresh.
-from spoilfive_jax.tools import cores as _cores
-
 _cores._patient_collectives()
 
 # Set through the environment before JAX reads its configuration, so that subprocesses (the CLI
