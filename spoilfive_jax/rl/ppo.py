@@ -287,7 +287,7 @@ def init_runner(cfg: PPOConfig, key: jax.Array, num_updates: int, params: Any = 
         return runner
     mesh = _mesh(cfg)  # the tables split over the devices, the rest whole on each
     specs = _runner_specs(runner)
-    placed = []
+    placed: list[Any] = []
     for spec, part in zip(specs, runner, strict=True):
         if part is None:  # (no pool)
             placed.append(None)

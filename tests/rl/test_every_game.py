@@ -39,7 +39,6 @@ def tiny(game: str, **changes: object) -> ppo.PPOConfig:
     return ppo.PPOConfig(**(options | changes))  # type: ignore[arg-type]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("game", FAMILY)
 def test_a_tiny_training_of_each_family_game_clearly_beats_random_play(game):
     """A few imitation iterations, then PPO; the greedy team (seats s and s + 2, rotated)
