@@ -8,7 +8,8 @@
   engines (``tests/reference.py``, ``tests/reference_fortyfive.py``).
 - Small host-side converters: card sets of a state (through ``core.bits.members``, the one
   bits-to-cards helper), rules to reference rules, text to actions.
-- XLA compiles at LLVM optimisation level 0 (below).
+- XLA compiles for fast compiles, not fast programs (below: LLVM at level 0 and without its
+  expensive passes, the elemental fusion emitters).
 - JAX's persistent compilation cache (``.jax_cache/`` at the repository root, or
   ``$JAX_COMPILATION_CACHE_DIR``): nearly all of the suite's time is XLA compiling, and the
   same programs are compiled by both pytest-xdist workers, again after the compiled programs
@@ -23,10 +24,13 @@ import dataclasses
 import functools
 import importlib.util
 import os
+import socket
+import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import jax
 import numpy as np
@@ -386,3 +390,42 @@ class Table45(_Mirror):
         assert np.asarray(s.hand_points).tolist() == r.hand_points
         assert np.asarray(s.game_rewards).tolist() == r.game_rewards
         assert bool(s.game_over) == r.game_over and int(s.game_winner) == r.game_winner
+
+
+# ---------------------------------------------------------------------------- many processes
+# (``tests/tools/test_distributed.py``, ``tests/rl/test_every_game.py``: real processes joined by
+# ``sf.distributed`` on 127.0.0.1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def env_vars() -> dict[str, str]:
+    """The test process's environment, for one CPU device a process unless told otherwise."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "OMPI_"))}
+    flags = env.get("XLA_FLAGS", "").split()  # (each process sets its own device count)
+    env["XLA_FLAGS"] = " ".join(f for f in flags if "host_platform_device_count" not in f)
+    return {**env, "JAX_PLATFORMS": "cpu"}
+
+
+def start_all(argvs: list[list[str]], **kw: Any) -> list[subprocess.Popen[str]]:
+    return [
+        subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+        for a in argvs
+    ]
+
+
+def finish(procs: list[subprocess.Popen[str]], timeout: float = 300) -> list[tuple[str, str]]:
+    """Every process's (stdout, stderr), each asserted to have exited 0."""
+    try:
+        outs = [p.communicate(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err[-3000:]
+    return outs

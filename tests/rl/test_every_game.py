@@ -18,6 +18,8 @@ import spoilfive_jax as sf
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
+from conftest import env_vars, finish, free_port, start_all
+
 from spoilfive_jax.rl import agent, ppo
 
 FAMILY = ("forty_five", "twenty_five", "auction_forty_fives")
@@ -151,35 +153,7 @@ _TRAIN_AND_HASH = """
 
 def _processes(argvs: list[list[str]]) -> list[str]:
     """Start every command, wait for all of them (each must exit 0), and each one's output."""
-    env = {"PATH": "/usr/bin:/bin", "JAX_PLATFORMS": "cpu"} | {
-        k: v
-        for k, v in os.environ.items()
-        if (k == "XLA_FLAGS" or k.startswith("JAX_")) and k != "JAX_PLATFORMS"
-    }
-    env["XLA_FLAGS"] = " ".join(
-        f for f in env.get("XLA_FLAGS", "").split() if "host_platform_device_count" not in f
-    )
-    procs = [
-        subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        for a in argvs
-    ]
-    try:
-        outs = [p.communicate(timeout=600) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for p, (_, err) in zip(procs, outs, strict=True):
-        assert p.returncode == 0, err[-3000:]
-    return [out for out, _ in outs]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return [out for out, _ in finish(start_all(argvs, env=env_vars()), timeout=600)]
 
 
 @pytest.mark.slow
@@ -189,7 +163,7 @@ def test_two_processes_train_as_one_process_with_two_devices():
     import json
 
     code = textwrap.dedent(_TRAIN_AND_HASH)
-    port = _free_port()
+    port = free_port()
     two = _processes([[sys.executable, "-c", code, str(r), "2", str(port), "1"] for r in (0, 1)])
     (one,) = _processes([[sys.executable, "-c", code, "0", "1", "0", "2"]])
     two_results = [json.loads(out.splitlines()[-1]) for out in two]
@@ -201,7 +175,7 @@ def test_the_training_script_runs_over_two_processes(tmp_path):
     """``examples/train_ppo.py --coordinator --num-processes --process-id``: the same command in
     both processes; process 0 prints and writes the agent, which loads and plays."""
     script = str(Path(__file__).resolve().parents[2] / "examples" / "train_ppo.py")
-    port = _free_port()
+    port = free_port()
     argv = [
         *("--game", "twenty_five", "--devices", "1", "--opponent", "random"),
         *("--warmup", "1", "--updates", "2", "--num-envs", "16", "--num-steps", "4"),

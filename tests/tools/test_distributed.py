@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import env_vars, finish, free_port, start_all
 
 import spoilfive_jax as sf
 from spoilfive_jax import cli
@@ -34,43 +34,9 @@ import distributed_worker as worker  # noqa: E402
 SE_RTOL = 1e-5  # a streamed summary's standard errors: float32 sums in another order
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def env_vars() -> dict[str, str]:
-    """The test process's environment, for one CPU device a process unless told otherwise."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "OMPI_"))}
-    flags = env.get("XLA_FLAGS", "").split()  # (each process sets its own device count)
-    env["XLA_FLAGS"] = " ".join(f for f in flags if "host_platform_device_count" not in f)
-    return {**env, "JAX_PLATFORMS": "cpu"}
-
-
 def default_sigint() -> None:
     """(In the child, before it runs:) SIGINT's default action, whatever the parent had."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def start_all(argvs: list[list[str]], **kw: Any) -> list[subprocess.Popen[str]]:
-    return [
-        subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-        for a in argvs
-    ]
-
-
-def finish(procs: list[subprocess.Popen[str]], timeout: float = 300) -> list[tuple[str, str]]:
-    """Every process's (stdout, stderr), each asserted to have exited 0."""
-    try:
-        outs = [p.communicate(timeout=timeout) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for p, (_, err) in zip(procs, outs, strict=True):
-        assert p.returncode == 0, err[-3000:]
-    return outs
 
 
 def run_workers(tmp: Path, num: int, devices: int, *extra: str) -> list[dict[str, np.ndarray]]:
