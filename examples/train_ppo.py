@@ -9,14 +9,15 @@ seat and its partners' (the Forty-Five family at 4 players: seats 0 and 2, shari
 points), the other seats are the game's built-in heuristic or random bots, or past selves with
 ``--opponent self`` (a pool of ``--pool-size`` snapshots, one taken every ``--pool-every``
 updates).  Each update collects ``--num-steps`` learner decisions per table with ``lax.scan``
-and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations imitating the
-heuristic in the learning seats (cross-entropy), then PPO takes over.  ``--advice heuristic``
-gives the network the heuristic's choice for each decision as an input (and a learned bonus on
-that action's logit), so that imitation reaches the heuristic's own play and PPO learns where to
-deviate from it.  The tables are split over
-every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for fewer), and
-with ``--coordinator HOST:PORT --num-processes N --process-id I`` (the same command in every
-process, ``sf.distributed``) over every device of every process; process 0 prints and writes.
+and learns with GAE and clipped PPO.  ``--warmup K`` first spends K iterations imitating a
+teacher in the learning seats (cross-entropy: the heuristic, or ``--teacher pimc``, the search
+bot), then PPO takes over.  ``--advice heuristic`` gives the network the heuristic's choice for
+each decision as an input (and a learned bonus on that action's logit), so that imitation
+reaches the heuristic's own play and training learns where to deviate from it.  The tables are
+split over every local device (``sf.use_all_cores()``: one per CPU core; ``--devices N`` for
+fewer), and with ``--coordinator HOST:PORT --num-processes N --process-id I`` (the same
+command in every process, ``sf.distributed``) over every device of every process; process 0
+prints and writes.
 Every ``--eval-every`` updates the greedy agent plays ``--eval-hands`` hands in one seat (and
 its partners') against random and against heuristic bots.
 
@@ -50,6 +51,8 @@ from spoilfive_jax.rl.agent import (
     save_agent,
     train,
 )
+from spoilfive_jax.rl.network import ADVISORS
+from spoilfive_jax.rl.ppo import TEACHERS
 
 REWARD_SCALE = {"spoil_five": 0.25}  # a hand's reward -> training reward (chips: about 1-10)
 POINTS_SCALE = 0.1  # the family's points: 0-30 a hand
@@ -185,13 +188,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     ap.add_argument(
         "--advice",
+        choices=("", *ADVISORS),
         default="",
         help="the network also reads this built-in policy's choice (e.g. heuristic) and learns "
         "where to play otherwise",
     )
     ap.add_argument(
         "--teacher",
-        choices=("heuristic", "pimc"),
+        choices=TEACHERS,
         default="heuristic",
         help="whose play the --warmup iterations imitate (pimc: sf.pimc, --teacher-worlds)",
     )
