@@ -1,7 +1,8 @@
 """spoilfive_jax: Spoil Five and its family as jit-compiled, vmapped JAX array programs.
 
 The top level is generic: ``make`` a game by id, step it (``Env``), and run the tools on any
-game (``rollout``, ``evaluate``, ``score_hands``, ``play_sessions``, ``analyze``, ``pimc``).
+game (``rollout``, ``evaluate``, ``score_hands``, ``play_sessions``, ``analyze``, ``pimc``,
+``best_policy``).
 What belongs to one game lives under it: ``sf.spoil_five`` (``SpoilFive``, ``State``, ``PASS``,
 ``JINK``, ``render_text``, ...) and ``sf.forty_five`` (``FortyFive``, its actions and
 ``play_games``).  A game of your own: ``register`` it, or ship it as a package with an entry
@@ -35,6 +36,7 @@ from spoilfive_jax.tools.analysis import Analysis as Analysis
 from spoilfive_jax.tools.analysis import analyze as analyze
 from spoilfive_jax.tools.analysis import position_env as position_env
 from spoilfive_jax.tools.analysis import position_from_history as position_from_history
+from spoilfive_jax.tools.best import best_policy as best_policy
 from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
 from spoilfive_jax.tools.pimc import pimc as pimc
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
@@ -55,6 +57,7 @@ __all__ = [
     "analyze",
     "auto_reset",
     "available_games",
+    "best_policy",
     "capabilities",
     "card_id",
     "card_str",

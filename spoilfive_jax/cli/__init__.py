@@ -9,10 +9,11 @@ the registry's ids (``spoilfive_jax.available_games()``); everything that differ
 (``core.env.Env``), so no subcommand names a game.
 
 Shared modules: ``errors`` (``CliError``, the parser), ``options`` (``--game``, ``--players``,
-the rule flags), ``policies`` (built-in names, ``pimc[:K]`` and ``agent:PATH``), ``output``
-(tables, JSON, CSV, the output checks made before any work), ``progress`` (the bar: rate and
-ETA), ``runs`` (what the run subcommands share: ``--checkpoint DIR``, ``--quiet``, Ctrl-C) and
-``hands`` (``rollout --per-hand``'s CSV, JSON and Parquet files, written chunk by chunk).
+the rule flags), ``policies`` (built-in names, ``best``, ``pimc[:K]`` and ``agent:PATH``),
+``output`` (tables, JSON, CSV, the output checks made before any work), ``progress`` (the bar:
+rate and ETA), ``runs`` (what the run subcommands share: ``--checkpoint DIR``, ``--quiet``,
+Ctrl-C) and ``hands`` (``rollout --per-hand``'s CSV, JSON and Parquet files, written chunk
+by chunk).
 
 ``main(argv) -> int`` returns the exit status: 0 on success, 2 on bad input (one line
 ``spoilfive: error: ...`` on stderr, never a traceback).  ``rich`` (extra ``cli``) draws tables

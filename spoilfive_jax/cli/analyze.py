@@ -27,7 +27,7 @@ from spoilfive_jax.cli.output import (
     write_csv,
     write_json,
 )
-from spoilfive_jax.cli.policies import PIMC, resolve
+from spoilfive_jax.cli.policies import BEST, PIMC, resolve
 from spoilfive_jax.cli.progress import status
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.cards import card_id, card_str
@@ -133,8 +133,11 @@ def run(args: argparse.Namespace) -> int:
     positions = read_positions(args)
     states = read_states(env, positions, args)
     spec = args.policy or env.policy_names[-1]
-    if spec.strip().startswith(PIMC):
-        raise CliError("--policy: pimc cannot play out the samples; use a built-in or agent:PATH")
+    if spec.strip().startswith(PIMC) or spec.strip() == BEST:
+        raise CliError(
+            f"--policy: {spec.strip()} cannot play out the samples (a search bot); use a "
+            "built-in or agent:PATH"
+        )
     policies: dict[Any, Any] = {}
     cache: dict[str, Any] = {}
     results = []

@@ -23,7 +23,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seat", type=int_at_least(0), default=0, help="your seat (default 0)")
     p.add_argument(
         "--bots",
-        help="a built-in policy of the game, pimc[:K] (the search bot) or agent:PATH (default: "
+        help="a built-in policy of the game, best (the strongest bot), pimc[:K] (the search bot) "
+        "or agent:PATH (default: "
         "the game's strongest built-in, heuristic)",
     )
     p.add_argument(

@@ -1,5 +1,6 @@
-"""Policies named on the command line: a game's built-in policy, ``pimc`` / ``pimc:K`` (the
-search bot, ``sf.pimc``, K samples a decision) or ``agent:PATH``."""
+"""Policies named on the command line: a game's built-in policy, ``best`` (the strongest the
+project has, ``sf.best_policy``), ``pimc`` / ``pimc:K`` (the search bot, ``sf.pimc``, K samples
+a decision) or ``agent:PATH``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from spoilfive_jax.core.env import Env
 AGENT_PREFIX = "agent:"
 AGENT_SUFFIXES = (".npz", ".msgpack")
 PIMC = "pimc"
+BEST = "best"
 
 
 def pimc_policy(spec: str, env: Env[Any, Any]) -> Any:
@@ -85,11 +87,15 @@ def check_agent(policy: Any, env: Env[Any, Any]) -> Any:
 
 
 def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
-    """A built-in policy name of ``env`` (passed on as is), ``pimc[:K]`` (the search bot) or
-    ``agent:PATH`` (loaded once)."""
+    """A built-in policy name of ``env`` (passed on as is), ``best`` (``sf.best_policy``),
+    ``pimc[:K]`` (the search bot) or ``agent:PATH`` (loaded once)."""
     spec = spec.strip()
     if spec in env.policy_names:
         return spec
+    if spec == BEST:
+        from spoilfive_jax.tools.best import best_policy
+
+        return best_policy(env)
     if spec == PIMC or spec.startswith(PIMC + ":"):
         return pimc_policy(spec, env)
     if spec.startswith(AGENT_PREFIX):
@@ -99,7 +105,8 @@ def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
         return check_agent(cache[path], env)
     names = ", ".join(env.policy_names)
     raise CliError(
-        f"unknown policy {spec!r} for --game {env.id}; use {names}, pimc[:K] or agent:PATH.npz"
+        f"unknown policy {spec!r} for --game {env.id}; use {names}, best, pimc[:K] or "
+        "agent:PATH.npz"
     )
 
 

@@ -34,7 +34,8 @@ from spoilfive_jax.cli.runs import (
 
 POLICY_HELP = (
     "a built-in policy of the game (spoil_five: random, heuristic; the Forty-Five family: "
-    "random, greedy, heuristic), pimc or pimc:K (the search bot, K samples a decision) or "
+    "random, greedy, heuristic), best (the strongest bot, sf.best_policy), pimc or pimc:K (the "
+    "search bot, K samples a decision) or "
     "agent:PATH (.npz/.msgpack, extra [rl]); one, or one per seat with commas"
 )
 

@@ -45,7 +45,8 @@ def add_parser(sub: Any) -> None:
         nargs="*",
         default=None,
         metavar="POLICY",
-        help="built-in policies of the game, pimc[:K] (the search bot) or agent:PATH (default: "
+        help="built-in policies of the game, best (the strongest bot), pimc[:K] (the search bot) "
+        "or agent:PATH (default: "
         "the game's strongest built-in and random: heuristic random)",
     )
     p.add_argument("--hands", type=int_at_least(2), default=20_000, help="deals per seating")

@@ -6,10 +6,22 @@ that, at each decision, samples ``num_samples`` worlds consistent with what the 
 numbers), plays the hand out with ``rollout_policy`` at every seat, and plays the action with
 the highest mean of ``Analysis.analysis_fields(env)[0]`` (expected chips, or points).  It is
 a policy like any other: ``sf.rollout``, ``sf.evaluate``, ``sf.score_hands``,
-``sf.play_sessions`` and the play loops accept it. ``pimc(num_samples=..., rollout_policy=...)``
-without an env returns an *unbound* bot: a policy spec that every tool binds to its own env
-(``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound bot directly is a
-``ValueError``.
+``sf.play_sessions`` and the play loops accept it.  ``pimc(num_samples=...,
+rollout_policy=...)`` without an env returns an *unbound* bot: a policy spec that every tool
+binds to its own env (``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound
+bot directly is a ``ValueError``.
+
+Two levers change what the bot maximises (``PimcPolicy.scores``), each measured alone in
+``benchmarks/best_bot.py``:
+
+- ``tie_break``: a policy whose choice wins an exact tie of the means (otherwise the first
+  legal action wins it: in Spoil Five, every card of a hand the player cannot win is worth the
+  same lost ante);
+- ``carry_share``: in a game whose analysis reports ``spoil_prob`` and whose states carry a
+  ``pot`` (Spoil Five), a hand nobody wins is worth ``carry_share * pot / N`` more to the bot:
+  the spoiled pot is carried to the next hand, where it is one seat's share of what is won.
+
+``sf.best_policy`` (``tools.best``) is this bot with the levers that measured stronger.
 
 Game-generic: it calls only the env methods listed in ``tools.analysis``.
 """
@@ -30,6 +42,9 @@ from spoilfive_jax.tools.analysis import block_values
 from spoilfive_jax.tools.policies import bind, resolve_one
 
 DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
+TIE_BONUS = 1e-4  # added to the tie-break's choice: below any real difference of the means
+#   (multiples of 1/samples of whole chips or points), above float32's rounding of them
+CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,10 +59,13 @@ class PimcPolicy:
     num_samples: int = DEFAULT_SAMPLES
     rollout_policy: Any = "heuristic"
     see_all: bool = False  # every world is the true deal: the cheating bound
+    tie_break: Any = None  # a policy whose choice wins an exact tie (None: the first action)
+    carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
+    name: str = ""  # what tables call it ("" : pimc<samples>)
 
     @property
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
-        return f"pimc{self.num_samples}" + ("-sees-all" if self.see_all else "")
+        return (self.name or f"pimc{self.num_samples}") + ("-sees-all" if self.see_all else "")
 
     def bind(self, env: Any) -> PimcPolicy:
         """This bot for ``env``: an unbound bot takes ``env``; a bound one must already be for an
@@ -55,7 +73,11 @@ class PimcPolicy:
         if self.env is None:
             rollout_policy = bind(env, self.rollout_policy)
             check_rollout_policy(env, rollout_policy)
-            return dataclasses.replace(self, env=env, rollout_policy=rollout_policy)
+            tie_break = None if self.tie_break is None else bind(env, self.tie_break)
+            check_levers(env, tie_break, self.carry_share)
+            return dataclasses.replace(
+                self, env=env, rollout_policy=rollout_policy, tie_break=tie_break
+            )
         if self.env != env:
             raise ValueError(
                 f"this pimc bot was made for {self.env!r}, not {env!r}; use sf.pimc(env, ...) "
@@ -75,10 +97,42 @@ class PimcPolicy:
         values, actions, used = block_values(
             self.env, self.rollout_policy, width, self.num_samples, key[None], states, self.see_all
         )
-        first = self.env.capability(caps.Analysis, "pimc").analysis_fields(self.env)[0]
-        primary = values[first][0].mean(0)  # [width]
-        best = jnp.argmax(jnp.where(used[0], primary, -jnp.inf))
+        means = {f: v[0].mean(0) for f, v in values.items()}  # [width]
+        score = self.scores(key, state, means, actions[0])
+        best = jnp.argmax(jnp.where(used[0], score, -jnp.inf))
         return actions[0, best]
+
+    def describe(self) -> str:
+        """The bot in words: its worlds, playouts and levers (the hint's last line)."""
+        words = [f"pimc, {self.num_samples} worlds a decision"]
+        words.append(f"{_name(self.rollout_policy)} playouts")
+        if self.tie_break is not None:
+            words.append(f"ties to the {_name(self.tie_break)}")
+        if self.carry_share:
+            share = "its share" if self.carry_share == 1 else f"{self.carry_share:g} shares"
+            words.append(f"a spoil worth {share} of the pot")
+        if self.see_all:
+            words.append("seeing every hand")
+        return ", ".join(words)
+
+    def scores(
+        self, key: jax.Array, state: Any, means: dict[str, Any], actions: jax.Array
+    ) -> jax.Array:
+        """What the bot maximises over ``actions`` int[K] of one hand's ``state`` (jittable;
+        ``means``: each analysis field's mean value of those actions, float[K]): the first
+        field, plus ``carry_share * pot / N`` times the chance of a spoil, plus ``TIE_BONUS``
+        for the action ``tie_break`` would play (module docstring).  The hint scores the
+        analysis's table with it too."""
+        fields = self.env.capability(caps.Analysis, "pimc").analysis_fields(self.env)
+        score = jnp.asarray(means[fields[0]], jnp.float32)
+        if self.carry_share:
+            n = self.env.num_players
+            carried = jnp.asarray(state.pot, jnp.float32) * self.carry_share / n
+            score = score + carried * jnp.asarray(means[CARRY_FIELD], jnp.float32)
+        if self.tie_break is not None:
+            choice = resolve_one(self.env, self.tie_break)[1](key, state, state.current_player)
+            score = score + TIE_BONUS * (jnp.asarray(actions) == choice)
+        return score
 
 
 def pimc(
@@ -87,6 +141,9 @@ def pimc(
     rollout_policy: Any = "heuristic",
     *,
     see_all: bool = False,
+    tie_break: Any = None,
+    carry_share: float = 0.0,
+    name: str = "",
 ) -> PimcPolicy:
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
     (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
@@ -95,7 +152,9 @@ def pimc(
     bound): a name the game does not know is a ``ValueError`` now, not when the bot first
     plays (``check_rollout_policy``).  ``see_all=True`` cheats: every world is the true deal
     (the other hands included), so the bot's margin over the fair one sizes what the hidden
-    cards cost it (the cheating bound)."""
+    cards cost it (the cheating bound).  ``tie_break`` (a policy, e.g. ``"heuristic"``) and
+    ``carry_share`` (a number >= 0; Spoil Five) change what the bot maximises (module
+    docstring); ``name`` is what tables call the bot."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
@@ -109,30 +168,68 @@ def pimc(
     check_rollout_policy(env, bind(env, rollout_policy) if env is not None else rollout_policy)
     if not isinstance(see_all, bool):
         raise ValueError(f"see_all must be True or False, got {see_all!r}")
-    return PimcPolicy(env, int(num_samples), rollout_policy, see_all)
+    if isinstance(carry_share, bool) or not isinstance(carry_share, (int, float)):
+        raise ValueError(f"carry_share must be a number >= 0, got {carry_share!r}")
+    if not carry_share >= 0 or carry_share == float("inf"):
+        raise ValueError(f"carry_share must be a finite number >= 0, got {carry_share!r}")
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a string, got {name!r}")
+    if tie_break is not None:
+        if isinstance(tie_break, PimcPolicy):
+            raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
+        check_rollout_policy(
+            env, bind(env, tie_break) if env is not None else tie_break, "tie_break"
+        )
+    if env is not None:
+        tie_break = None if tie_break is None else bind(env, tie_break)
+        check_levers(env, tie_break, carry_share)
+    return PimcPolicy(
+        env, int(num_samples), rollout_policy, see_all, tie_break, float(carry_share), name
+    )
 
 
-def check_rollout_policy(env: Any, policy: Any) -> None:
+def _name(policy: Any) -> str:
+    """A policy's name in words: a built-in's name, else its ``__name__``."""
+    return policy if isinstance(policy, str) else getattr(policy, "__name__", "custom policy")
+
+
+def check_levers(env: Any, tie_break: Any, carry_share: float) -> None:
+    """``ValueError`` for a lever ``env``'s game cannot take: ``carry_share`` needs an analysis
+    field ``spoil_prob`` (a hand nobody wins) and states with a ``pot``; a tie-break that is
+    itself a search bot would search at every decision of the bot for nothing."""
+    if isinstance(tie_break, PimcPolicy):
+        raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
+    if carry_share:
+        fields = env.capability(caps.Analysis, "pimc").analysis_fields(env)
+        if CARRY_FIELD not in fields:
+            raise ValueError(
+                f"pimc: carry_share needs a game whose hands can be spoiled and carried; "
+                f"{env.id}'s analysis has no {CARRY_FIELD} field ({', '.join(fields)})"
+            )
+
+
+def check_rollout_policy(env: Any, policy: Any, what: str = "rollout_policy") -> None:
     """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
     play with (rather than when it first plays): with an env, one the env cannot resolve (a
     name it does not know, ``"greedy"`` for Spoil Five, a non-callable); without one, a name
-    no registered game knows or something that is not a policy spec."""
+    no registered game knows or something that is not a policy spec.  ``what``: the argument's
+    name in the message (``tie_break`` is checked the same way)."""
     if env is not None:
         try:
             resolve_one(env, policy)
         except ValueError as e:
-            raise ValueError(f"pimc: bad rollout_policy for {env.id}: {e}") from None
+            raise ValueError(f"pimc: bad {what} for {env.id}: {e}") from None
         return
     if isinstance(policy, str):
         known = sorted({p for g in available_games() for p in _policy_names(g)})
         if known and policy not in known:
             raise ValueError(
-                f"pimc: rollout_policy {policy!r} is not a built-in policy of any game "
+                f"pimc: {what} {policy!r} is not a built-in policy of any game "
                 f"({', '.join(known)}); give one of those or a jittable policy(key, state, player)"
             )
     elif not callable(policy):
         raise ValueError(
-            "pimc: rollout_policy must be a built-in policy name or a jittable "
+            f"pimc: {what} must be a built-in policy name or a jittable "
             f"policy(key, state, player), got {policy!r}"
         )
 

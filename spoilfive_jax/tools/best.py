@@ -1,0 +1,63 @@
+"""``best_policy(env)``: the strongest player the project has for a game.
+
+For a game with position analysis (the ``Analysis`` capability: Spoil Five, the Forty-Five
+family) it is the PIMC bot (``tools.pimc``) with the levers that measured stronger than plain
+``sf.pimc(env, 64)`` (``benchmarks/best_bot.py``, the table in ``docs/analysis.md``):
+
+- ``DEFAULT_SAMPLES`` (64) worlds a decision, the game's strongest built-in policy (its
+  ``heuristic``) playing every seat of the playouts, as ``sf.pimc``;
+- in a game whose hands can be spoiled and their pot carried (Spoil Five: the analysis reports
+  ``spoil_prob``), a spoil is worth one seat's share of the carried pot (``carry_share=1``),
+  and ties of the means go to that built-in's own choice (``tie_break``).  Together they beat
+  plain pimc in Spoil Five; in the Forty-Five family no lever measured stronger (the tie-break
+  and 256 worlds were within noise of pimc), so there the best bot is ``sf.pimc(env, 64)``
+  itself, named ``best``.
+
+A game without position analysis (a plugin) gets its strongest built-in policy, the last of
+``env.policy_names``.  The result is a jittable ``policy(key, state, player)`` that every tool
+takes; the command line names it ``best`` (``--policy best``, ``--bots best``) and ``hint``
+in terminal play shows its analysis and its choice (``tools.analysis.hint_text``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env
+from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, pimc
+
+BEST = "best"  # the name tables and the command line give it
+CARRY_SHARE = 1.0  # one seat's share of a carried pot (measured: benchmarks/best_bot.py)
+
+
+def has_analysis(env: Env[Any, Any]) -> bool:
+    """Whether ``env``'s game declares position analysis (so a search bot can play it)."""
+    try:
+        env.capability(caps.Analysis, BEST)
+    except caps.MissingCapability:
+        return False
+    return True
+
+
+def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
+    """The strongest policy the project has for ``env``'s game (module docstring): a jittable
+    ``policy(key, state, player)``.  ``see_all=True``: the same bot seeing every hand (its
+    cheating bound; a search bot only).  ``ValueError`` for something that is not an env."""
+    if not isinstance(env, Env):
+        raise ValueError(f"best_policy takes a game environment (sf.make(...)), got {env!r}")
+    strongest = env.policy_names[-1]
+    if not has_analysis(env):
+        if see_all:
+            raise ValueError(f"{env.id} has no position analysis, so no search bot to see all")
+        return env.builtin_policy(strongest)
+    carried = CARRY_FIELD in env.capability(caps.Analysis, BEST).analysis_fields(env)
+    return pimc(
+        env,
+        DEFAULT_SAMPLES,
+        strongest,
+        see_all=see_all,
+        tie_break=strongest if carried else None,
+        carry_share=CARRY_SHARE if carried else 0.0,
+        name=BEST,
+    )
