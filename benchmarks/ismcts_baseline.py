@@ -2,16 +2,22 @@
 larger) wall time a decision, on the OpenSpiel games of ``spoilfive_jax.openspiel``.
 
 Spoil Five (seed rules): one ISMCTS seat among copies of the opponent (``sf.pimc``, 64 worlds,
-heuristic playouts, unless ``--against``), rotated through every seat over the same deals
-(fresh deals from one seed).  First the opponent's own cost a decision is measured in the same
-harness (a ``PolicyBot`` stepping one OpenSpiel state at a time); then ISMCTS (random rollouts,
-worlds from the game's exact resampler, UCT constant 2) gets each ``--times`` multiple of it:
-its simulations a decision come from a calibration run (seconds a simulation), and the time it
-really took is reported beside.  The difference is the ISMCTS seat's chips a hand minus the
-other seats' mean, with a 95% interval over deals.  Nothing is asserted.
+heuristic playouts, unless ``--against``: ``best`` is ``sf.best_policy``), rotated through every
+seat over the same deals (fresh deals from one seed).  ``--game forty_five`` (4 players): an
+ISMCTS partnership against the opponent's, swapped over the same deals.  First the opponent's
+own cost a decision is measured in the same harness (a ``PolicyBot`` stepping one OpenSpiel
+state at a time); then ISMCTS (random rollouts, worlds from the game's exact resampler, UCT
+constant 2) gets each ``--times`` multiple of it: its simulations a decision come from a
+calibration run (seconds a simulation), and the time it really took is reported beside.  The
+difference is the ISMCTS seats' chips (points) a hand minus the other seats' mean, with a 95%
+interval over deals.  Nothing is asserted.
 
     python benchmarks/ismcts_baseline.py --deals 40 --times 1 30 300 \\
         --json benchmarks/results/ismcts_baseline.json
+    python benchmarks/ismcts_baseline.py --against best --deals 40 --times 1 300 \\
+        --json benchmarks/results/ismcts_best.json
+    python benchmarks/ismcts_baseline.py --game forty_five --players 4 --deals 40 \\
+        --times 1 30 --json benchmarks/results/ismcts_forty_five.json
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from provenance import provenance
 
 
 def opponent_bot(game: Any, against: str, seed: int) -> Any:
+    if against == "best":
+        return sfo.PolicyBot(game, "best", seed=seed)
     if against.startswith("pimc"):
         samples = int(against.split(":")[1]) if ":" in against else 64
         return sfo.PolicyBot(game, sf.pimc(num_samples=samples), seed=seed)
@@ -64,19 +72,27 @@ def ms_per_decision(game: Any, bot: Any, orders: list[np.ndarray], warm: int = 1
     return 1000 * float(np.mean(clock[id(bot)]))
 
 
-def tournament(game: Any, ismcts: Any, other: Any, orders: list[np.ndarray]) -> dict[str, Any]:
+def seatings(game: Any) -> list[np.ndarray]:
+    """bool[N] a seating: the seats ISMCTS holds (one seat of Spoil Five, or a partnership)."""
     n = game.num_players()
+    if game.get_type().short_name == "python_spoil_five":
+        return [np.arange(n) == r for r in range(n)]
+    return [np.arange(n) % 2 == r for r in range(2)]
+
+
+def tournament(game: Any, ismcts: Any, other: Any, orders: list[np.ndarray]) -> dict[str, Any]:
     clock: dict[int, list[float]] = {}
     diff = np.zeros(len(orders))
+    rows = seatings(game)
     for d, order in enumerate(orders):
-        for seat in range(n):
-            bots = [ismcts if s == seat else other for s in range(n)]
+        for seats in rows:
+            bots = [ismcts if s else other for s in seats]
             r = hand(game, order, bots, clock)
-            diff[d] += (r[seat] - np.delete(r, seat).mean()) / n
+            diff[d] += (r[seats].mean() - r[~seats].mean()) / len(rows)
     return {
         "diff": float(diff.mean()),
         "diff_ci": float(1.96 * diff.std(ddof=1) / np.sqrt(len(orders))),
-        "hands": len(orders) * n,
+        "hands": len(orders) * len(rows),
         "ismcts_ms": 1000 * float(np.mean(clock[id(ismcts)])),
         "other_ms": 1000 * float(np.mean(clock[id(other)])),
     }
@@ -84,14 +100,17 @@ def tournament(game: Any, ismcts: Any, other: Any, orders: list[np.ndarray]) -> 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
     ap.add_argument("--players", type=int, default=5)
     ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--times", type=float, nargs="+", default=[1.0, 30.0, 300.0])
-    ap.add_argument("--against", default="pimc", help="pimc[:K] or a built-in policy name")
+    ap.add_argument("--against", default="pimc", help="best, pimc[:K] or a built-in policy name")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
-    game = pyspiel.load_game("python_spoil_five", {"players": args.players})
+    if args.game == "forty_five" and args.players != 4:
+        ap.error("--game forty_five: the partnership baseline is for 4 players (--players 4)")
+    game = pyspiel.load_game(f"python_{args.game}", {"players": args.players})
     deck = game.max_chance_outcomes()
     rng = np.random.default_rng(args.seed)
     orders = [rng.permutation(deck) for _ in range(args.deals)]
@@ -115,6 +134,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result.update(
+        game=args.game,
         players=args.players,
         against=args.against,
         deals=args.deals,

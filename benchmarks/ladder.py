@@ -8,17 +8,21 @@ the other seats' mean, averaged over the seatings of each deal, with a 95% inter
 (``sf.rollout`` with a policy a seat; pimc through it too).  The players: ``random``,
 ``greedy`` (the family), ``heuristic``, the shipped PPO agent (``examples/agents``: Spoil
 Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
-and ``pimc`` (64 worlds, heuristic playouts); last, the cheating bound: the same pimc seeing
-every hand (``sf.pimc(see_all=True)``) against the fair one.  OpenSpiel's ISMCTS, which plays
+``pimc`` (64 worlds, heuristic playouts) and ``best`` (``sf.best_policy``, where it is not
+pimc itself); last, the cheating bound: the same pimc (and best) seeing every hand
+(``see_all=True``) against the fair one.  OpenSpiel's ISMCTS, which plays
 outside the batched rollouts, has its own table (``ismcts_baseline.py``).
 
     python benchmarks/ladder.py --hands 500 --json benchmarks/results/ladder.json
     python benchmarks/ladder.py --games spoil_five --hands 200
+    python benchmarks/ladder.py --games spoil_five --hands 500 \
+        --json benchmarks/results/ladder.json --merge   # replaces that game's pairs only
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import os
@@ -52,6 +56,9 @@ def players(env: Any) -> dict[str, Any]:
 
         out["ppo"] = load_policy(str(agent_file(env.id)))
     out["pimc"] = sf.pimc(num_samples=64)
+    best = sf.best_policy(env)
+    if dataclasses.replace(best, name="") != sf.pimc(env, 64):  # the family's best is pimc
+        out["best"] = best
     return out
 
 
@@ -93,9 +100,15 @@ def ladder(game: str, hands: int, seed: int) -> dict[str, Any]:
             flush=True,
         )
     # the cheating bound: the same bot seeing every hand, against the fair one
-    cheat = match(env, sf.pimc(num_samples=64, see_all=True), entrants["pimc"], hands, seed)
-    pairs.append({"a": "pimc, sees all", "b": "pimc", **cheat})
-    print(f"{game:>20} pimc sees all vs pimc {cheat['diff']:>+8.3f} ± {cheat['diff_ci']:.3f}")
+    cheats = {"pimc": sf.pimc(num_samples=64, see_all=True)}
+    if "best" in entrants:
+        cheats["best"] = sf.best_policy(env, see_all=True)
+    for name, cheat_bot in cheats.items():
+        cheat = match(env, cheat_bot, entrants[name], hands, seed)
+        pairs.append({"a": f"{name}, sees all", "b": name, **cheat})
+        print(
+            f"{game:>20} {name} sees all vs {name} {cheat['diff']:>+8.3f} ± {cheat['diff_ci']:.3f}"
+        )
     unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
     return {"game": game, "players": env.num_players, "unit": unit, "pairs": pairs}
 
@@ -106,12 +119,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--hands", type=int, default=1000, help="deals a pair (each seating)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument(
+        "--merge", action="store_true", help="keep the other games of --json FILE, replace these"
+    )
     args = ap.parse_args(argv)
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result["games"] = [ladder(g, args.hands, args.seed) for g in args.games]
+    if args.merge and args.json and Path(args.json).is_file():
+        result = merged(json.loads(Path(args.json).read_text()), result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return result
+
+
+def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``new``'s games in place of ``old``'s of the same id, the others kept in order; each game
+    keeps the command that measured it, and the result names every command."""
+    for result in (new, old):
+        for g in result["games"]:
+            g.setdefault("command", result["command"])
+    fresh = {g["game"]: g for g in new["games"]}
+    games = [fresh.pop(g["game"], g) for g in old["games"]] + list(fresh.values())
+    commands = list(dict.fromkeys(g["command"] for g in games))
+    return {**new, "command": "; ".join(commands), "games": games}
 
 
 if __name__ == "__main__":

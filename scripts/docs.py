@@ -336,12 +336,44 @@ def figure_pimc_rollout(result: dict[str, Any]) -> str:
     )
 
 
+_LEVERS = {
+    "tie": "pimc 64, ties to the heuristic",
+    "carry": "pimc 64, a spoil worth its share of the pot",
+    "worlds": "pimc 256",
+    "best": "best",
+    "sees-all": "best, seeing every hand",
+}
+
+
+def figure_best(result: dict[str, Any]) -> str:
+    """``benchmarks/best_bot.py``: the best bot and each of its levers alone against pimc."""
+    lines = [
+        "| game | bot | against | hands | the bot's result a hand | difference | "
+        "ms a bot decision (CPU) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in result["rows"]:
+        spoil = r["game"] == "spoil_five"
+        game = f"{'Spoil Five' if spoil else 'Forty-Five'}, {r['players']} players"
+        bot = _LEVERS[r["row"]] + ("" if spoil else " pair")
+        against = "best" if r["row"] == "sees-all" else "pimc 64"
+        against = f"{r['players'] - 1} × {against}" if spoil else f"{against} pair"
+        unit = " chips" if spoil else " points"
+        own = f"{r['bot']:+.3f}".replace("-", "−")
+        lines.append(
+            f"| {game} | {bot} | {against} | {r['hands']:,} | {own}{unit} | {_interval(r)} | "
+            f"{r['ms_per_decision']:.2f} |"
+        )
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
 def figure_ismcts(result: dict[str, Any]) -> str:
     """``benchmarks/ismcts_baseline.py``: OpenSpiel's ISMCTS against pimc by time a decision."""
     against = result["against"]
+    family = result.get("game", "spoil_five") != "spoil_five"
     lines = [
         f"| ISMCTS time a decision | simulations | ms a decision (ISMCTS, {against}) | hands | "
-        "ISMCTS seat − the others |",
+        f"ISMCTS {'pair' if family else 'seat'} − the others |",
         "|---|---|---|---|---|",
     ]
     for r in result["rows"]:
@@ -350,8 +382,10 @@ def figure_ismcts(result: dict[str, Any]) -> str:
             f"| {r['times']:g}× {against}'s | {r['simulations']:,} | {r['ismcts_ms']:.1f}, "
             f"{r['other_ms']:.2f} | {r['hands']:,} | {diff} |"
         )
+    game = "Forty-Five, partnerships," if family else "Spoil Five,"
+    unit = "points" if family else "chips"
     note = (
-        f"Spoil Five, {result['players']} players, chips a hand; {against} costs "
+        f"{game} {result['players']} players, {unit} a hand; {against} costs "
         f"{result['other_ms']:.2f} ms a decision and an ISMCTS simulation "
         f"{result['simulation_ms']:.2f} ms in this harness (one OpenSpiel state at a time)."
     )
@@ -445,6 +479,9 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "pimc": ("pimc_strength.json", figure_pimc),
     "pimc_rollout": ("pimc_strength.json", figure_pimc_rollout),
     "ismcts": ("ismcts_baseline.json", figure_ismcts),
+    "ismcts_best": ("ismcts_best.json", figure_ismcts),
+    "ismcts_forty_five": ("ismcts_forty_five.json", figure_ismcts),
+    "best": ("best_bot.json", figure_best),
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
     "agents": ("", figure_agents),  # (from examples/agents: ``shipped_agents``)

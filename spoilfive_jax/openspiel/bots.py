@@ -10,6 +10,7 @@ import numpy as np
 import pyspiel
 
 from spoilfive_jax.core.env import Env
+from spoilfive_jax.tools.best import BEST, best_policy
 from spoilfive_jax.tools.policies import resolve_one
 
 
@@ -27,8 +28,9 @@ def _act(env: Env[Any, Any], policy: Any) -> Any:
 
 
 class PolicyBot(pyspiel.Bot):  # type: ignore[misc]
-    """A bot that plays ``policy`` (a built-in name, ``sf.pimc(...)``, a loaded agent or any
-    jittable ``policy(key, state, player)``) on a ``python_<id>`` game of this package.
+    """A bot that plays ``policy`` (a built-in name, ``"best"`` for ``sf.best_policy``,
+    ``sf.pimc(...)``, a loaded agent or any jittable ``policy(key, state, player)``) on a
+    ``python_<id>`` game of this package.
 
     Decision ``t`` of the bot uses ``fold_in(PRNGKey(seed), t)``, so a bot replays the same
     choices from the same seed."""
@@ -38,6 +40,8 @@ class PolicyBot(pyspiel.Bot):  # type: ignore[misc]
         env = getattr(game, "env", None)
         if not isinstance(env, Env):
             raise ValueError(f"PolicyBot plays the games of spoilfive_jax.openspiel, got {game!r}")
+        if isinstance(policy, str) and policy == BEST and BEST not in env.policy_names:
+            policy = best_policy(env)
         self.name, fn = resolve_one(env, policy)
         self._env, self._act = env, _act(env, fn)
         self._key, self._decisions = jax.random.PRNGKey(seed), 0

@@ -139,6 +139,20 @@ def test_pimc_bots_and_a_family_hint(
     rc, out, err = run(capsys, "play", "--game", "forty_five", "--bots", "random")
     assert rc == 0, err
     assert "points" in next(line for line in out.splitlines() if line.startswith("action"))
+    assert "best: " in out and "as sf.best_policy chooses from this table" in out
+
+
+@pytest.mark.slow
+def test_best_bots_in_play_and_a_tournament(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 40))
+    rc, out, err = run(capsys, "play", "--players", "3", "--bots", "best", "--seat", "0")
+    assert rc == 0, err
+    assert "against best bots" in out and "Your chips this hand:" in out
+    rc, out, err = run(capsys, "tournament", "best", "random", "--players", "3", "--hands", "2")
+    assert rc == 0, err
+    assert any(line.startswith("best ") for line in out.splitlines())
 
 
 # ---------------------------------------------------------------------------- spoilfive analyze

@@ -195,6 +195,10 @@ def test_pimc_and_the_ppo_agent_are_bots_too():
 
     ppo = load_policy("examples/agents/ppo_seat.npz")
     bots = [sfo.PolicyBot(game, sf.pimc(num_samples=4), seed=0), sfo.PolicyBot(game, ppo)]
-    bots += [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(3)]
+    bots += [sfo.PolicyBot(game, "best", seed=1)]  # sf.best_policy, by name
+    bots += [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(2)]
+    from spoilfive_jax.openspiel import bots as bots_module
+
+    assert bots[2]._act is bots_module._jitted(game.env, sf.best_policy(game.env))
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
     assert len(returns) == 5 and game.min_utility() <= min(returns)

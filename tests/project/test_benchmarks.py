@@ -207,6 +207,58 @@ def test_ismcts_baseline_plays_and_reports_by_time(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_ismcts_baseline_takes_the_best_bot_and_the_forty_five_partnerships(
+    tmp_path: Path,
+) -> None:
+    """``--against best`` plays ``sf.best_policy``; ``--game forty_five`` seats ISMCTS as a
+    partnership (two seatings a deal)."""
+    pytest.importorskip("pyspiel")
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    base = ["--deals", "2", "--times", "1"]
+    best = _load("ismcts_baseline").main([*base, "--players", "3", "--against", "best"])
+    assert best["against"] == "best" and best["rows"][0]["hands"] == 6
+    out = tmp_path / "ff.json"
+    family = ["--game", "forty_five", "--players", "4", "--against", "pimc:4", "--json", str(out)]
+    result = _load("ismcts_baseline").main([*base, *family])
+    (r,) = result["rows"]
+    assert result["game"] == "forty_five" and r["hands"] == 4 and np.isfinite(r["diff"])
+    text = docs.figure_ismcts(json.loads(out.read_text()))
+    assert "ISMCTS pair − the others" in text and "Forty-Five, partnerships, 4 players" in text
+
+
+@pytest.mark.slow
+def test_best_bot_measures_each_lever_against_pimc(tmp_path: Path) -> None:
+    """``benchmarks/best_bot.py``: the levers alone and together, and ``--merge`` keeps the
+    rows it does not rerun."""
+    out = tmp_path / "best.json"
+    script = _load("best_bot")
+    argv = ["--deals", "2", "--json", str(out)]
+    first = script.main([*argv, "--rows", "tie", "carry", "best"])
+    assert [r["row"] for r in first["rows"]] == ["tie", "carry", "best"]
+    assert [r["bot_name"] for r in first["rows"]] == ["pimc64+tie", "pimc64+carry", "best"]
+    assert all(r["hands"] == 10 and r["against"] == "pimc64" for r in first["rows"])
+    script.main([*argv, "--rows", "sees-all", "carry", "--merge"])
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["row"] for r in rows] == ["tie", "carry", "best", "sees-all"]
+    assert rows[3]["bot_name"] == "best-sees-all" and rows[3]["against"] == "best"
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    text = docs.figure_best(json.loads(out.read_text()))
+    assert "| Spoil Five, 5 players | best, seeing every hand | 4 × best | 10 |" in text
+    assert "--merge" in text  # both commands are named
+
+
+def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
+    ladder = _load("ladder")
+    spoil = ladder.players(sf.make("spoil_five"))
+    assert "best" in spoil and spoil["best"] == sf.best_policy(sf.make("spoil_five"))
+    assert "best" not in ladder.players(sf.make("forty_five"))  # the family's best is pimc
+    old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
+    new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
+    out = ladder.merged(old, new)
+    assert [g["pairs"] for g in out["games"]] == [[1], [3]] and out["command"] == "a; b"
+
+
+@pytest.mark.slow
 def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
     out = tmp_path / "ladder.json"

@@ -5,6 +5,9 @@ plays it as ``best`` and terminal play's ``hint`` shows its choice.  Its strengt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -45,7 +48,7 @@ def test_best_policy_is_pimc_with_the_levers_each_game_can_take() -> None:
 
 def test_a_game_without_analysis_gets_its_strongest_builtin() -> None:
     class NoAnalysis(sf.spoil_five.SpoilFive):
-        capabilities = {}  # declares nothing: no position analysis
+        capabilities: ClassVar[Mapping[type, object]] = {}  # no position analysis
 
     env = NoAnalysis(3)
     best = sf.best_policy(env)

@@ -1,0 +1,137 @@
+"""The best bot (``sf.best_policy``) and each of its levers alone, against plain
+``sf.pimc(env, 64)``, in the seat-rotated tournaments of ``pimc_strength.py``.
+
+Spoil Five (5 players, seed rules): one seat of the bot against four pimc-64 seats, rotated
+through the five seats over the same fresh deals.  Forty-Five (4 players): a partnership of the
+bot against a pimc-64 partnership, swapped over the same deals.  Each row is the bot's chips
+(points) a hand minus the other seats', with a 95% interval over deals; the bot's own result
+a hand is printed too (a lever can win the difference by costing the others, not by gaining).
+
+Rows (``--rows``):
+- ``tie``: ties of the means go to the heuristic's choice (``tie_break="heuristic"``);
+- ``carry``: a spoil is worth one seat's share of the carried pot (``carry_share=1``;
+  Spoil Five only);
+- ``worlds``: 256 worlds a decision instead of 64;
+- ``best``: ``sf.best_policy(env)``;
+- ``sees-all``: ``sf.best_policy(env, see_all=True)``, the same bot seeing every hand, against
+  ``best`` itself (the cheating bound: what the hidden cards cost it).
+
+    python benchmarks/best_bot.py --game spoil_five --deals 2000
+    python benchmarks/best_bot.py --game forty_five --deals 1000 --rows tie best
+    python benchmarks/best_bot.py --table --json benchmarks/results/best_bot.json
+    python benchmarks/best_bot.py --game forty_five --rows tie --deals 1000 \
+        --json benchmarks/results/best_bot.json --merge   # replaces those rows only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import spoilfive_jax as sf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from pimc_strength import env_for, tournament
+from provenance import provenance
+
+ROWS = ("tie", "carry", "worlds", "best", "sees-all")
+# The docs' table (``--table``): (game, rows, deals).
+TABLE = [
+    ("spoil_five", ("tie", "carry", "best", "sees-all"), 2000),
+    ("forty_five", ("tie", "worlds", "sees-all"), 1000),
+]
+
+
+def players(env: Any, row: str) -> tuple[Any, Any]:
+    """(the bot of ``row``, the policy it plays against)."""
+    base = sf.pimc(env, 64)
+    if row == "tie":
+        return sf.pimc(env, 64, tie_break="heuristic", name="pimc64+tie"), base
+    if row == "carry":
+        return sf.pimc(env, 64, carry_share=1.0, name="pimc64+carry"), base
+    if row == "worlds":
+        return sf.pimc(env, 256), base
+    if row == "best":
+        return sf.best_policy(env), base
+    if row == "sees-all":
+        return sf.best_policy(env, see_all=True), sf.best_policy(env)
+    raise ValueError(f"unknown row {row!r}; use {', '.join(ROWS)}")
+
+
+def run_row(game: str, row: str, deals: int, seed: int) -> dict[str, Any]:
+    env = env_for(game)
+    bot, other = players(env, row)
+    r = tournament(env, bot, other, deals, seed=seed)
+    return {
+        "game": game,
+        "players": env.num_players,
+        "row": row,
+        "bot_name": bot.__name__,
+        "against": other.__name__,
+        "deals": deals,
+        **r,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
+    ap.add_argument("--rows", nargs="+", choices=ROWS, default=["tie", "carry", "best"])
+    ap.add_argument("--deals", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=7, help="the deals' seed (not pimc_strength's)")
+    ap.add_argument("--table", action="store_true", help="the docs' rows (ignores --game etc.)")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the other rows of --json FILE (and its commands) and replace these",
+    )
+    args = ap.parse_args(argv)
+    if args.table:
+        specs = [(g, r, d) for g, rows, d in TABLE for r in rows]
+    else:
+        if "carry" in args.rows and args.game != "spoil_five":
+            ap.error("--rows carry: only Spoil Five's hands are spoiled and carried")
+        specs = [(args.game, r, args.deals) for r in args.rows]
+    print(
+        f"{'game':>10} {'row':>8} {'bot':>16} {'against':>10} {'bot/hand':>9} {'diff':>8} "
+        f"{'95% CI':>8} {'hands':>6} {'ms/decision':>11}"
+    )
+    rows = []
+    for game, row, deals in specs:
+        r = run_row(game, row, deals, args.seed)
+        rows.append(r)
+        print(
+            f"{game:>10} {row:>8} {r['bot_name']:>16} {r['against']:>10} {r['bot']:>+9.3f} "
+            f"{r['diff']:>+8.3f} ±{r['diff_ci']:>7.3f} {r['hands']:>6} "
+            f"{r['ms_per_decision']:>11.2f}",
+            flush=True,
+        )
+    result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
+    result["rows"] = rows
+    if args.merge and args.json and Path(args.json).is_file():
+        result = merged(json.loads(Path(args.json).read_text()), result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return result
+
+
+def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``new``'s rows in place of ``old``'s rows of the same game and lever, the others kept in
+    order; the commands of both (a row's own command stays with it)."""
+    for r in new["rows"]:
+        r.setdefault("command", new["command"])
+    for r in old["rows"]:
+        r.setdefault("command", old["command"])
+    fresh = {(r["game"], r["row"]): r for r in new["rows"]}
+    rows = [fresh.pop((r["game"], r["row"]), r) for r in old["rows"]] + list(fresh.values())
+    commands = list(dict.fromkeys(r["command"] for r in rows))
+    return {**new, "command": "; ".join(commands), "rows": rows}
+
+
+if __name__ == "__main__":
+    main()
