@@ -130,7 +130,9 @@ class PimcPolicy:
             carried = jnp.asarray(state.pot, jnp.float32) * self.carry_share / n
             score = score + carried * jnp.asarray(means[CARRY_FIELD], jnp.float32)
         if self.tie_break is not None:
-            choice = resolve_one(self.env, self.tie_break)[1](key, state, state.current_player)
+            tie_key = jax.random.fold_in(key, 2)  # (0 and 1 draw the worlds and the playouts)
+            policy = resolve_one(self.env, self.tie_break)[1]
+            choice = policy(tie_key, state, state.current_player)
             score = score + TIE_BONUS * (jnp.asarray(actions) == choice)
         return score
 

@@ -69,7 +69,7 @@ def test_ties_go_to_the_tie_break_and_a_real_difference_wins_over_it() -> None:
     legal = jnp.asarray(np.flatnonzero(np.asarray(state.legal_action_mask)), jnp.int32)
     assert legal.size >= 2
     key = jax.random.PRNGKey(0)
-    choice = int(sf.spoil_five.HEURISTIC(key, state, state.current_player))
+    choice = int(sf.spoil_five.HEURISTIC(key, state, state.current_player))  # (deterministic)
     tied = {f: jnp.zeros(legal.size) for f in ("expected_chips", "win_prob", "spoil_prob")}
     scores = np.asarray(bot.scores(key, state, tied, legal))
     assert int(legal[np.argmax(scores)]) == choice
