@@ -2,9 +2,13 @@
 samples, on Spoil Five (5 players, seed rules, heuristic rollouts).  Prints the wall time
 (after a compile run), the rollouts and the decisions per second inside them.  With
 ``--first-call``, also the first call of every built-in game (a user's first ``hint``): each in
-a fresh process without JAX's compilation cache, compile included.
+a fresh process without JAX's compilation cache, compile included.  With ``--rates``, for
+every game of ``GAMES`` in this one process: the rollout kernel's hand rate (``sf.rollout``,
+heuristic), the analysis's playout rate (``sf.analyze``, heuristic, on mid-hand positions of
+every phase) and their ratio (the playouts should run at >= 25% of the kernel's rate).
 
     python benchmarks/analysis_speed.py                 # 1,000 x 1,000 and 1 x 10,000
+    python benchmarks/analysis_speed.py --rates --json benchmarks/results/analysis_rates.json
     python benchmarks/analysis_speed.py --positions 200 --samples 500
     python benchmarks/analysis_speed.py --first-call --json benchmarks/results/analysis_speed.json
 """
@@ -103,6 +107,73 @@ def a_position(env: sf.Env, seed: int = 0, moves: int = 6) -> Any:
     return state
 
 
+RATE_PLAYERS = {"spoil_five": 5}  # the others: 4 players
+
+
+def mid_hand(env: sf.Env, count: int, seed: int = 0) -> Any:
+    """``count`` live decisions of heuristic hands, each after a uniformly random number of the
+    hand's decisions (so every phase shows up as often as it is met: the bidding and discards
+    of Auction, the rob, the tricks)."""
+    act = jax.vmap(env.builtin_policy("heuristic"))
+    step = jax.jit(jax.vmap(env.step))
+    keys = jax.random.split(jax.random.PRNGKey(seed), count)
+    start = jax.jit(jax.vmap(env.init))(keys)
+    pick = jax.jit(lambda s: act(keys, s, jnp.maximum(s.current_player, 0)))
+    length = np.zeros(count, np.int64)
+    state = start
+    for _ in range(env.max_decisions):
+        length += ~np.asarray(state.terminated)
+        state = step(state, pick(state))
+    stop = np.random.default_rng(seed).integers(0, np.maximum(length, 1))
+    state, chosen = start, start
+    for t in range(int(stop.max()) + 1):
+        take = jnp.asarray(stop == t)
+        chosen = jax.tree.map(lambda a, b, take=take: _where(take, a, b), state, chosen)
+        state = step(state, pick(state))
+    return jax.device_get(chosen)
+
+
+def rates(game: str, hands: int, count: int, samples: int) -> dict[str, Any]:
+    """The rollout kernel's hands/s and the analysis's playouts/s of ``game`` (heuristic), each
+    timed after a warm-up call, and their ratio."""
+    env = sf.make(game, num_players=RATE_PLAYERS.get(game, 4))
+    sf.rollout(0, env, "heuristic", num_hands=hands, per_hand=False)  # compile
+    t0 = time.perf_counter()
+    sf.rollout(1, env, "heuristic", num_hands=hands, per_hand=False)
+    kernel = hands / (time.perf_counter() - t0)
+    batch = mid_hand(env, count)
+    sf.analyze(0, env, batch, num_samples=samples, policy="heuristic")  # compile
+    t0 = time.perf_counter()
+    res = sf.analyze(1, env, batch, num_samples=samples, policy="heuristic")
+    seconds = time.perf_counter() - t0
+    playouts = int(res.legal.sum()) * samples / seconds
+    phases = np.bincount(np.asarray(batch.phase), minlength=len(env.phase_names))
+    return {
+        "game": game,
+        "players": env.num_players,
+        "kernel_hands_per_s": kernel,
+        "analysis_playouts_per_s": playouts,
+        "ratio": playouts / kernel,
+        "positions": count,
+        "samples": samples,
+        "phases": dict(zip(env.phase_names, phases.tolist(), strict=True)),
+    }
+
+
+def all_rates(games: tuple[str, ...], hands: int, count: int, samples: int) -> list[dict]:
+    rows = []
+    for game in games:
+        r = rates(game, hands, count, samples)
+        rows.append(r)
+        print(
+            f"{game} ({r['players']} players): kernel {r['kernel_hands_per_s']:,.0f} hands/s, "
+            f"analysis {r['analysis_playouts_per_s']:,.0f} playouts/s, ratio {r['ratio']:.3f} "
+            f"(positions by phase {r['phases']})",
+            flush=True,
+        )
+    return rows
+
+
 def first_call(game: str) -> dict[str, Any]:
     """The wall time of this process's first ``sf.analyze`` (default samples and policy)."""
     env = sf.make(game)
@@ -139,15 +210,36 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--single-samples", type=int, default=10000)
     ap.add_argument("--batch-size", type=int, default=None)
     ap.add_argument("--first-call", action="store_true", help="also every game's first call")
-    ap.add_argument("--games", default=",".join(GAMES), help="games of --first-call")
+    ap.add_argument("--games", default=",".join(GAMES), help="games of --first-call, --rates")
+    ap.add_argument("--rates", action="store_true", help="kernel vs analysis rate per game")
+    ap.add_argument("--rate-hands", type=int, default=1 << 20, help="--rates: kernel hands")
+    ap.add_argument("--rate-positions", type=int, default=300, help="--rates: positions")
+    ap.add_argument("--rate-samples", type=int, default=128, help="--rates: samples each")
+    ap.add_argument("--rates-only", action="store_true", help="--rates without the other rows")
     ap.add_argument("--json", help="write the figures to this file")
     ap.add_argument("--first-call-worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.first_call_worker:
         print(json.dumps(first_call(args.first_call_worker)))
         return {}
-    env = sf.spoil_five.SpoilFive(5)
     print(f"backend {jax.default_backend()}, {jax.device_count()} device(s)")
+    games = tuple(args.games.split(","))
+    rows = [] if args.rates_only else speed_rows(args)
+    first = first_calls(games) if args.first_call else []
+    rate_rows = (
+        all_rates(games, args.rate_hands, args.rate_positions, args.rate_samples)
+        if args.rates or args.rates_only
+        else []
+    )
+    result = {**provenance(__file__, argv), "rows": rows, "first_calls": first, "rates": rate_rows}
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return result
+
+
+def speed_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The default rows: Spoil Five, many positions x many samples and one x many."""
+    env = sf.spoil_five.SpoilFive(5)
     batch = positions(env, args.positions)
     widest = int(np.argmax(np.asarray(batch.legal_action_mask).sum(-1)))
     one = jax.tree.map(lambda x: x[widest], batch)  # the position with the most legal actions
@@ -164,11 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{r['rollouts_per_s']:,.0f} rollouts/s, {r['decisions_per_s']:,.0f} decisions/s",
             flush=True,
         )
-    first = first_calls(tuple(args.games.split(","))) if args.first_call else []
-    result = {**provenance(__file__, argv), "rows": rows, "first_calls": first}
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
-    return result
+    return rows
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ import spoilfive_jax.games.forty_five.policies as pol
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.kernel import seat_select
 from spoilfive_jax.games.forty_five.fast_play import (
     CARD_SPACE,
     GREEDY,
@@ -150,9 +151,11 @@ def _kernel_announce(
     dead: jax.Array,
     rules: FortyFiveRules,
     trace: list[Record] | None,
+    first: jax.Array | None = None,
 ) -> tuple[_Turnup, jax.Array]:
     """Jink announcements from the eldest hand; the first announcement closes them.  Returns
-    the batch and the jinker (-1: none)."""
+    the batch and the jinker (-1: none).  ``first`` int32[B]: start at the seat this far from
+    the eldest hand (mid-hand; N: none left to ask), by default the eldest hand."""
     n = len(h.held)
     every = sx.every_trump(h.trump, rules)
     jinker = jnp.full_like(dealer, -1)
@@ -161,15 +164,16 @@ def _kernel_announce(
     legal = Bits(jnp.full_like(dealer, sx.PASS_BIT | sx.JINK_BIT, U32), jnp.zeros_like(dead))
     for o in range(n):
         seat = (dealer + 1 + o) % n
+        ask = asking if first is None else asking & (o >= first)
         hand = select_seat(h.held, seat)
         live = pol.live_trumps(hand, U32(0), dead, every)
         sure = pol.heuristic_announce(hand, live)
         no = jnp.full_like(dealer, sx.P_PASS)
         choice = chooser.pick(seat, decisions, legal, {GREEDY: _const(no), HEURISTIC: _const(sure)})
-        announces = asking & (choice == sx.P_JINK)
+        announces = ask & (choice == sx.P_JINK)
         jinker = jnp.where(announces, seat, jinker)
-        add_record(trace, asking, seat, legal, choice, CARD_SPACE, h.trump)
-        decisions = decisions + asking.astype(I32)
+        add_record(trace, ask, seat, legal, choice, CARD_SPACE, h.trump)
+        decisions = decisions + ask.astype(I32)
         asking = asking & ~announces
     return h._replace(decisions=decisions), jinker
 
@@ -220,13 +224,25 @@ def _turnup_hand(
     )
 
 
-def _bid_codes(bid: jax.Array, bidder: jax.Array, cur: jax.Array, dealer: jax.Array) -> jax.Array:
-    """uint32[B]: the legal bid codes (bit c: action PASS + c) of ``cur``."""
+def _bid_codes(
+    bid: jax.Array,
+    bidder: jax.Array,
+    cur: jax.Array,
+    dealer: jax.Array,
+    lowest: jax.Array | None = None,
+) -> jax.Array:
+    """uint32[B]: the legal bid codes (bit c: action PASS + c) of ``cur``.  ``lowest``
+    int32[B]: the lowest code ``cur`` may bid (``game.min_bid``), by default 1 (15)."""
     is_dealer = cur == dealer
-    forced = (bid == 0) & is_dealer  # everybody else passed: the dealer bids 15
+    forced = (bid == 0) & is_dealer  # everybody else passed: the dealer bids the lowest
     raises = U32(_RAISE_CODES) & ~((U32(2) << bid.astype(U32)) - U32(1))
-    raises = jnp.where(forced, U32(1 << 1), raises)
     hold = is_dealer & (bid > 0) & (bidder != dealer)
+    if lowest is None:
+        raises = jnp.where(forced, U32(1 << 1), raises)
+    else:
+        raises = raises & ~((U32(1) << lowest.astype(U32)) - U32(1))
+        raises = jnp.where(forced, U32(1) << lowest.astype(U32), raises)
+        hold = hold & (bid >= lowest)
     return (
         raises
         | jnp.where(hold, U32(1 << pol.CODE_HOLD), U32(0))
@@ -268,16 +284,21 @@ def _bidding(
     num_players: int,
     rules: FortyFiveRules,
     trace: list[Record] | None,
+    start: Bidding | None = None,
+    lowest: list[jax.Array] | None = None,
 ) -> Bidding:
     """The auction, from the eldest hand, as a scan long enough for the longest one
-    (``game.max_decisions``); finished hands stand.  ``natural``: the hands as card ids."""
+    (``game.max_decisions``); finished hands stand.  ``natural``: the hands as card ids.
+    Mid-hand: ``start`` the auction so far, ``lowest`` N x int32[B] each seat's lowest bid
+    code (``_bid_codes``)."""
     n = num_players
     all_seats = (1 << n) - 1
 
     def bid_step(b: Bidding, _: jax.Array) -> tuple[Bidding, Record | None]:
         live = ~b.over
         hand = select_seat(natural, b.cur)
-        codes = _bid_codes(b.bid, b.bidder, b.cur, dealer)
+        low = None if lowest is None else seat_select(lowest, b.cur)
+        codes = _bid_codes(b.bid, b.bidder, b.cur, dealer, low)
         legal = Bits(codes, jnp.zeros_like(codes))
         partner = _partner_holds(b.cur, b.bidder, n)
         cores = {
@@ -302,7 +323,8 @@ def _bidding(
         return Bidding(bid, bidder, passed, cur, over, b.decisions + live), record
 
     zero = jnp.zeros_like(dealer)
-    start = Bidding(zero, zero - 1, zero, next_seat(dealer, n), zero != 0, zero)
+    if start is None:
+        start = Bidding(zero, zero - 1, zero, next_seat(dealer, n), zero != 0, zero)
     steps = n - 1 + 2 * len(game.BID_VALUES)  # passes, rising bids and holds
     b, records = jax.lax.scan(bid_step, start, jnp.arange(steps, dtype=I32))
     if trace is not None:
@@ -347,9 +369,12 @@ def _discarding(
     decisions: jax.Array,
     num_players: int,
     trace: list[Record] | None,
+    resume: tuple[jax.Array, jax.Array, jax.Array] | None = None,
 ) -> tuple[list[Bits], jax.Array]:
     """Discard and draw from the eldest hand round to the dealer: (the hands after it, the
-    decisions taken).  ``stock``: the stock's positions int32[S, B], top first.
+    decisions taken).  ``stock``: the stock's positions int32[S, B], top first.  Mid-hand:
+    ``resume`` = (first, top, pending) int32[B]: the seat this far from the eldest hand
+    discards first (N: nobody), the stock's cards drawn so far, the cards it has laid away.
 
     A scan over the seats; for each, a scan of six decision slots (up to five cards laid away,
     then DONE) on that seat's hand alone, after which it draws back to five at once."""
@@ -392,13 +417,17 @@ def _discarding(
                 record,
             )
 
-        start = Discarding(select_seat(held, seat), jnp.zeros_like(top), top == top, decisions)
+        pending, active = jnp.zeros_like(top), top == top
+        if resume is not None:
+            pending = jnp.where(offset == resume[0], resume[2], 0)
+            active = offset >= resume[0]
+        start = Discarding(select_seat(held, seat), pending, active, decisions)
         c, records = jax.lax.scan(decide, start, jnp.arange(_DISCARDS_PER_SEAT, dtype=I32))
         refill = prefix(top + c.pending).without(prefix(top))
         held = set_seat(held, seat, c.hand | refill, jnp.ones_like(c.active))
         return (held, top + c.pending, c.decisions), records
 
-    top = jnp.zeros_like(dealer)
+    top = jnp.zeros_like(dealer) if resume is None else resume[1]
     (held, _, decisions), records = jax.lax.scan(
         seat_turn, (held, top, decisions), jnp.arange(n, dtype=I32)
     )

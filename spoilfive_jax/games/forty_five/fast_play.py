@@ -320,6 +320,37 @@ def hand_now(p: Play, table: Table, seat: jax.Array) -> Bits:
     return dealt.without(Bits(p.removed_lo, p.removed_hi))
 
 
+def play_legal(p: Play, table: Table, rules: FortyFiveRules) -> tuple[jax.Array, Bits, Bits]:
+    """(the seat to act int32[B], its cards, its legal cards) of a batch in play."""
+    cur = get(p.status, _F_CUR)
+    hand = hand_now(p, table, cur)
+    return cur, hand, legal_play(hand, p.status, rules)
+
+
+def choose_play(
+    p: Play,
+    table: Table,
+    chooser: Chooser,
+    decision: jax.Array,
+    num_players: int,
+    rules: FortyFiveRules,
+) -> jax.Array:
+    """int32[B]: the position the seat to act plays (its policy's choice; ``decision``: the
+    hands' decision counters, for the random choices)."""
+    t = num_teams(num_players)
+    cur, hand, legal = play_legal(p, table, rules)
+    led = get(p.status, _F_LED)
+    best = get(p.status, _F_BEST)
+    partner_winning = (led >= 0) & (get(p.status, _F_SEAT) % t == cur % t)
+    every = sx.every_trump(table.trump, rules)
+    live = pol.live_trumps(hand, p.trumps & U32(sx.SLOT2_MASK), table.dead, every)
+    cores = {
+        GREEDY: lambda: pol.greedy_play(legal, led, best, partner_winning),
+        HEURISTIC: lambda: pol.heuristic_play(hand, legal, led, best, partner_winning, live),
+    }
+    return chooser.pick(cur, decision, legal, cores)
+
+
 def play_tricks(
     table: Table,
     chooser: Chooser,
@@ -329,25 +360,12 @@ def play_tricks(
 ) -> Play:
     """Play the tricks of every hand to the end (a scan of 5N steps)."""
     n = num_players
-    t = num_teams(n)
-    every = sx.every_trump(table.trump, rules)
 
     def legal_of(p: Play) -> tuple[jax.Array, Bits, Bits]:
-        cur = get(p.status, _F_CUR)
-        hand = hand_now(p, table, cur)
-        return cur, hand, legal_play(hand, p.status, rules)
+        return play_legal(p, table, rules)
 
     def choose(p: Play, step: jax.Array) -> jax.Array:
-        cur, hand, legal = legal_of(p)
-        led = get(p.status, _F_LED)
-        best = get(p.status, _F_BEST)
-        partner_winning = (led >= 0) & (get(p.status, _F_SEAT) % t == cur % t)
-        live = pol.live_trumps(hand, p.trumps & U32(sx.SLOT2_MASK), table.dead, every)
-        cores = {
-            GREEDY: lambda: pol.greedy_play(legal, led, best, partner_winning),
-            HEURISTIC: lambda: pol.heuristic_play(hand, legal, led, best, partner_winning, live),
-        }
-        return chooser.pick(cur, table.decisions + step, legal, cores)
+        return choose_play(p, table, chooser, table.decisions + step, n, rules)
 
     def body(
         carry: tuple[Play, jax.Array], step: jax.Array

@@ -41,6 +41,8 @@ from spoilfive_jax.core.resample import (
     unrobbed_robber,
 )
 from spoilfive_jax.core.tricks import seat_bits
+from spoilfive_jax.games.forty_five.fast_play import KINDS
+from spoilfive_jax.games.forty_five.fast_playout import playout_kernel
 from spoilfive_jax.games.forty_five.game import JOKER, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
@@ -225,7 +227,9 @@ def playout(
     ``policy`` at every seat through ``core.env.transition``.  float32[B, L] per
     ``FIELDS`` for seat ``player`` int32[B]: its team's points for the hand (``rewards``) and,
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
-    per state, shared by its L playouts (common random numbers)."""
+    per state, shared by its L playouts (common random numbers).  The built-in policies play
+    on the rollout kernel once the action is applied (``fast_playout``); any other jittable
+    policy through ``step`` (``_playout``, also the kernel path's reference)."""
     rules, step = env.rules, functools.partial(transition, env)
     b, width = actions.shape
 
@@ -233,7 +237,10 @@ def playout(
         return jnp.repeat(x, width, axis=0)
 
     after = jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
-    out = _playout(tile(keys), after, tile(player), policy, rules, step)
+    if isinstance(policy, str) and policy in KINDS:
+        out = playout_kernel(tile(keys), after, tile(player), policy, rules)
+    else:
+        out = _playout(tile(keys), after, tile(player), policy, rules, step)
     return {k: v.reshape(b, width) for k, v in out.items()}
 
 
