@@ -152,10 +152,10 @@ def _world(
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     # The rest, in a uniformly random order: the other seats' discards, then the stock.
     size = 53
-    rest = bits.to_bool(deal.rest, size)
-    cards = jnp.nonzero(rest, size=size, fill_value=-1)[0].astype(jnp.int32)
-    noise = jax.random.uniform(k_rest, (size,))
-    shuffled = cards[jnp.argsort(jnp.where(cards >= 0, noise, 2.0))]
+    if state.stock.shape[0]:
+        shuffled = _shuffled(k_rest, deal.rest)
+    else:  # at most a joker exchange's and a rob's discard to place
+        shuffled = _drawn(k_rest, deal.rest, max(1, int(rules.joker) + int(rules.robbing)))
     counts = bits.count(state.discards)
     slot = spec.has_discard & (seats == spec.bound_seat)
     need = jnp.where(seats == p, 0, counts - slot.astype(jnp.int32))
@@ -176,6 +176,30 @@ def _world(
         stock = jnp.where(i >= state.stock_top, fresh, -1).astype(jnp.int32)
     world = state.replace(hands=hands, discards=discards, stock=stock)
     return world.replace(robber=_entitled(state, hands, rules))
+
+
+def _shuffled(key: jax.Array, rest: Bits) -> jax.Array:
+    """int32[53]: the cards of ``rest`` in a uniformly random order, then -1s (one sort of
+    random keys carrying the card ids in their low bits)."""
+    ids = jnp.arange(53, dtype=jnp.uint32)
+    noise = jax.random.bits(key, (53,), jnp.uint32) & ~jnp.uint32(63)
+    keys = jnp.where(bits.to_bool(rest, 53), noise | ids, jnp.uint32(0xFFFFFFFF))
+    ordered = jnp.sort(keys)
+    return jnp.where(ordered == jnp.uint32(0xFFFFFFFF), -1, ordered & 63).astype(jnp.int32)
+
+
+def _drawn(key: jax.Array, rest: Bits, count: int) -> jax.Array:
+    """int32[count]: ``count`` cards drawn from ``rest`` without replacement in a uniformly
+    random order (-1 once ``rest`` is exhausted)."""
+    u = jax.random.uniform(key, (count,))
+    out = []
+    for i in range(count):
+        left = bits.count(rest)
+        k = jnp.clip(jnp.floor(u[i] * left).astype(jnp.int32), 0, jnp.maximum(left - 1, 0))
+        card = jnp.where(left > 0, bits.nth(rest, k), -1).astype(jnp.int32)
+        rest = rest.without(bits.bit(jnp.maximum(card, 0)))
+        out.append(card)
+    return jnp.stack(out)
 
 
 def _bits_of(card: jax.Array, n: int) -> Bits:
