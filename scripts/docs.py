@@ -355,9 +355,9 @@ def figure_best(result: dict[str, Any]) -> str:
     for r in result["rows"]:
         spoil = r["game"] == "spoil_five"
         game = f"{'Spoil Five' if spoil else 'Forty-Five'}, {r['players']} players"
-        bot = _LEVERS[r["row"]] + ("" if spoil else " pair")
+        bot = _LEVERS[r["row"]] + ("" if spoil else " (a pair)")
         against = "best" if r["row"] == "sees-all" else "pimc 64"
-        against = f"{r['players'] - 1} × {against}" if spoil else f"{against} pair"
+        against = f"{r['players'] - 1} × {against}" if spoil else f"{against} (a pair)"
         unit = " chips" if spoil else " points"
         own = f"{r['bot']:+.3f}".replace("-", "−")
         lines.append(
