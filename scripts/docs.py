@@ -235,6 +235,17 @@ def figure_analysis(result: dict[str, Any]) -> str:
             f"| {r['game']}, {r['players']} players | {r['seconds']:.1f} s |"
             for r in result["first_calls"]
         ]
+    if result.get("rates"):
+        lines += [
+            "",
+            "| game | rollout kernel, hands/s | analysis, playouts/s | analysis / kernel |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['game']}, {r['players']} players | {r['kernel_hands_per_s'] / 1e6:.2f} M | "
+            f"{r['analysis_playouts_per_s'] / 1e6:.2f} M | {r['ratio']:.2f} |"
+            for r in result["rates"]
+        ]
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 

@@ -227,6 +227,24 @@ def test_ismcts_baseline_takes_the_best_bot_and_the_forty_five_partnerships(
 
 
 @pytest.mark.slow
+def test_analysis_speed_compares_each_games_analysis_with_its_kernel(tmp_path: Path) -> None:
+    """``benchmarks/analysis_speed.py --rates``: playouts a second over kernel hands a second,
+    per game, in one process, on mid-hand positions (Auction's before the play too)."""
+    out = tmp_path / "rates.json"
+    argv = ["--rates-only", "--rate-hands", "1024", "--rate-positions", "8", "--rate-samples"]
+    games = "forty_five,auction_forty_fives"
+    result = _load("analysis_speed").main([*argv, "2", "--games", games, "--json", str(out)])
+    assert [r["game"] for r in result["rates"]] == games.split(",")
+    for r in result["rates"]:
+        assert r["kernel_hands_per_s"] > 0 < r["analysis_playouts_per_s"]
+        assert r["ratio"] == pytest.approx(r["analysis_playouts_per_s"] / r["kernel_hands_per_s"])
+        assert sum(r["phases"].values()) == 8
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    text = docs.figure_analysis(json.loads(out.read_text()))
+    assert "| auction_forty_fives, 4 players |" in text and "analysis / kernel" in text
+
+
+@pytest.mark.slow
 def test_best_bot_measures_each_lever_against_pimc(tmp_path: Path) -> None:
     """``benchmarks/best_bot.py``: the levers alone and together, and ``--merge`` keeps the
     rows it does not rerun."""
