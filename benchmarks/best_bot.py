@@ -36,7 +36,7 @@ import spoilfive_jax as sf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from pimc_strength import env_for, tournament
-from provenance import provenance
+from provenance import merged, provenance
 
 ROWS = ("tie", "carry", "worlds", "best", "sees-all")
 # The docs' table (``--table``): (game, row, deals).
@@ -116,23 +116,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result["rows"] = rows
     if args.merge and args.json and Path(args.json).is_file():
-        result = merged(json.loads(Path(args.json).read_text()), result)
+        old = json.loads(Path(args.json).read_text())
+        result = merged(old, result, "rows", lambda r: (r["game"], r["row"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return result
-
-
-def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``new``'s rows in place of ``old``'s rows of the same game and lever, the others kept in
-    order; the commands of both (a row's own command stays with it)."""
-    for r in new["rows"]:
-        r.setdefault("command", new["command"])
-    for r in old["rows"]:
-        r.setdefault("command", old["command"])
-    fresh = {(r["game"], r["row"]): r for r in new["rows"]}
-    rows = [fresh.pop((r["game"], r["row"]), r) for r in old["rows"]] + list(fresh.values())
-    commands = list(dict.fromkeys(r["command"] for r in rows))
-    return {**new, "command": "; ".join(commands), "rows": rows}
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import numpy as np
 import spoilfive_jax as sf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
-from provenance import provenance
+from provenance import merged, provenance
 
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
 AGENTS = Path(__file__).resolve().parents[1] / "examples" / "agents"
@@ -126,22 +126,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result["games"] = [ladder(g, args.hands, args.seed) for g in args.games]
     if args.merge and args.json and Path(args.json).is_file():
-        result = merged(json.loads(Path(args.json).read_text()), result)
+        old = json.loads(Path(args.json).read_text())
+        result = merged(old, result, "games", lambda g: g["game"])
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return result
-
-
-def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``new``'s games in place of ``old``'s of the same id, the others kept in order; each game
-    keeps the command that measured it, and the result names every command."""
-    for result in (new, old):
-        for g in result["games"]:
-            g.setdefault("command", result["command"])
-    fresh = {g["game"]: g for g in new["games"]}
-    games = [fresh.pop(g["game"], g) for g in old["games"]] + list(fresh.values())
-    commands = list(dict.fromkeys(g["command"] for g in games))
-    return {**new, "command": "; ".join(commands), "games": games}
 
 
 if __name__ == "__main__":

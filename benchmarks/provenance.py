@@ -7,6 +7,7 @@ import datetime
 import os
 import platform
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +31,18 @@ def provenance(script: str, argv: list[str]) -> dict[str, Any]:
             "jax": jax.__version__,
         },
     }
+
+
+def merged(
+    old: dict[str, Any], new: dict[str, Any], items: str, key: Callable[[dict[str, Any]], Any]
+) -> dict[str, Any]:
+    """A ``--merge`` rerun's result: ``new[items]`` in place of the entries of ``old[items]``
+    with the same ``key``, the others kept in order (new ones last).  Each entry keeps the
+    command that measured it, and the result names every command."""
+    for result in (new, old):
+        for entry in result[items]:
+            entry.setdefault("command", result["command"])
+    fresh = {key(e): e for e in new[items]}
+    entries = [fresh.pop(key(e), e) for e in old[items]] + list(fresh.values())
+    commands = list(dict.fromkeys(e["command"] for e in entries))
+    return {**new, "command": "; ".join(commands), items: entries}

@@ -272,7 +272,7 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
     assert "best" not in ladder.players(sf.make("forty_five"))  # the family's best is pimc
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
-    out = ladder.merged(old, new)
+    out = _load("provenance").merged(old, new, "games", lambda g: g["game"])
     assert [g["pairs"] for g in out["games"]] == [[1], [3]] and out["command"] == "a; b"
 
 
