@@ -17,7 +17,7 @@ Rows (``--rows``):
   ``best`` itself (the cheating bound: what the hidden cards cost it).
 
     python benchmarks/best_bot.py --game spoil_five --deals 2000
-    python benchmarks/best_bot.py --game forty_five --deals 1000 --rows tie best
+    python benchmarks/best_bot.py --game forty_five --deals 1000 --rows tie sees-all
     python benchmarks/best_bot.py --table --json benchmarks/results/best_bot.json
     python benchmarks/best_bot.py --game forty_five --rows tie --deals 1000 \
         --json benchmarks/results/best_bot.json --merge   # replaces those rows only
@@ -82,7 +82,12 @@ def run_row(game: str, row: str, deals: int, seed: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
-    ap.add_argument("--rows", nargs="+", choices=ROWS, default=["tie", "carry", "best"])
+    ap.add_argument(
+        "--rows",
+        nargs="+",
+        choices=ROWS,
+        help="default: Spoil Five tie carry best; Forty-Five tie worlds (its best is pimc)",
+    )
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=7, help="the deals' seed (not pimc_strength's)")
     ap.add_argument("--table", action="store_true", help="the docs' rows (ignores --game etc.)")
@@ -96,6 +101,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.table:
         specs = list(TABLE)
     else:
+        if args.rows is None:
+            args.rows = ["tie", "carry", "best"] if args.game == "spoil_five" else ["tie", "worlds"]
         if "carry" in args.rows and args.game != "spoil_five":
             ap.error("--rows carry: only Spoil Five's hands are spoiled and carried")
         specs = [(args.game, r, args.deals) for r in args.rows]

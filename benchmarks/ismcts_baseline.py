@@ -101,13 +101,15 @@ def tournament(game: Any, ismcts: Any, other: Any, orders: list[np.ndarray]) -> 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
-    ap.add_argument("--players", type=int, default=5)
+    ap.add_argument("--players", type=int, help="default: 5 in Spoil Five, 4 in Forty-Five")
     ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--times", type=float, nargs="+", default=[1.0, 30.0, 300.0])
     ap.add_argument("--against", default="pimc", help="best, pimc[:K] or a built-in policy name")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
+    if args.players is None:
+        args.players = 5 if args.game == "spoil_five" else 4
     if args.game == "forty_five" and args.players != 4:
         ap.error("--game forty_five: the partnership baseline is for 4 players (--players 4)")
     game = pyspiel.load_game(f"python_{args.game}", {"players": args.players})

@@ -387,29 +387,6 @@ def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def hint_text(
-    env: Any, state: Any, key: jax.Array | int = 0, num_samples: int = 200, policy: Any = None
-) -> str:
-    """The analysis of ``state``'s legal moves as a table, best first, and the move
-    ``sf.best_policy(env)`` makes of it (terminal play's ``hint``): the analysis plays out with
-    the best bot's rollout policy and its choice is scored as the bot scores its own search
-    (``PimcPolicy.scores``).  ``policy``: another policy for the playouts (then no choice
-    line).  A game without position analysis has no hint (``MissingCapability``)."""
-    from spoilfive_jax.tools.best import best_policy  # (tools.best builds on this module)
-
-    bot: Any = best_policy(env) if policy is None else None
-    rollout = getattr(bot, "rollout_policy", env.policy_names[-1]) if policy is None else policy
-    res = analyze(key, env, state, num_samples, rollout)
-    if bot is None or not hasattr(bot, "scores"):
-        return res.table()
-    legal = np.flatnonzero(res.legal)
-    means = {f: res.values[f][legal] for f in res.fields}
-    scores = np.asarray(bot.scores(as_key(key), state, means, legal))
-    choice = int(legal[int(np.argmax(scores))])
-    how = f"as sf.best_policy chooses from this table ({bot.describe()})"
-    return f"{res.table()}\nbest: {res.action_names[choice]}, {how}"
-
-
 def position_env(env: Env[Any, Any], text: str | None = None, **fields: Any) -> Env[Any, Any]:
     """The table a position names (its ``players=`` and ``rules=`` fields; ``env``'s where not
     given), through the game's ``Positions`` capability."""

@@ -16,15 +16,21 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
 A game without position analysis (a plugin) gets its strongest built-in policy, the last of
 ``env.policy_names``.  The result is a jittable ``policy(key, state, player)`` that every tool
 takes; the command line names it ``best`` (``--policy best``, ``--bots best``) and ``hint``
-in terminal play shows its analysis and its choice (``tools.analysis.hint_text``).
+in terminal play shows its analysis and its choice (``hint_text``).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import jax
+import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.validate import as_key
+from spoilfive_jax.tools.analysis import analyze
 from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, pimc
 
 BEST = "best"  # the name tables and the command line give it
@@ -61,3 +67,31 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
         carry_share=CARRY_SHARE if carried else 0.0,
         name=BEST,
     )
+
+
+def hint_text(
+    env: Any, state: Any, key: jax.Array | int = 0, num_samples: int = 200, policy: Any = None
+) -> str:
+    """The analysis of ``state``'s legal moves as a table, best first, and the move
+    ``sf.best_policy(env)`` makes of it (terminal play's ``hint``): the analysis plays out with
+    the best bot's rollout policy and the bot chooses from it as from its own search
+    (``PimcPolicy.choose``; in Spoil Five it counts the carried pot, which the table does not
+    show, so its move can differ from the top row).  ``policy``: another policy for the
+    playouts (then no choice line).  A game without position analysis has no hint
+    (``MissingCapability``)."""
+    bot: Any = best_policy(env) if policy is None else None
+    rollout = getattr(bot, "rollout_policy", env.policy_names[-1]) if policy is None else policy
+    res = analyze(key, env, state, num_samples, rollout)
+    if bot is None or not hasattr(bot, "choose"):
+        return res.table()
+    legal = np.flatnonzero(res.legal)
+    means = {f: res.values[f][legal] for f in res.fields}
+    pick = _choose(bot, as_key(key), state, means, legal, np.ones(legal.size, bool))
+    how = f"the best bot's choice from these samples: {bot.describe(worlds=False)}"
+    return f"{res.table()}\nbest: {res.action_names[int(legal[int(pick)])]} ({how})"
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _choose(bot: Any, key: jax.Array, state: Any, means: Any, legal: Any, used: Any) -> jax.Array:
+    """``bot.choose``, compiled (the hint's choice; one program per number of legal moves)."""
+    return bot.choose(key, state, means, legal, used)

@@ -29,6 +29,7 @@ Game-generic: it calls only the env methods listed in ``tools.analysis``.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from typing import Any
 
 import jax
@@ -42,8 +43,8 @@ from spoilfive_jax.tools.analysis import block_values
 from spoilfive_jax.tools.policies import bind, resolve_one
 
 DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
-TIE_BONUS = 1e-4  # added to the tie-break's choice: below any real difference of the means
-#   (multiples of 1/samples of whole chips or points), above float32's rounding of them
+TIE_TOLERANCE = 1e-6  # scores within this fraction of the best one (at least 1) are tied:
+#   float32's rounding of equal sums, far below a real difference of the means
 CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
 
 
@@ -74,6 +75,8 @@ class PimcPolicy:
             rollout_policy = bind(env, self.rollout_policy)
             check_rollout_policy(env, rollout_policy)
             tie_break = None if self.tie_break is None else bind(env, self.tie_break)
+            if tie_break is not None:
+                check_rollout_policy(env, tie_break, "tie_break")
             check_levers(env, tie_break, self.carry_share)
             return dataclasses.replace(
                 self, env=env, rollout_policy=rollout_policy, tie_break=tie_break
@@ -98,13 +101,11 @@ class PimcPolicy:
             self.env, self.rollout_policy, width, self.num_samples, key[None], states, self.see_all
         )
         means = {f: v[0].mean(0) for f, v in values.items()}  # [width]
-        score = self.scores(key, state, means, actions[0])
-        best = jnp.argmax(jnp.where(used[0], score, -jnp.inf))
-        return actions[0, best]
+        return actions[0, self.choose(key, state, means, actions[0], used[0])]
 
-    def describe(self) -> str:
-        """The bot in words: its worlds, playouts and levers (the hint's last line)."""
-        words = [f"pimc, {self.num_samples} worlds a decision"]
+    def describe(self, worlds: bool = True) -> str:
+        """The bot in words: its worlds (unless ``worlds=False``), playouts and levers."""
+        words = [f"pimc, {self.num_samples} worlds a decision"] if worlds else []
         words.append(f"{_name(self.rollout_policy)} playouts")
         if self.tie_break is not None:
             words.append(f"ties to the {_name(self.tie_break)}")
@@ -115,26 +116,36 @@ class PimcPolicy:
             words.append("seeing every hand")
         return ", ".join(words)
 
-    def scores(
-        self, key: jax.Array, state: Any, means: dict[str, Any], actions: jax.Array
-    ) -> jax.Array:
-        """What the bot maximises over ``actions`` int[K] of one hand's ``state`` (jittable;
+    def scores(self, state: Any, means: dict[str, Any]) -> jax.Array:
+        """What the bot maximises over some actions of one hand's ``state`` (jittable;
         ``means``: each analysis field's mean value of those actions, float[K]): the first
-        field, plus ``carry_share * pot / N`` times the chance of a spoil, plus ``TIE_BONUS``
-        for the action ``tie_break`` would play (module docstring).  The hint scores the
-        analysis's table with it too."""
+        field, plus ``carry_share * pot / N`` times the chance of a spoil (module docstring)."""
         fields = self.env.capability(caps.Analysis, "pimc").analysis_fields(self.env)
         score = jnp.asarray(means[fields[0]], jnp.float32)
         if self.carry_share:
             n = self.env.num_players
             carried = jnp.asarray(state.pot, jnp.float32) * self.carry_share / n
             score = score + carried * jnp.asarray(means[CARRY_FIELD], jnp.float32)
-        if self.tie_break is not None:
-            tie_key = jax.random.fold_in(key, 2)  # (0 and 1 draw the worlds and the playouts)
-            policy = resolve_one(self.env, self.tie_break)[1]
-            choice = policy(tie_key, state, state.current_player)
-            score = score + TIE_BONUS * (jnp.asarray(actions) == choice)
         return score
+
+    def choose(
+        self, key: jax.Array, state: Any, means: dict[str, Any], actions: Any, used: Any
+    ) -> jax.Array:
+        """The index into ``actions`` int[K] (those with ``used`` bool[K]) that the bot plays:
+        the highest ``scores``; among scores tied with it (within ``TIE_TOLERANCE``), the
+        action ``tie_break`` would play if it is one of them, else the first (jittable).  The
+        hint chooses from the analysis's table with it too."""
+        score = jnp.where(used, self.scores(state, means), -jnp.inf)
+        best = jnp.argmax(score)
+        if self.tie_break is None:
+            return best
+        top = score[best]
+        tied = used & (score >= top - TIE_TOLERANCE * jnp.maximum(1.0, jnp.abs(top)))
+        policy = resolve_one(self.env, self.tie_break)[1]
+        tie_key = jax.random.fold_in(key, 2)  # (0 and 1 draw the worlds and the playouts)
+        choice = policy(tie_key, state, jnp.maximum(state.current_player, 0))
+        favoured = tied & (jnp.asarray(actions) == choice)
+        return jnp.where(favoured.any(), jnp.argmax(favoured), best)
 
 
 def pimc(
@@ -170,7 +181,7 @@ def pimc(
     check_rollout_policy(env, bind(env, rollout_policy) if env is not None else rollout_policy)
     if not isinstance(see_all, bool):
         raise ValueError(f"see_all must be True or False, got {see_all!r}")
-    if isinstance(carry_share, bool) or not isinstance(carry_share, (int, float)):
+    if isinstance(carry_share, bool) or not isinstance(carry_share, numbers.Real):
         raise ValueError(f"carry_share must be a number >= 0, got {carry_share!r}")
     if not carry_share >= 0 or carry_share == float("inf"):
         raise ValueError(f"carry_share must be a finite number >= 0, got {carry_share!r}")
@@ -208,6 +219,9 @@ def check_levers(env: Any, tie_break: Any, carry_share: float) -> None:
                 f"pimc: carry_share needs a game whose hands can be spoiled and carried; "
                 f"{env.id}'s analysis has no {CARRY_FIELD} field ({', '.join(fields)})"
             )
+        shape = jax.eval_shape(env.init, jax.random.PRNGKey(0))
+        if not hasattr(shape, "pot"):
+            raise ValueError(f"pimc: carry_share needs states with a pot; {env.id}'s have none")
 
 
 def check_rollout_policy(env: Any, policy: Any, what: str = "rollout_policy") -> None:

@@ -139,7 +139,7 @@ def test_pimc_bots_and_a_family_hint(
     rc, out, err = run(capsys, "play", "--game", "forty_five", "--bots", "random")
     assert rc == 0, err
     assert "points" in next(line for line in out.splitlines() if line.startswith("action"))
-    assert "best: " in out and "as sf.best_policy chooses from this table" in out
+    assert "best: " in out and "the best bot's choice from these samples" in out
 
 
 @pytest.mark.slow

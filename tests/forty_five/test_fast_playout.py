@@ -91,11 +91,15 @@ def _paths(n: int, rules: FortyFiveRules, kind: str, count: int, seed: int):
 
 
 def _cases() -> list:
-    """Every config with the heuristic; greedy on the first two by default, the rest slow."""
-    cases = [pytest.param(c, "heuristic", id=f"heuristic-{_ids(c)}") for c in CONFIGS]
-    for i, c in enumerate(CONFIGS):
-        marks = [] if i < 2 else [pytest.mark.slow]
-        cases.append(pytest.param(c, "greedy", id=f"greedy-{_ids(c)}", marks=marks))
+    """Every config with the heuristic and greedy; by default the heuristic on one config of
+    each game (Forty-Five with the joker, Twenty-Five, Auction) and greedy on the first, the
+    rest slow (each case compiles its own table: the default run has a time budget)."""
+    default = {(1, "heuristic"), (5, "heuristic"), (7, "heuristic"), (0, "greedy")}
+    cases = []
+    for kind in ("heuristic", "greedy"):
+        for i, c in enumerate(CONFIGS):
+            marks = [] if (i, kind) in default else [pytest.mark.slow]
+            cases.append(pytest.param(c, kind, id=f"{kind}-{_ids(c)}", marks=marks))
     return cases
 
 
@@ -113,6 +117,7 @@ def test_kernel_playout_equals_public_playout(config, kind) -> None:
         assert game.PHASE_ANNOUNCE in seen
 
 
+@pytest.mark.slow
 def test_random_kernel_playouts_are_legal_and_agree_in_mean() -> None:
     """Random playouts: the mean points (and Auction's made bids) agree with the public
     path's within the noise."""

@@ -16,8 +16,8 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.cli.policies import resolve
-from spoilfive_jax.tools.analysis import hint_text
-from spoilfive_jax.tools.pimc import TIE_BONUS, PimcPolicy
+from spoilfive_jax.tools.best import hint_text
+from spoilfive_jax.tools.pimc import PimcPolicy
 
 SF3 = sf.spoil_five.SpoilFive(3)
 FF4 = sf.forty_five.FortyFive(4)
@@ -67,36 +67,38 @@ def test_ties_go_to_the_tie_break_and_a_real_difference_wins_over_it() -> None:
     bot = sf.pimc(SF3, 8, tie_break="heuristic")
     state = _live(SF3)
     legal = jnp.asarray(np.flatnonzero(np.asarray(state.legal_action_mask)), jnp.int32)
+    used = jnp.ones(legal.size, bool)
     assert legal.size >= 2
     key = jax.random.PRNGKey(0)
     choice = int(sf.spoil_five.HEURISTIC(key, state, state.current_player))  # (deterministic)
-    tied = {f: jnp.zeros(legal.size) for f in ("expected_chips", "win_prob", "spoil_prob")}
-    scores = np.asarray(bot.scores(key, state, tied, legal))
-    assert int(legal[np.argmax(scores)]) == choice
-    np.testing.assert_allclose(scores.max(), TIE_BONUS)
+    zero = jnp.zeros(legal.size)
+    tied = {"expected_chips": zero, "win_prob": zero, "spoil_prob": zero}
+    assert int(legal[bot.choose(key, state, tied, legal, used)]) == choice
     other = int(np.flatnonzero(np.asarray(legal) != choice)[0])
     step = 1.0 / 64  # the smallest real difference of 64 worlds' means of whole chips
     ahead = dict(tied, expected_chips=tied["expected_chips"].at[other].set(step))
-    assert int(np.argmax(np.asarray(bot.scores(key, state, ahead, legal)))) == other
+    assert int(bot.choose(key, state, ahead, legal, used)) == other
+    big = dict(tied, expected_chips=jnp.full(legal.size, 3000.0))  # (a big ante: still a tie)
+    assert int(legal[bot.choose(key, state, big, legal, used)]) == choice
+    unused = used.at[int(np.flatnonzero(np.asarray(legal) == choice)[0])].set(False)
+    assert int(legal[bot.choose(key, state, tied, legal, unused)]) != choice  # only used slots
     plain = sf.pimc(SF3, 8)  # without the lever the first of the tied actions wins
-    assert int(np.argmax(np.asarray(plain.scores(key, state, tied, legal)))) == 0
+    assert int(plain.choose(key, state, tied, legal, used)) == 0
 
 
 def test_a_spoil_is_worth_the_share_of_the_pot_it_carries() -> None:
     state = _live(SF3)
-    legal = jnp.arange(2, dtype=jnp.int32)
     means = {
         "expected_chips": jnp.array([-1.0, -1.0]),
         "win_prob": jnp.zeros(2),
         "spoil_prob": jnp.array([0.0, 0.5]),
     }
-    key = jax.random.PRNGKey(0)
-    carry = np.asarray(sf.pimc(SF3, 8, carry_share=1.0).scores(key, state, means, legal))
+    carry = np.asarray(sf.pimc(SF3, 8, carry_share=1.0).scores(state, means))
     pot = int(state.pot)
     np.testing.assert_allclose(carry, [-1.0, -1.0 + 0.5 * pot / 3], rtol=1e-6)
-    double = np.asarray(sf.pimc(SF3, 8, carry_share=2.0).scores(key, state, means, legal))
+    double = np.asarray(sf.pimc(SF3, 8, carry_share=np.float32(2.0)).scores(state, means))
     np.testing.assert_allclose(double[1] - double[0], pot / 3, rtol=1e-6)
-    plain = np.asarray(sf.pimc(SF3, 8).scores(key, state, means, legal))
+    plain = np.asarray(sf.pimc(SF3, 8).scores(state, means))
     np.testing.assert_allclose(plain, [-1.0, -1.0])
 
 
@@ -112,6 +114,8 @@ def test_bad_levers_are_refused_by_name() -> None:
         sf.pimc(tie_break="nope")
     with pytest.raises(ValueError, match="bad tie_break for spoil_five"):
         sf.pimc(SF3, tie_break="greedy")  # the family's, not Spoil Five's
+    with pytest.raises(ValueError, match="bad tie_break for spoil_five"):
+        sf.pimc(num_samples=2, tie_break="greedy").bind(SF3)  # checked when bound too
     with pytest.raises(ValueError, match="tie_break must be a cheap policy"):
         sf.pimc(SF3, tie_break=sf.pimc(SF3, 2))
     with pytest.raises(ValueError, match="name must be a string"):
@@ -141,15 +145,15 @@ def test_the_hint_shows_the_best_bots_choice_of_its_table() -> None:
     state = sf.position_from_history(env, POSITION)
     text = hint_text(env, state, 0, 64)
     table, last = text.rsplit("\n", 1)
-    assert last.startswith("best: ") and "as sf.best_policy chooses from this table" in last
+    assert last.startswith("best: ") and "the best bot's choice from these samples" in last
     assert "ties to the heuristic" in last and "a spoil worth its share of the pot" in last
+    assert "64 worlds" not in last  # the table's samples, not the bot's worlds
     res = sf.analyze(0, env, state, 64)
     legal = np.flatnonzero(res.legal)
     best = sf.best_policy(env)
-    scores = best.scores(
-        jax.random.PRNGKey(0), state, {f: res.values[f][legal] for f in res.fields}, legal
-    )
-    assert last.split(",")[0] == f"best: {res.action_names[legal[int(np.argmax(scores))]]}"
+    means = {f: res.values[f][legal] for f in res.fields}
+    pick = best.choose(jax.random.PRNGKey(0), state, means, legal, np.ones(legal.size, bool))
+    assert last.split(" (")[0] == f"best: {res.action_names[legal[int(pick)]]}"
     assert table == res.table()  # the table itself is the analysis's
     plain = hint_text(env, state, 0, 64, policy="random")  # other playouts: the table only
     assert "best:" not in plain

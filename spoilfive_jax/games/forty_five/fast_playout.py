@@ -29,13 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.fast as fast
+import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.policies as pol
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.packed import is_clear, put
-from spoilfive_jax.games.forty_five import fast_play as fp
 from spoilfive_jax.games.forty_five.game import State
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
 

@@ -59,7 +59,7 @@ from spoilfive_jax.games.forty_five.render import (
     trick_line,
 )
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
-from spoilfive_jax.tools.analysis import hint_text
+from spoilfive_jax.tools.best import hint_text
 
 if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
     from spoilfive_jax.games.forty_five.env import FortyFive
