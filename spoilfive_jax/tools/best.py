@@ -31,7 +31,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.analysis import analyze
-from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, pimc
+from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, PimcPolicy, pimc
 
 BEST = "best"  # the name tables and the command line give it
 CARRY_SHARE = 1.0  # one seat's share of a carried pot (measured: benchmarks/best_bot.py)
@@ -79,11 +79,11 @@ def hint_text(
     show, so its move can differ from the top row).  ``policy``: another policy for the
     playouts (then no choice line).  A game without position analysis has no hint
     (``MissingCapability``)."""
-    bot: Any = best_policy(env) if policy is None else None
-    rollout = getattr(bot, "rollout_policy", env.policy_names[-1]) if policy is None else policy
-    res = analyze(key, env, state, num_samples, rollout)
-    if bot is None or not hasattr(bot, "choose"):
-        return res.table()
+    bot = best_policy(env) if policy is None else None
+    if not isinstance(bot, PimcPolicy):  # other playouts, or no analysis (analyze says so)
+        chosen = env.policy_names[-1] if policy is None else policy
+        return analyze(key, env, state, num_samples, chosen).table()
+    res = analyze(key, env, state, num_samples, bot.rollout_policy)
     legal = np.flatnonzero(res.legal)
     means = {f: res.values[f][legal] for f in res.fields}
     pick = _choose(bot, as_key(key), state, means, legal, np.ones(legal.size, bool))
@@ -92,6 +92,8 @@ def hint_text(
 
 
 @functools.partial(jax.jit, static_argnums=0)
-def _choose(bot: Any, key: jax.Array, state: Any, means: Any, legal: Any, used: Any) -> jax.Array:
+def _choose(
+    bot: PimcPolicy, key: jax.Array, state: Any, means: Any, legal: Any, used: Any
+) -> jax.Array:
     """``bot.choose``, compiled (the hint's choice; one program per number of legal moves)."""
     return bot.choose(key, state, means, legal, used)

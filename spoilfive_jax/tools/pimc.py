@@ -11,12 +11,12 @@ rollout_policy=...)`` without an env returns an *unbound* bot: a policy spec tha
 binds to its own env (``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound
 bot directly is a ``ValueError``.
 
-Two levers change what the bot maximises (``PimcPolicy.scores``), each measured alone in
-``benchmarks/best_bot.py``:
+Two levers change what the bot chooses (``PimcPolicy.scores`` and ``choose``), each measured
+alone in ``benchmarks/best_bot.py``:
 
-- ``tie_break``: a policy whose choice wins an exact tie of the means (otherwise the first
-  legal action wins it: in Spoil Five, every card of a hand the player cannot win is worth the
-  same lost ante);
+- ``tie_break``: a policy whose choice wins a tie of the scores (equal up to float32's
+  rounding, ``TIE_TOLERANCE``; otherwise the first legal action wins it: in Spoil Five,
+  every card of a hand the player cannot win is worth the same lost ante);
 - ``carry_share``: in a game whose analysis reports ``spoil_prob`` and whose states carry a
   ``pot`` (Spoil Five), a hand nobody wins is worth ``carry_share * pot / N`` more to the bot:
   the spoiled pot is carried to the next hand, where it is one seat's share of what is won.
@@ -60,7 +60,7 @@ class PimcPolicy:
     num_samples: int = DEFAULT_SAMPLES
     rollout_policy: Any = "heuristic"
     see_all: bool = False  # every world is the true deal: the cheating bound
-    tie_break: Any = None  # a policy whose choice wins an exact tie (None: the first action)
+    tie_break: Any = None  # a policy whose choice wins a tie (None: the first action)
     carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
     name: str = ""  # what tables call it ("" : pimc<samples>)
 
@@ -75,8 +75,6 @@ class PimcPolicy:
             rollout_policy = bind(env, self.rollout_policy)
             check_rollout_policy(env, rollout_policy)
             tie_break = None if self.tie_break is None else bind(env, self.tie_break)
-            if tie_break is not None:
-                check_rollout_policy(env, tie_break, "tie_break")
             check_levers(env, tie_break, self.carry_share)
             return dataclasses.replace(
                 self, env=env, rollout_policy=rollout_policy, tie_break=tie_break
@@ -174,11 +172,6 @@ def pimc(
         )
     if isinstance(num_samples, bool) or int(num_samples) < 1:
         raise ValueError(f"num_samples must be an integer >= 1, got {num_samples!r}")
-    if env is not None:
-        if not isinstance(env, Env):
-            raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
-        env.capability(caps.Analysis, "pimc")  # a game without position analysis: named now
-    check_rollout_policy(env, bind(env, rollout_policy) if env is not None else rollout_policy)
     if not isinstance(see_all, bool):
         raise ValueError(f"see_all must be True or False, got {see_all!r}")
     if isinstance(carry_share, bool) or not isinstance(carry_share, numbers.Real):
@@ -187,18 +180,20 @@ def pimc(
         raise ValueError(f"carry_share must be a finite number >= 0, got {carry_share!r}")
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
-    if tie_break is not None:
-        if isinstance(tie_break, PimcPolicy):
-            raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
-        check_rollout_policy(
-            env, bind(env, tie_break) if env is not None else tie_break, "tie_break"
-        )
-    if env is not None:
-        tie_break = None if tie_break is None else bind(env, tie_break)
-        check_levers(env, tie_break, carry_share)
-    return PimcPolicy(
-        env, int(num_samples), rollout_policy, see_all, tie_break, float(carry_share), name
+    if isinstance(tie_break, PimcPolicy):
+        raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
+    bot = PimcPolicy(
+        None, int(num_samples), rollout_policy, see_all, tie_break, float(carry_share), name
     )
+    if env is None:  # checked as far as no env allows; ``bind`` checks the rest
+        check_rollout_policy(None, rollout_policy)
+        if tie_break is not None:
+            check_rollout_policy(None, tie_break, "tie_break")
+        return bot
+    if not isinstance(env, Env):
+        raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
+    env.capability(caps.Analysis, "pimc")  # a game without position analysis: named now
+    return bot.bind(env)
 
 
 def _name(policy: Any) -> str:
@@ -207,11 +202,11 @@ def _name(policy: Any) -> str:
 
 
 def check_levers(env: Any, tie_break: Any, carry_share: float) -> None:
-    """``ValueError`` for a lever ``env``'s game cannot take: ``carry_share`` needs an analysis
-    field ``spoil_prob`` (a hand nobody wins) and states with a ``pot``; a tie-break that is
-    itself a search bot would search at every decision of the bot for nothing."""
-    if isinstance(tie_break, PimcPolicy):
-        raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
+    """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve, or
+    ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
+    with a ``pot``."""
+    if tie_break is not None:
+        check_rollout_policy(env, tie_break, "tie_break")
     if carry_share:
         fields = env.capability(caps.Analysis, "pimc").analysis_fields(env)
         if CARRY_FIELD not in fields:
