@@ -44,6 +44,7 @@ __all__ = [
     "AgentInfo",
     "Analysis",
     "DeckDeals",
+    "EndgameSolve",
     "HandScoring",
     "MissingCapability",
     "Positions",
@@ -269,6 +270,31 @@ class Analysis(Protocol):
 
 
 @runtime_checkable
+class EndgameSolve(Protocol):
+    """``pimc(..., solve_tricks=k)``: ``Analysis`` playouts whose last tricks are solved exactly
+    in each world (every hand in view) instead of played by the policy."""
+
+    def max_solve_tricks(self, env: Env[Any, Any]) -> int:
+        """The most tricks ``solved_playout`` solves at ``env``'s table (its cost bound)."""
+        ...
+
+    def solved_playout(
+        self,
+        env: Env[Any, Any],
+        keys: jax.Array,
+        states: Any,
+        actions: jax.Array,
+        player: jax.Array,
+        policy: Any,
+        tricks: int,
+    ) -> dict[str, jax.Array]:
+        """``Analysis.playout`` with the hand's last ``tricks`` tricks solved: ``policy`` plays
+        until then, then every seat plays the line best for its side (minimax for ``player``'s
+        team); a ``ValueError`` for ``tricks`` outside 1 .. ``max_solve_tricks``."""
+        ...
+
+
+@runtime_checkable
 class Positions(Protocol):
     """Positions as text (``spoilfive analyze "players=5; ...; history=..."``)."""
 
@@ -447,6 +473,7 @@ CAPABILITIES: tuple[type, ...] = (
     HandScoring,
     Sessions,
     Analysis,
+    EndgameSolve,
     Positions,
     Presentation,
     TerminalPlay,

@@ -76,6 +76,7 @@ def block_values(
     keys: jax.Array,
     states: Any,
     see_all: bool = False,
+    solve_tricks: int = 0,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
     """``block`` sampled worlds of each of a batch of positions, every legal action tried in
     each (jittable).
@@ -84,8 +85,9 @@ def block_values(
     worlds come from ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; world l's
     playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``see_all``: every world is the
     position itself, hidden cards and all (a player who sees every hand: the cheating bound of
-    a search).  Returns (values {field: float32[B, block, width]}, action ids int32[B, width],
-    used bool[B, width])."""
+    a search).  ``solve_tricks`` > 0: the playouts solve that many last tricks exactly
+    (``EndgameSolve.solved_playout``).  Returns (values {field: float32[B, block, width]},
+    action ids int32[B, width], used bool[B, width])."""
     b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)
 
@@ -106,7 +108,7 @@ def block_values(
     def flat(x: jax.Array) -> jax.Array:
         return x.reshape((b * block, *x.shape[2:]))
 
-    values = env.capability(caps.Analysis, "analyze").playout(
+    args = (
         env,
         flat(play_keys),
         jax.tree.map(flat, worlds),
@@ -114,6 +116,11 @@ def block_values(
         jnp.repeat(player, block),
         policy,
     )
+    if solve_tricks:
+        solver = env.capability(caps.EndgameSolve, "pimc's solve_tricks")
+        values = solver.solved_playout(*args, solve_tricks)
+    else:
+        values = env.capability(caps.Analysis, "analyze").playout(*args)
     return {f: v.reshape(b, block, width) for f, v in values.items()}, actions, used
 
 

@@ -11,12 +11,15 @@ rollout_policy=...)`` without an env returns an *unbound* bot: a policy spec tha
 binds to its own env (``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound
 bot directly is a ``ValueError``.
 
-Two levers change what the bot chooses (``PimcPolicy.scores`` and ``choose``), each measured
-alone in ``benchmarks/best_bot.py``:
+Three levers change what the bot chooses (how it values a world, ``PimcPolicy.scores`` and
+``choose``), each measured alone in ``benchmarks/best_bot.py``:
 
 - ``tie_break``: a policy whose choice wins a tie of the scores (equal up to float32's
   rounding, ``TIE_TOLERANCE``; otherwise the first legal action wins it: in Spoil Five,
   every card of a hand the player cannot win is worth the same lost ante);
+- ``solve_tricks``: in a game with the ``EndgameSolve`` capability (the Forty-Five family),
+  each world's last ``solve_tricks`` tricks are solved exactly (minimax for the bot's team,
+  every hand in view) instead of played out by ``rollout_policy``;
 - ``carry_share``: in a game whose analysis reports ``spoil_prob`` and whose states carry a
   ``pot`` (Spoil Five), a hand nobody wins is worth ``carry_share * pot / N`` more to the bot:
   the spoiled pot is carried to the next hand, where it is one seat's share of what is won.
@@ -63,6 +66,7 @@ class PimcPolicy:
     tie_break: Any = None  # a policy whose choice wins a tie (None: the first action)
     carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
     name: str = ""  # what tables call it ("" : pimc<samples>)
+    solve_tricks: int = 0  # the last tricks of each world solved exactly (EndgameSolve)
 
     @property
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
@@ -75,7 +79,7 @@ class PimcPolicy:
             rollout_policy = bind(env, self.rollout_policy)
             check_rollout_policy(env, rollout_policy)
             tie_break = None if self.tie_break is None else bind(env, self.tie_break)
-            check_levers(env, tie_break, self.carry_share)
+            check_levers(env, tie_break, self.carry_share, self.solve_tricks, rollout_policy)
             return dataclasses.replace(
                 self, env=env, rollout_policy=rollout_policy, tie_break=tie_break
             )
@@ -96,7 +100,14 @@ class PimcPolicy:
         width = int(self.env.capability(caps.Analysis, "pimc").max_legal_actions(self.env))
         states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
         values, actions, used = block_values(
-            self.env, self.rollout_policy, width, self.num_samples, key[None], states, self.see_all
+            self.env,
+            self.rollout_policy,
+            width,
+            self.num_samples,
+            key[None],
+            states,
+            self.see_all,
+            self.solve_tricks,
         )
         means = {f: v[0].mean(0) for f, v in values.items()}  # [width]
         return actions[0, self.choose(key, state, means, actions[0], used[0])]
@@ -105,6 +116,9 @@ class PimcPolicy:
         """The bot in words: its worlds (unless ``worlds=False``), playouts and levers."""
         words = [f"pimc, {self.num_samples} worlds a decision"] if worlds else []
         words.append(f"{_name(self.rollout_policy)} playouts")
+        if self.solve_tricks:
+            last = "trick" if self.solve_tricks == 1 else f"{self.solve_tricks} tricks"
+            words.append(f"the last {last} solved exactly")
         if self.tie_break is not None:
             words.append(f"ties to the {_name(self.tie_break)}")
         if self.carry_share:
@@ -155,6 +169,7 @@ def pimc(
     tie_break: Any = None,
     carry_share: float = 0.0,
     name: str = "",
+    solve_tricks: int = 0,
 ) -> PimcPolicy:
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
     (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
@@ -165,7 +180,8 @@ def pimc(
     (the other hands included), so the bot's margin over the fair one sizes what the hidden
     cards cost it (the cheating bound).  ``tie_break`` (a policy, e.g. ``"heuristic"``) and
     ``carry_share`` (a number >= 0; Spoil Five) change what the bot maximises (module
-    docstring); ``name`` is what tables call the bot."""
+    docstring); ``solve_tricks`` (an integer >= 0; the Forty-Five family) solves each world's
+    last tricks exactly; ``name`` is what tables call the bot."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
@@ -178,12 +194,23 @@ def pimc(
         raise ValueError(f"carry_share must be a number >= 0, got {carry_share!r}")
     if not carry_share >= 0 or carry_share == float("inf"):
         raise ValueError(f"carry_share must be a finite number >= 0, got {carry_share!r}")
+    if isinstance(solve_tricks, bool) or not isinstance(solve_tricks, (int, np.integer)):
+        raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
+    if solve_tricks < 0:
+        raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):
         raise ValueError("pimc: tie_break must be a cheap policy, not a search bot")
     bot = PimcPolicy(
-        None, int(num_samples), rollout_policy, see_all, tie_break, float(carry_share), name
+        None,
+        int(num_samples),
+        rollout_policy,
+        see_all,
+        tie_break,
+        float(carry_share),
+        name,
+        int(solve_tricks),
     )
     if env is None:  # checked as far as no env allows; ``bind`` checks the rest
         check_rollout_policy(None, rollout_policy)
@@ -201,10 +228,30 @@ def _name(policy: Any) -> str:
     return policy if isinstance(policy, str) else getattr(policy, "__name__", "custom policy")
 
 
-def check_levers(env: Any, tie_break: Any, carry_share: float) -> None:
-    """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve, or
+def check_levers(
+    env: Any,
+    tie_break: Any,
+    carry_share: float,
+    solve_tricks: int = 0,
+    rollout_policy: Any = "heuristic",
+) -> None:
+    """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve;
     ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
-    with a ``pot``."""
+    with a ``pot``; ``solve_tricks`` without the ``EndgameSolve`` capability, above its
+    ``max_solve_tricks``, or with a rollout policy that is not a built-in name."""
+    if solve_tricks:
+        solver = env.capability(caps.EndgameSolve, "pimc's solve_tricks")
+        top = solver.max_solve_tricks(env)
+        if solve_tricks > top:
+            raise ValueError(
+                f"pimc: solve_tricks is at most {top} for {env.id} at {env.num_players} "
+                f"players (every play of the last tricks is enumerated), got {solve_tricks}"
+            )
+        if not isinstance(rollout_policy, str):
+            raise ValueError(
+                "pimc: solve_tricks needs a built-in rollout_policy (a name such as "
+                f"'heuristic': the solve runs on the game's kernel), got {rollout_policy!r}"
+            )
     if tie_break is not None:
         check_rollout_policy(env, tie_break, "tie_break")
     if carry_share:

@@ -279,6 +279,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         caps.HandScoring: provider,
         caps.Sessions: games,
         caps.Analysis: infer,
+        caps.EndgameSolve: infer,
         caps.Positions: history,
         caps.Presentation: report,
         caps.TerminalPlay: report,

@@ -28,6 +28,7 @@ import jax
 import jax.numpy as jnp
 
 import spoilfive_jax.core.bits as bits
+import spoilfive_jax.games.forty_five.endgame as endgame
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import transition
@@ -256,16 +257,55 @@ def playout(
     policy through ``step`` (``_playout``, also the kernel path's reference)."""
     rules, step = env.rules, functools.partial(transition, env)
     b, width = actions.shape
-
-    def tile(x: jax.Array) -> jax.Array:
-        return jnp.repeat(x, width, axis=0)
-
-    after = jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
+    tile, after = _applied(env, states, actions)
     if isinstance(policy, str) and policy in KINDS:
         out = playout_kernel(tile(keys), after, tile(player), policy, rules)
     else:
         out = _playout(tile(keys), after, tile(player), policy, rules, step)
     return {k: v.reshape(b, width) for k, v in out.items()}
+
+
+def solved_playout(
+    env: Any,
+    keys: jax.Array,
+    states: State,
+    actions: jax.Array,
+    player: jax.Array,
+    policy: Any,
+    tricks: int,
+) -> dict[str, jax.Array]:
+    """``playout`` with each hand's last ``tricks`` tricks solved exactly instead of played
+    (``endgame``: minimax for ``player``'s team, every hand in view); ``policy`` (a built-in
+    name: the solve runs on the kernel) plays until then."""
+    if not (isinstance(policy, str) and policy in KINDS):
+        raise ValueError(
+            f"a solved playout plays on the rollout kernel: its policy must be one of {KINDS}, "
+            f"got {policy!r}"
+        )
+    tricks = endgame.check_tricks(env, tricks)
+    b, width = actions.shape
+    tile, after = _applied(env, states, actions)
+    out = endgame.solved_playout_kernel(tile(keys), after, tile(player), policy, tricks, env.rules)
+    return {k: v.reshape(b, width) for k, v in out.items()}
+
+
+def max_solve_tricks(env: Any) -> int:
+    """The most tricks ``solved_playout`` may solve at ``env``'s table."""
+    return endgame.max_solve_tricks(env)
+
+
+def _applied(
+    env: Any, states: State, actions: jax.Array
+) -> tuple[Callable[[jax.Array], jax.Array], State]:
+    """(``tile``: a [B] array repeated for each of the L actions, the states [B * L] after each
+    of ``actions`` int32[B, L] is applied to ``states`` [B] with the public step)."""
+    width = actions.shape[1]
+
+    def tile(x: jax.Array) -> jax.Array:
+        return jnp.repeat(x, width, axis=0)
+
+    step = functools.partial(transition, env)
+    return tile, jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
 
 
 def _playout(

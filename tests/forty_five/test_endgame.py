@@ -1,0 +1,173 @@
+"""The family's exact endgame solves (``forty_five.endgame``, ``EndgameSolve``) against a
+minimax written plainly on the host over the public step: the heuristic plays through the
+public step until ``tricks`` tricks are left, then every legal play is tried, the player's team
+maximising its points and the other seats minimising them.  Random positions of every phase
+(``test_fast_playout._after``), half of them resampled worlds."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.core.env import transition
+from spoilfive_jax.games.forty_five import endgame, game, infer
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from tests.forty_five.test_fast_playout import _after
+
+R = FortyFiveRules
+
+
+def _row(tree, i):
+    return jax.tree.map(lambda x: x[i], tree)
+
+
+class _Reference:
+    """The host minimax of one env (module docstring)."""
+
+    def __init__(self, env: sf.Env, tricks: int) -> None:
+        self.env, self.n = env, env.num_players
+        self.teams = game.num_teams(self.n)
+        self.plies = tricks * self.n
+        self.step = jax.jit(functools.partial(transition, env))
+        self.heuristic = jax.jit(env.builtin_policy("heuristic"))
+
+    def left(self, s) -> int:
+        """Plays left in the hand (the play phase only)."""
+        cur, leader = int(s.current_player), int(s.leader)
+        return self.n * (game.NUM_TRICKS - int(s.trick_num)) - (cur - leader) % self.n
+
+    def value(self, s, player: int) -> tuple[float, float]:
+        """(points of ``player``'s team, Auction's bid made on the solved line)."""
+        total = np.array(s.rewards, np.float32)  # the analysed action's own (if it ended the hand)
+        key = jax.random.PRNGKey(0)
+        while not bool(s.terminated) and (
+            int(s.phase) != game.PHASE_PLAY or self.left(s) > self.plies
+        ):
+            s = self.step(s, self.heuristic(key, s, jnp.int32(int(s.current_player))))
+            total += np.asarray(s.rewards)
+        return self._minimax(s, player, total)
+
+    def _minimax(self, s, player: int, total: np.ndarray) -> tuple[float, float]:
+        if bool(s.terminated):
+            made = np.nan
+            if self.env.rules.auction and int(s.bidder) >= 0:
+                made = float(int(s.hand_points[int(s.bidder) % self.teams]) > 0)
+            return float(total[player]), made
+        mine = int(s.current_player) % self.teams == player % self.teams
+        best = None
+        for a in np.flatnonzero(np.asarray(s.legal_action_mask)).tolist():
+            nxt = self.step(s, jnp.int32(a))
+            v = self._minimax(nxt, player, total + np.asarray(nxt.rewards))
+            if best is None or (v[0] > best[0] if mine else v[0] < best[0]):
+                best = v
+        assert best is not None
+        return best
+
+
+CASES = [  # (players, rules, tricks solved, positions checked)
+    pytest.param(4, R(), 2, 24, id="forty_five4-2tricks"),
+    pytest.param(2, R(joker=True, jink="announced"), 3, 24, id="forty_five2-joker-jink-3tricks"),
+    pytest.param(4, R(variant="auction"), 2, 24, id="auction4-2tricks"),
+    pytest.param(
+        6,
+        R(variant="twenty_five", renege="trick"),
+        1,
+        24,
+        id="twenty_five6-1trick",
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(4, R(), 3, 6, id="forty_five4-3tricks", marks=pytest.mark.slow),
+    pytest.param(
+        3,
+        R(rob="forced", renege="deal", follow="seed"),
+        2,
+        24,
+        id="forty_five3-seed",
+        marks=pytest.mark.slow,
+    ),
+]
+
+
+@pytest.mark.parametrize("n,rules,tricks,count", CASES)
+def test_solved_playouts_equal_a_host_minimax(n, rules, tricks, count) -> None:
+    env = sf.forty_five.FortyFive(n, rules)
+
+    @jax.jit
+    def run():
+        after, player, keys = _after(env, count, seed=n + tricks)
+        out = endgame.solved_playout_kernel(keys, after, player, "heuristic", tricks, rules)
+        return after, player, out
+
+    after, player, out = jax.device_get(run())
+    ref = _Reference(env, tricks)
+    solved = 0
+    for i in range(count):
+        s = _row(after, i)
+        points, made = ref.value(s, int(player[i]))
+        assert out["expected_points"][i] == points, (i, out["expected_points"][i], points)
+        if rules.auction:
+            np.testing.assert_array_equal(out["make_prob"][i], made, err_msg=str(i))
+        solved += not bool(s.terminated)
+    assert solved >= count // 3  # many positions were live, not already over
+
+
+@pytest.mark.slow
+def test_one_trick_solved_is_the_policy_playout() -> None:
+    """The last trick is forced: solving it changes nothing, so the values are the heuristic
+    playout's (through the public ``EndgameSolve`` entry the bot uses)."""
+    env = sf.forty_five.FortyFive(4, R(variant="auction"))
+    after, player, keys = jax.jit(lambda: _after(env, 64, seed=3))()
+    legal = jax.vmap(lambda m: jnp.argmax(m).astype(jnp.int32))(after.legal_action_mask)
+    actions = legal[:, None]
+    live = ~after.terminated
+    states = jax.tree.map(lambda x: x[live], after)
+    args = (env, keys[live], states, actions[live], player[live], "heuristic")
+    plain = jax.jit(infer.playout, static_argnums=(0, 5))(*args)
+    solved = jax.jit(infer.solved_playout, static_argnums=(0, 5, 6))(*args, 1)
+    for field in infer.FIELDS:
+        np.testing.assert_array_equal(solved[field], plain[field], err_msg=field)
+
+
+def test_the_cost_bound_is_enforced() -> None:
+    """A solve enumerates every play: at most ``MAX_LEAVES`` leaves a world."""
+    env = sf.forty_five.FortyFive(4, R())
+    assert endgame.max_solve_tricks(env) == 3
+    assert endgame.leaves(3, 4) == 1296 and endgame.leaves(5, 2) == 14400
+    assert [endgame.max_solve_tricks(sf.forty_five.FortyFive(n)) for n in (2, 3, 5, 6)] == [
+        5,
+        4,
+        3,
+        3,
+    ]
+    with pytest.raises(ValueError, match="solve_tricks must be an integer from 1 to 3"):
+        endgame.check_tricks(env, 4)
+    with pytest.raises(ValueError, match="solve_tricks"):
+        endgame.check_tricks(env, True)
+
+
+def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
+    ff = sf.make("forty_five")
+    bot = sf.pimc(ff, 4, solve_tricks=2)
+    assert "the last 2 tricks solved exactly" in bot.describe()
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    state = jax.vmap(ff.init)(keys)
+    # a decision at the start of a hand: the heuristic plays to the last two tricks, then the solve
+    actions = jax.jit(jax.vmap(bot))(keys, state, state.current_player)
+    assert np.asarray(jax.vmap(lambda m, a: m[a])(state.legal_action_mask, actions)).all()
+    with pytest.raises(ValueError, match="at most 3"):
+        sf.pimc(ff, 4, solve_tricks=4)
+    with pytest.raises(ValueError, match="built-in rollout_policy"):
+        sf.pimc(ff, 4, rollout_policy=ff.builtin_policy("random"), solve_tricks=1)
+    with pytest.raises(ValueError, match="solve_tricks must be an integer"):
+        sf.pimc(ff, 4, solve_tricks=-1)
+    with pytest.raises(ValueError, match="EndgameSolve"):
+        sf.pimc(sf.make("spoil_five"), 4, solve_tricks=1)
+    unbound = sf.pimc(num_samples=4, solve_tricks=4)
+    assert unbound.bind(sf.forty_five.FortyFive(2)).solve_tricks == 4  # 2 players: up to 5
+    with pytest.raises(ValueError, match="at most 3"):
+        unbound.bind(sf.forty_five.FortyFive(6, R(variant="twenty_five")))
