@@ -351,6 +351,7 @@ _LEVERS = {
     "tie": "pimc 64, ties to the heuristic",
     "carry": "pimc 64, a spoil worth its share of the pot",
     "worlds": "pimc 256",
+    "solve": "pimc 64, the last two tricks solved",
     "best": "best",
     "sees-all": "best, seeing every hand",
 }

@@ -263,6 +263,23 @@ def test_best_bot_measures_each_lever_against_pimc(tmp_path: Path) -> None:
     text = docs.figure_best(json.loads(out.read_text()))
     assert "| Spoil Five, 5 players | best, seeing every hand | 4 × best | 10 |" in text
     assert "--merge" in text  # both commands are named
+    solved = script.main(["--game", "forty_five", *argv, "--rows", "solve", "--merge"])
+    row = solved["rows"][-1]  # (merged after the Spoil Five rows)
+    assert [r["row"] for r in solved["rows"]] == ["tie", "carry", "best", "sees-all", "solve"]
+    assert row["bot_name"] == "pimc64+solve2" and row["hands"] == 4 and row["against"] == "pimc64"
+    text = docs.figure_best(json.loads(out.read_text()))
+    assert "| Forty-Five, 4 players | pimc 64, the last two tricks solved (a pair) |" in text
+
+
+def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
+    script = _load("best_bot")
+    for argv, why in (
+        (["--rows", "solve"], "no endgame solver"),
+        (["--game", "forty_five", "--rows", "carry"], "carried"),
+    ):
+        with pytest.raises(SystemExit):
+            script.main(argv)
+        assert why in capsys.readouterr().err
 
 
 def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
