@@ -70,9 +70,9 @@ class _Reference:
 
 
 CASES = [  # (players, rules, tricks solved, positions checked)
-    pytest.param(4, R(), 2, 24, id="forty_five4-2tricks"),
+    pytest.param(4, R(), 2, 24, id="forty_five4-2tricks", marks=pytest.mark.slow),
     pytest.param(2, R(joker=True, jink="announced"), 3, 24, id="forty_five2-joker-jink-3tricks"),
-    pytest.param(4, R(variant="auction"), 2, 24, id="auction4-2tricks"),
+    pytest.param(4, R(variant="auction"), 2, 24, id="auction4-2tricks", marks=pytest.mark.slow),
     pytest.param(
         6,
         R(variant="twenty_five", renege="trick"),

@@ -91,6 +91,7 @@ def test_tables_sweep_stops_when_growth_stops_or_memory_runs_out() -> None:
         tables.device_counts(["0"])
 
 
+@pytest.mark.slow
 def test_tables_one_table_per_game_without_pyspiel(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -120,6 +121,7 @@ def test_tables_one_table_per_game_without_pyspiel(
     assert "pyspiel oh_hell" in table[7] and "n/a" in table[7]
 
 
+@pytest.mark.slow
 def test_tables_tiny_sweep_chooses_the_batch() -> None:
     """``--sweep 6:7`` on CPU: both sizes are measured for each path and the rows are timed at
     the size the sweep chose (the rollout's, swept with random, serves every policy)."""

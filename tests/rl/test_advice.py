@@ -39,7 +39,7 @@ def _follow_the_advice(params: dict, weight: float) -> dict:
     return zeroed
 
 
-@pytest.mark.parametrize("game", ["forty_five", "spoil_five"])
+@pytest.mark.parametrize("game", [pytest.param("forty_five", marks=pytest.mark.slow), "spoil_five"])
 def test_an_advised_network_reads_the_advisors_choice_and_can_follow_it(game, tmp_path):
     cfg = advised(game, num_players=4 if game == "forty_five" else 3)
     env = cfg.env

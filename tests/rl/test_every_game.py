@@ -41,6 +41,7 @@ def tiny(game: str, **changes: object) -> ppo.PPOConfig:
     return ppo.PPOConfig(**(options | changes))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # (the learner's team mechanics and a shipped agent are checked by default)
 @pytest.mark.parametrize("game", FAMILY)
 def test_a_tiny_training_of_each_family_game_clearly_beats_random_play(game):
     """A few imitation iterations, then PPO; the greedy team (seats s and s + 2, rotated)
@@ -67,6 +68,7 @@ def test_the_learner_holds_its_partners_seats_and_shares_their_points():
     assert float(metrics["chips"]) / float(metrics["hands"]) > 16
 
 
+@pytest.mark.slow
 def test_self_play_keeps_a_pool_of_past_selves():
     cfg = tiny("twenty_five", opponent="self", pool_size=2, pool_every=1, hidden=(8,))
     runner = ppo.init_runner(cfg, jax.random.PRNGKey(0), 3)

@@ -270,6 +270,7 @@ SHARD_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sharded_over_four_devices_gives_same_results(tmp_path):
     """Same key -> same results on 4 (forced host) devices as on this process's one device."""
     script = tmp_path / "shard.py"

@@ -103,6 +103,7 @@ _LATE_DEVICE = """
 """
 
 
+@pytest.mark.slow
 def test_the_devices_wait_for_a_late_one_as_long_as_use_all_cores_says():
     """XLA aborts the process when a device is later to a collective than its deadline (a
     minute by default, which a loaded 2-core machine exceeded); ``use_all_cores`` sets it."""
@@ -135,6 +136,7 @@ def test_the_devices_wait_for_a_late_one_as_long_as_use_all_cores_says():
     assert own in kept and sum("terminate_timeout" in f for f in kept) == 1
 
 
+@pytest.mark.slow
 def test_analysis_shards_over_the_devices_with_the_same_result():
     def analyze():
         env = sf.spoil_five.SpoilFive(4)

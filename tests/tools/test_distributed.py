@@ -117,6 +117,7 @@ def assert_close(got: Any, want: Any, where: str = "") -> None:
         assert got == want, where
 
 
+@pytest.mark.slow
 def test_command_line_two_processes_print_once_what_one_prints(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

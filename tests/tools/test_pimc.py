@@ -66,6 +66,7 @@ def test_unbound_pimc_in_rollout_matches_the_bound_bot() -> None:
     np.testing.assert_allclose(unbound.rewards.sum(1), 0, atol=1e-5)  # chips are zero-sum
 
 
+@pytest.mark.slow
 def test_unbound_pimc_in_evaluate() -> None:
     # (random playouts inside the bot here and below: the smallest program that binds the same)
     bot = sf.pimc(num_samples=2, rollout_policy="random")
@@ -74,6 +75,7 @@ def test_unbound_pimc_in_evaluate() -> None:
     assert np.all(np.isfinite(res.mean_reward))
 
 
+@pytest.mark.slow
 def test_unbound_pimc_in_a_family_rollout() -> None:
     out = sf.rollout(
         0, FF4, [sf.pimc(num_samples=2, rollout_policy="random"), "random"] * 2, num_hands=2
@@ -119,11 +121,12 @@ def test_a_bot_that_sees_all_searches_the_true_deal_only() -> None:
         state = step(state, action)
     states = jax.tree.map(lambda x: jnp.asarray(x)[None], state)
     key = jax.random.PRNGKey(1)
-    seen, actions, _ = block_values(env, "heuristic", 8, 4, key[None], states, True)
-    fair, _, _ = block_values(env, "heuristic", 8, 4, key[None], states, False)
+    values = jax.jit(block_values, static_argnums=(0, 1, 2, 3, 6))  # (op by op: seconds more)
+    seen, actions, _ = values(env, "heuristic", 8, 4, key[None], states, True)
+    fair, _, _ = values(env, "heuristic", 8, 4, key[None], states, False)
     lanes = jnp.arange(4)
     keys = jax.vmap(lambda lane: jax.random.fold_in(jax.random.fold_in(key, 1), lane))(lanes)
-    truth = analysis.playout(
+    truth = jax.jit(analysis.playout, static_argnums=(0, 5))(
         env,
         keys,
         jax.tree.map(lambda x: jnp.broadcast_to(x, (4, *jnp.shape(x))), state),

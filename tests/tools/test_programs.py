@@ -26,6 +26,7 @@ def test_a_process_far_from_the_limit_keeps_its_programs(recwarn: pytest.Warning
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
+@pytest.mark.slow
 def test_near_the_limit_the_tools_drop_the_programs_and_give_the_same_results(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
