@@ -146,8 +146,10 @@ def test_the_cost_bound_is_enforced() -> None:
     ]
     with pytest.raises(ValueError, match="solve_tricks must be an integer from 1 to 3"):
         endgame.check_tricks(env, 4)
-    with pytest.raises(ValueError, match="solve_tricks"):
-        endgame.check_tricks(env, True)
+    for bad in (True, 2.0, "2", 0):
+        with pytest.raises(ValueError, match="solve_tricks"):
+            endgame.check_tricks(env, bad)
+    assert endgame.check_tricks(env, np.int64(2)) == 2 and type(endgame.check_tricks(env, 2)) is int
 
 
 def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:

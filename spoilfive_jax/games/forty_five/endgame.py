@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from typing import Any
 
 import jax
@@ -56,13 +57,14 @@ def max_solve_tricks(env: Any) -> int:
 def check_tricks(env: Any, tricks: Any) -> int:
     """``tricks`` as an int, or a ``ValueError``: 1 to ``max_solve_tricks(env)``."""
     top = max_solve_tricks(env)
-    if isinstance(tricks, bool) or not isinstance(tricks, int) or not 1 <= tricks <= top:
+    integral = isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool)
+    if not integral or not 1 <= tricks <= top:
         raise ValueError(
             f"solve_tricks must be an integer from 1 to {top} at {env.num_players} players "
             f"(a solve of t tricks enumerates every play: {leaves(top, env.num_players)} "
             f"leaves a world at {top}), got {tricks!r}"
         )
-    return tricks
+    return int(tricks)
 
 
 def remaining(p: fp.Play, num_players: int) -> jax.Array:
