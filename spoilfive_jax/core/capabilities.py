@@ -289,8 +289,10 @@ class EndgameSolve(Protocol):
         tricks: int,
     ) -> dict[str, jax.Array]:
         """``Analysis.playout`` with the hand's last ``tricks`` tricks solved: ``policy`` plays
-        until then, then every seat plays the line best for its side (minimax for ``player``'s
-        team); a ``ValueError`` for ``tricks`` outside 1 .. ``max_solve_tricks``."""
+        until then, then minimax for ``player``'s team (its seats maximise the team's points,
+        the others minimise them; in a game where each seat plays for itself every other seat
+        plays against ``player``: a paranoid solve); a ``ValueError`` for ``tricks`` outside
+        1 .. ``max_solve_tricks``."""
         ...
 
 

@@ -198,6 +198,7 @@ def pimc(
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     if solve_tricks < 0:
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
+    _check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):
@@ -247,11 +248,7 @@ def check_levers(
                 f"pimc: solve_tricks is at most {top} for {env.id} at {env.num_players} "
                 f"players (every play of the last tricks is enumerated), got {solve_tricks}"
             )
-        if not isinstance(rollout_policy, str):
-            raise ValueError(
-                "pimc: solve_tricks needs a built-in rollout_policy (a name such as "
-                f"'heuristic': the solve runs on the game's kernel), got {rollout_policy!r}"
-            )
+        _check_solve_policy(solve_tricks, rollout_policy)
     if tie_break is not None:
         check_rollout_policy(env, tie_break, "tie_break")
     if carry_share:
@@ -298,3 +295,12 @@ def _policy_names(game: str) -> tuple[str, ...]:
         return tuple(make(game).policy_names)
     except Exception:  # a plugin that cannot build its default table names nothing here
         return ()
+
+
+def _check_solve_policy(solve_tricks: int, rollout_policy: Any) -> None:
+    """A solve runs on the game's rollout kernel: its rollout policy must be a built-in name."""
+    if solve_tricks and not isinstance(rollout_policy, str):
+        raise ValueError(
+            "pimc: solve_tricks needs a built-in rollout_policy (a name such as "
+            f"'heuristic': the solve runs on the game's kernel), got {rollout_policy!r}"
+        )

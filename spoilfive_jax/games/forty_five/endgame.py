@@ -17,8 +17,13 @@ ways, whatever the position; a hand with fewer plays left (the action was late i
 an announced jink ended it) waits at the first plies with one branch.  A hand's tree holds
 ``leaves(tricks, N)`` leaves (1296 for 3 tricks at 4 players); ``MAX_LEAVES`` bounds it.
 
+``MAX_LEAVES`` bounds one world's tree; a pimc decision solves every world of its sample for
+each legal move (64 worlds x up to 6 moves: up to 25 million leaves at the bound).
+
 Auction's ``make_prob`` is whether the bid is made on the solved line (the principal
-variation).
+variation).  Where several plays give ``player``'s side the same points, the first in the
+kernel's order is taken, and the bid may be made on one such line and not another; in the
+individual games the bidder, like every other seat, plays against ``player``, not for its bid.
 """
 
 from __future__ import annotations
