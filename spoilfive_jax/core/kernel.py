@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
@@ -94,4 +95,49 @@ def trick_play(
     return TrickPlay(led, best, seat, level, is_trump, strength)
 
 
-__all__ = ["TrickPlay", "mix", "random_choice", "seat_select", "trick_play"]
+SUIT_MASKS = 1 << 13  # 13-bit masks of one suit's cards
+
+
+def suit_tables(position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) uint32[4 * 4 * 8192] from ``position`` int[4, >= 52] (the 0..63 kernel
+    position of card c under trump t): at ``(trump * 4 + suit) * 8192 + m`` the positions
+    under ``trump`` of the cards of ``suit`` in the 13-bit mask ``m`` (bit r: card 13 suit + r),
+    for ``positions_of``."""
+    m = np.arange(SUIT_MASKS, dtype=np.uint64)
+    out = np.zeros((4, 4, SUIT_MASKS), np.uint64)
+    for trump in range(4):
+        for suit in range(4):
+            for r in range(13):
+                at = np.uint64(1) << np.uint64(position[trump, 13 * suit + r])
+                out[trump, suit] |= np.where((m >> np.uint64(r)) & np.uint64(1), at, np.uint64(0))
+    flat = out.reshape(-1)
+    lo = (flat & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return lo, (flat >> np.uint64(32)).astype(np.uint32)
+
+
+def positions_of(cards: Bits, trump: jax.Array, tables: tuple[np.ndarray, np.ndarray]) -> Bits:
+    """The kernel positions of the card-id sets ``cards`` [B] (cards 0..51) under ``trump``
+    int32[B]: one look-up a suit in ``suit_tables``' ``tables`` (a handful of ops a set,
+    where testing each of the 52 cards costs hundreds)."""
+    lo_table, hi_table = (jnp.asarray(t) for t in tables)
+    lo, hi = cards.lo, cards.hi
+    mask = U32(SUIT_MASKS - 1)
+    suits = (lo & mask, (lo >> 13) & mask, ((lo >> 26) | (hi << 6)) & mask, (hi >> 7) & mask)
+    base = jnp.maximum(trump, 0) * 4
+    out = Bits(jnp.zeros_like(lo), jnp.zeros_like(hi))
+    for suit, m in enumerate(suits):
+        at = ((base + suit) << 13) + m.astype(I32)
+        out = out | Bits(lo_table[at], hi_table[at])
+    return out
+
+
+__all__ = [
+    "SUIT_MASKS",
+    "TrickPlay",
+    "mix",
+    "positions_of",
+    "random_choice",
+    "seat_select",
+    "suit_tables",
+    "trick_play",
+]

@@ -157,14 +157,17 @@ def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
         free = jnp.maximum(total - seat_sizes.sum(), 1).astype(jnp.float32)
         return jnp.where(need, jnp.log(free), 0.0)
 
-    b_hand = (
-        _bound(order, caps, sizes_hand, total)
-        + disc_term(spec.has_discard, sizes_hand)
-        - jnp.log(jnp.maximum(p_hand, 1e-30))
+    # (The seat bounds depend on the spec only, not on the try: computed once per round.)
+    seats_hand, seats_all = (
+        _bound(order, caps, sizes_hand, total),
+        _bound(order, caps, spec.sizes, total),
     )
-    b_disc = _bound(order, caps, spec.sizes, total) - jnp.log(jnp.maximum(1.0 - p_hand, 1e-30))
+    b_hand = (
+        seats_hand + disc_term(spec.has_discard, sizes_hand) - jnp.log(jnp.maximum(p_hand, 1e-30))
+    )
+    b_disc = seats_all - jnp.log(jnp.maximum(1.0 - p_hand, 1e-30))
     both = active & (p_hand > 0) & (p_hand < 1)
-    b_one = _bound(order, caps, sizes, total) + disc_term(disc_need, sizes)
+    b_one = jnp.where(active & to_hand, seats_hand, seats_all) + disc_term(disc_need, sizes)
     log_b = jnp.where(both, jnp.maximum(b_hand, b_disc), b_one)  # one branch: q is 1
     accept = valid & (jnp.log(_unit(u_acc)) <= log_w - log_q - log_b + 1e-5)
     deal = HiddenDeal(Bits(out_lo, out_hi), disc.astype(jnp.int32), rem, accept)

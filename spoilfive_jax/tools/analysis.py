@@ -321,8 +321,7 @@ def _sample(
     for w in np.unique(counts).tolist():
         group = np.flatnonzero(counts == w)
         blocks = group.size * per_pos
-        per_chunk = _chunk_blocks(w, block, blocks, batch_size)
-        for first in range(0, blocks, per_chunk):
+        for first, per_chunk in _chunk_spans(w, block, blocks, batch_size):
             idx = np.arange(first, first + per_chunk)
             real = idx < blocks
             idx = np.where(real, idx, 0)
@@ -351,12 +350,23 @@ def _sample(
     return sums, squares, actions, used
 
 
-def _chunk_blocks(width: int, block: int, blocks: int, batch_size: int | None) -> int:
-    """Blocks per chunk of a group of ``blocks`` blocks whose positions try ``width`` actions:
-    about ``batch_size`` rollouts, few distinct shapes (so few compiles), sharded evenly."""
-    per_chunk = max(1, int(batch_size or DEFAULT_BATCH) // (width * block))
-    per_chunk = min(per_chunk, max(max(1, MIN_CHUNK // block), _pow2(blocks)))
-    return round_to_devices(per_chunk)  # the chunk is sharded over the devices
+def _chunk_spans(
+    width: int, block: int, blocks: int, batch_size: int | None
+) -> list[tuple[int, int]]:
+    """(first block, blocks) of each chunk of a group of ``blocks`` blocks whose positions try
+    ``width`` actions: about ``batch_size`` rollouts a chunk, few distinct shapes (so few
+    compiles), sharded evenly.  Full chunks, then one sized to what is left (a power of two,
+    so a group's last chunk is at most about half padding rather than nearly a whole chunk)."""
+    smallest = max(1, MIN_CHUNK // block)
+    full = max(1, int(batch_size or DEFAULT_BATCH) // (width * block))
+    full = round_to_devices(min(full, max(smallest, _pow2(blocks))))
+    spans, first = [], 0
+    while first < blocks:
+        left = blocks - first
+        size = full if left >= full else round_to_devices(min(full, max(smallest, _pow2(left))))
+        spans.append((first, size))
+        first += size
+    return spans
 
 
 def _by_action(

@@ -102,3 +102,26 @@ def test_nth_small_matches_nth_on_small_sets():
     empty = np.array([len(s) == 0 for s in sets])
     zero = bits.nth_small(Bits(lo, hi), jnp.zeros(len(sets), jnp.int32), 5)
     assert empty.any() and (np.asarray(zero)[empty] == 63).all()
+
+
+def test_positions_of_maps_every_card_through_the_position_table():
+    """``kernel.positions_of`` (the rollout kernels' layout of a card set: one table look-up a
+    suit) puts each card of random sets of 0..52 cards, under each trump, at the position the
+    game's table gives it: Spoil Five's and (with the joker's tables) the family's."""
+    from spoilfive_jax.core import kernel
+    from spoilfive_jax.games.forty_five import strength
+    from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+    from spoilfive_jax.games.spoil_five import fast
+
+    rng = np.random.default_rng(5)
+    sets = [rng.choice(52, size=rng.integers(0, 53), replace=False) for _ in range(300)]
+    trump = rng.integers(0, 4, len(sets))
+    mask = np.zeros((len(sets), 52), bool)
+    for i, s in enumerate(sets):
+        mask[i, s] = True
+    cards_set = bits.from_bool(jnp.asarray(mask))
+    for position in (fast.POSITION, strength.tables(FortyFiveRules(joker=True))[0]):
+        got = kernel.positions_of(cards_set, jnp.asarray(trump), kernel.suit_tables(position))
+        for i, s in enumerate(sets):
+            expect = sorted(int(position[trump[i], c]) for c in s)
+            assert members(np.asarray(got.lo[i]), np.asarray(got.hi[i])) == expect

@@ -462,6 +462,23 @@ def test_batch_size_and_batching_do_not_change_results():
     assert sf.spoil_five.action_str(int(one.best)) in text.splitlines()[1]
 
 
+def test_chunks_cover_every_block_once_and_the_last_is_sized_to_what_is_left():
+    from spoilfive_jax.tools.analysis import _chunk_spans
+
+    # 146 blocks of 2 actions: full chunks of 128 blocks, then 32 (not another 128)
+    assert _chunk_spans(2, 64, 146, None) == [(0, 128), (128, 32)]
+    assert _chunk_spans(1, 64, 3, None) == [(0, 4)]  # the smallest chunk: 256 samples
+    for width, blocks, batch_size in [(1, 214, None), (3, 104, None), (5, 64, None), (2, 9, 512)]:
+        spans = _chunk_spans(width, 64, blocks, batch_size)
+        starts = [first for first, _ in spans]
+        sizes = [size for _, size in spans]
+        assert starts == [sum(sizes[:i]) for i in range(len(spans))]  # contiguous, in order
+        assert starts[-1] < blocks <= sum(sizes)  # every block once, no empty chunk
+        assert all(size == sizes[0] for size in sizes[:-1]) and sizes[-1] <= sizes[0]
+        assert sum(sizes) - blocks < max(4, sizes[-1])  # padding only in the last chunk
+    # (that a position's values do not depend on its chunk: the test above)
+
+
 def test_standard_errors_shrink_like_one_over_sqrt_k():
     env = sf.spoil_five.SpoilFive(4)
     state = env.init(jax.random.PRNGKey(11))

@@ -35,6 +35,7 @@ import spoilfive_jax.games.forty_five.policies as pol
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.core.packed import is_clear, put
 from spoilfive_jax.games.forty_five.game import State
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
@@ -65,35 +66,14 @@ def chooser_of(keys: jax.Array, kind: str, num_players: int) -> fp.Chooser:
 
 @functools.cache
 def _suit_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) uint32[4 * 4 * 8192]: at ``(trump * 4 + suit) * 8192 + m`` the strength
-    positions under ``trump`` of the cards of ``suit`` in the 13-bit mask ``m`` (bit r: card
-    ``13 * suit + r``)."""
-    position = sx.tables(rules)[0]
-    m = np.arange(1 << 13, dtype=np.uint64)
-    out = np.zeros((4, 4, 1 << 13), np.uint64)
-    for trump in range(4):
-        for suit in range(4):
-            for r in range(13):
-                at = np.uint64(1) << np.uint64(position[trump, 13 * suit + r])
-                out[trump, suit] |= np.where((m >> np.uint64(r)) & np.uint64(1), at, np.uint64(0))
-    flat = out.reshape(-1)
-    return (flat & np.uint64(0xFFFFFFFF)).astype(np.uint32), (flat >> np.uint64(32)).astype(
-        np.uint32
-    )
+    """``core.kernel.suit_tables`` of the family's strength positions under ``rules``."""
+    return suit_tables(sx.tables(rules)[0])
 
 
 def _positions(cards: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits:
     """The strength positions (``strength``) of card-id sets ``cards`` [B] under ``trump``:
-    one table look-up a suit (``_suit_tables``), and the joker."""
-    lo_table, hi_table = (jnp.asarray(t) for t in _suit_tables(rules))
-    lo, hi = cards.lo, cards.hi
-    mask = U32(0x1FFF)
-    suits = (lo & mask, (lo >> 13) & mask, ((lo >> 26) | (hi << 6)) & mask, (hi >> 7) & mask)
-    base = jnp.maximum(trump, 0) * 4
-    out = Bits(jnp.zeros_like(lo), jnp.zeros_like(hi))
-    for suit, m in enumerate(suits):
-        at = ((base + suit) << 13) + m.astype(I32)
-        out = out | Bits(lo_table[at], hi_table[at])
+    one table look-up a suit (``core.kernel.positions_of``), and the joker."""
+    out = positions_of(cards, trump, _suit_tables(rules))
     if rules.joker:
         joker = jnp.asarray(sx.tables(rules)[0])[jnp.maximum(trump, 0), game.JOKER]
         out = bits.where(bits.has(cards, game.JOKER), out | bits.bit(joker), out)
@@ -266,15 +246,20 @@ def resume(states: State, chooser: fp.Chooser, rules: FortyFiveRules) -> Resumed
 def finish(r: Resumed, num_players: int, rules: FortyFiveRules) -> fp.Play:
     """Play every hand of ``r`` to its end (a ``while_loop`` of the kernel's play step)."""
 
-    def live(carry: tuple[fp.Play, jax.Array]) -> jax.Array:
+    def live(carry: tuple[fp.Play, jax.Array, jax.Array]) -> jax.Array:
         return is_clear(carry[0].status, fp._F_DONE).any()
 
-    def body(carry: tuple[fp.Play, jax.Array]) -> tuple[fp.Play, jax.Array]:
-        p, t = carry
-        pos = fp.choose_play(p, r.table, r.chooser, r.table.decisions + t, num_players, rules)
-        return fp.play_step(p, r.table, pos, num_players, rules), t + 1
+    def choose(p: fp.Play, t: jax.Array) -> jax.Array:
+        return fp.choose_play(p, r.table, r.chooser, r.table.decisions + t, num_players, rules)
 
-    p, _ = jax.lax.while_loop(live, body, (r.play, jnp.int32(0)))
+    def body(carry: tuple[fp.Play, jax.Array, jax.Array]) -> tuple:
+        p, pos, t = carry
+        p = fp.play_step(p, r.table, pos, num_players, rules)
+        # The next choice is carried (as in ``fast_play``'s scan): XLA computes it once a step.
+        return p, choose(p, t + 1), t + 1
+
+    start = (r.play, choose(r.play, jnp.int32(0)), jnp.int32(0))
+    p, _, _ = jax.lax.while_loop(live, body, start)
     return p
 
 

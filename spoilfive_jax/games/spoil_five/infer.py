@@ -26,6 +26,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
@@ -33,6 +34,7 @@ import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -162,28 +164,24 @@ def _entitled(state: State, hands: Bits, rules: Rules) -> jax.Array:
 # --------------------------------------------------------------------------- playouts
 
 
+@functools.cache
+def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``core.kernel.suit_tables`` of the kernel's positions (``fast.POSITION``)."""
+    return suit_tables(fast.POSITION)
+
+
 def to_fast(states: State, num_players: int) -> tuple[fast.Table, fast.Hands]:
     """The fast kernel's layout of a batch of live public states (leading axis B)."""
     n = num_players
-    pos = jnp.asarray(fast.POSITION)[states.trump]  # int32[B, 52]
-    one_bit = jnp.left_shift(jnp.uint32(1), (pos & 31).astype(jnp.uint32))
-    weight_lo = jnp.where(pos < 32, one_bit, jnp.uint32(0))
-    weight_hi = jnp.where(pos >= 32, one_bit, jnp.uint32(0))
 
     def positions(cards: Bits) -> tuple[jax.Array, jax.Array]:
-        held = bits.to_bool(cards, NUM_CARDS)  # [B, 52]
-        lo = jnp.where(held, weight_lo, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
-        hi = jnp.where(held, weight_hi, jnp.uint32(0)).sum(-1, dtype=jnp.uint32)
-        return lo, hi
+        out = positions_of(cards, states.trump, _suit_tables())
+        return out.lo, out.hi
 
     dealt = [positions(Bits(states.hands.lo[:, s], states.hands.hi[:, s])) for s in range(n)]
     removed = positions(states.played)
-    played_pos = jnp.where(bits.to_bool(states.played, NUM_CARDS), pos, -1)
-    is_trump = (played_pos >= 32) & (played_pos < 48)
-    played_trumps = jnp.where(
-        is_trump, jnp.left_shift(jnp.uint32(1), (played_pos & 15).astype(jnp.uint32)), 0
-    ).sum(-1, dtype=jnp.uint32)
-    turnup_pos = jnp.take_along_axis(pos, states.turnup[:, None], axis=1)[:, 0]
+    played_trumps = removed[1] & jnp.uint32(0xFFFF)  # the trump slot: positions 32..47
+    turnup_pos = jnp.asarray(fast.POSITION)[states.trump, states.turnup]
     table = fast.Table(
         trump=states.trump,
         turnup_pos=turnup_pos,
@@ -287,14 +285,18 @@ def _playout_fast(
             lo, hi, l_lo, l_hi, h.status, h.played_trumps, table.trump, table.turnup_pos
         )
 
-    def live(carry: tuple[fast.Hands, jax.Array]) -> jax.Array:
+    def live(carry: tuple[fast.Hands, jax.Array, jax.Array]) -> jax.Array:
         return (fast.get(carry[0].status, fast._F_PHASE) != fast.DONE).any()
 
-    def body(carry: tuple[fast.Hands, jax.Array]) -> tuple[fast.Hands, jax.Array]:
-        h, t = carry
-        return fast.apply(h, table, choose(h, t), n, rules), t + 1
+    def body(carry: tuple[fast.Hands, jax.Array, jax.Array]) -> tuple:
+        h, pos, t = carry
+        h = fast.apply(h, table, pos, n, rules)
+        # The next choice is carried, as in the rollout kernel (``provider.play_fast``): XLA
+        # then computes it once instead of in every fused update of the step.
+        return h, choose(h, t + 1), t + 1
 
-    h, _ = jax.lax.while_loop(live, body, (h, jnp.int32(0)))
+    start = (h, choose(h, jnp.int32(0)), jnp.int32(0))
+    h, _, _ = jax.lax.while_loop(live, body, start)
     out = fast.outcome(h, table, n, rules)
     return _values(out.rewards, out.winner, jnp.repeat(player, width))
 
