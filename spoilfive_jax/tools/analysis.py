@@ -245,7 +245,9 @@ def analyze(
     state: one live hand or a batch with leading axes [...]; the result's arrays are
     [..., env.num_actions].  policy: ``"heuristic"`` (each game's own),
     ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
-    compiled chunk (the result does not depend on it).
+    compiled chunk (the result does not depend on it).  Positions are grouped by their number
+    of legal actions; a group runs in full chunks and one last chunk of a power-of-two size, so
+    a call compiles at most two chunk shapes a group (each reused by later calls).
     """
     bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     key = as_key(key)
