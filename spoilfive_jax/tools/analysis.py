@@ -320,6 +320,22 @@ def _sample(
     # Positions grouped by their number of legal actions: each group's chunks try only that
     # many actions (a rollout's value does not depend on how many slots its chunk has).
     counts = np.maximum(np.asarray(flat.legal_action_mask).sum(-1), 1)
+
+    def add(out: Any, w: int, real: np.ndarray, pos: np.ndarray, j: np.ndarray) -> None:
+        vals, acts, use = host_arrays(out)
+        # the samples in use: real blocks, and in a position's last block the first ones
+        keep = (real[:, None] & (j[:, None] * block + lanes[None, :] < k_count))[..., None]
+        p_real = pos[real]
+        for f in fields:
+            v = np.where(keep, vals[f].astype(np.float64), 0.0)
+            np.add.at(sums[f][:, :w], p_real, v.sum(1)[real])
+            np.add.at(squares[f][:, :w], p_real, (v**2).sum(1)[real])
+        actions[p_real, :w] = acts[real]
+        used[p_real, :w] = use[real]
+
+    # One chunk in flight ahead: the next chunk is dispatched before the last one's values are
+    # read and added up, so that host work overlaps the device's (the same sums, in order).
+    pending: tuple[Any, ...] | None = None
     for w in np.unique(counts).tolist():
         group = np.flatnonzero(counts == w)
         blocks = group.size * per_pos
@@ -328,27 +344,14 @@ def _sample(
             real = idx < blocks
             idx = np.where(real, idx, 0)
             pos, j = group[idx // per_pos], idx % per_pos
-            vals, acts, use = host_arrays(
-                _chunk(
-                    env,
-                    policy,
-                    w,
-                    block,
-                    key,
-                    dev_states,
-                    jnp.asarray(pos, jnp.int32),
-                    jnp.asarray(j),
-                )
+            out = _chunk(
+                env, policy, w, block, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(j)
             )
-            # the samples in use: real blocks, and in a position's last block the first ones
-            keep = (real[:, None] & (j[:, None] * block + lanes[None, :] < k_count))[..., None]
-            p_real = pos[real]
-            for f in fields:
-                v = np.where(keep, vals[f].astype(np.float64), 0.0)
-                np.add.at(sums[f][:, :w], p_real, v.sum(1)[real])
-                np.add.at(squares[f][:, :w], p_real, (v**2).sum(1)[real])
-            actions[p_real, :w] = acts[real]
-            used[p_real, :w] = use[real]
+            if pending is not None:
+                add(*pending)
+            pending = (out, w, real, pos, j)
+    if pending is not None:
+        add(*pending)
     return sums, squares, actions, used
 
 
