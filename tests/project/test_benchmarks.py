@@ -235,9 +235,11 @@ def test_analysis_speed_compares_each_games_analysis_with_its_kernel(tmp_path: P
     out = tmp_path / "rates.json"
     argv = ["--rates-only", "--rate-hands", "1024", "--rate-positions", "8", "--rate-samples"]
     games = "forty_five,auction_forty_fives"
-    result = _load("analysis_speed").main([*argv, "2", "--games", games, "--json", str(out)])
+    argv += ["2", "--rate-repeats", "2", "--games", games, "--json", str(out)]
+    result = _load("analysis_speed").main(argv)
     assert [r["game"] for r in result["rates"]] == games.split(",")
     for r in result["rates"]:
+        assert r["repeats"] == 2  # each rate the best of two timings
         assert r["kernel_hands_per_s"] > 0 < r["analysis_playouts_per_s"]
         assert r["ratio"] == pytest.approx(r["analysis_playouts_per_s"] / r["kernel_hands_per_s"])
         assert sum(r["phases"].values()) == 8
