@@ -363,12 +363,11 @@ def _chunk_spans(
     compiles), sharded evenly.  Full chunks, then one sized to what is left (a power of two,
     so a group's last chunk is at most about half padding rather than nearly a whole chunk)."""
     smallest = max(1, MIN_CHUNK // block)
-    full = max(1, int(batch_size or DEFAULT_BATCH) // (width * block))
-    full = round_to_devices(min(full, max(smallest, _pow2(blocks))))
+    most = max(1, int(batch_size or DEFAULT_BATCH) // (width * block))
     spans, first = [], 0
     while first < blocks:
-        left = blocks - first
-        size = full if left >= full else round_to_devices(min(full, max(smallest, _pow2(left))))
+        # (while a full chunk's worth is left this is ``most``: the same shape every time)
+        size = round_to_devices(min(most, max(smallest, _pow2(blocks - first))))
         spans.append((first, size))
         first += size
     return spans
