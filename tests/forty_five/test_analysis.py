@@ -75,6 +75,7 @@ def test_family_pimc_plays_a_legal_action():
     assert bool(np.asarray(state.legal_action_mask)[int(action)])
 
 
+@pytest.mark.slow  # (the kernel's heuristic playouts equal the public step's: test_fast_playout)
 def test_family_analysis_heuristic_is_the_familys_own():
     """``policy="heuristic"`` plays the family's own heuristic in the playouts (not greedy)."""
     batch = positions(FF4, 9)

@@ -159,10 +159,8 @@ def test_the_cost_bound_is_enforced() -> None:
     assert endgame.check_tricks(env, np.int64(2)) == 2 and type(endgame.check_tricks(env, 2)) is int
 
 
-def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
-    ff = sf.make("forty_five")
-    bot = sf.pimc(ff, 4, solve_tricks=2)
-    assert "the last 2 tricks solved exactly" in bot.describe()
+@pytest.mark.slow  # (the solve itself is checked by default against a host minimax above)
+def test_pimc_with_solve_tricks_plays_legal_moves() -> None:
     # a decision at the start of a hand: the heuristic plays to the last two tricks, then the solve
     # (at the 2-player table: a small tree, so a quick compile; the 4-player partnership's solve is
     # checked against a host minimax above)
@@ -171,6 +169,12 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
     state = jax.vmap(two.init)(keys)
     actions = jax.jit(jax.vmap(sf.pimc(two, 4, solve_tricks=2)))(keys, state, state.current_player)
     assert np.asarray(jax.vmap(lambda m, a: m[a])(state.legal_action_mask, actions)).all()
+
+
+def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
+    ff = sf.make("forty_five")
+    bot = sf.pimc(ff, 4, solve_tricks=2)
+    assert "the last 2 tricks solved exactly" in bot.describe()
     with pytest.raises(ValueError, match="at most 3"):
         sf.pimc(ff, 4, solve_tricks=4)
     with pytest.raises(ValueError, match="built-in rollout_policy"):

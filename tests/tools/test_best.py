@@ -140,6 +140,7 @@ def test_the_command_line_names_the_best_bot() -> None:
         resolve("bestest", SF3, {})
 
 
+@pytest.mark.slow  # (by default the CLI's hint test sees the best bot's line: tests/cli)
 def test_the_hint_shows_the_best_bots_choice_of_its_table() -> None:
     env = sf.spoil_five.SpoilFive(5)
     state = sf.position_from_history(env, POSITION)

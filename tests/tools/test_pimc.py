@@ -104,6 +104,7 @@ def test_pimc_in_sessions() -> None:
     assert np.all(res.hands_played <= 2)
 
 
+@pytest.mark.slow  # (the default run checks the bot's name and its refusal below)
 def test_a_bot_that_sees_all_searches_the_true_deal_only() -> None:
     """``see_all=True`` (the cheating bound): every world of the search is the position itself,
     so each lane's values are the playouts of the true deal; the fair bot's worlds differ."""
@@ -138,8 +139,14 @@ def test_a_bot_that_sees_all_searches_the_true_deal_only() -> None:
         assert np.array_equal(np.asarray(seen[field][0]), np.asarray(values))
     assert any(not np.array_equal(np.asarray(fair[f]), np.asarray(seen[f])) for f in fair)
     bot = sf.pimc(env, 4, see_all=True)
-    assert bot.__name__ == "pimc4-sees-all" and int(bot(key, state, state.current_player)) in (
+    assert int(bot(key, state, state.current_player)) in (
         np.flatnonzero(np.asarray(state.legal_action_mask))
     )
+
+
+def test_a_bot_that_sees_all_is_named_so_and_takes_only_a_flag() -> None:
+    env = sf.spoil_five.SpoilFive(4)
+    assert sf.pimc(env, 4, see_all=True).__name__ == "pimc4-sees-all"
+    assert sf.pimc(env, 4).__name__ == "pimc4"
     with pytest.raises(ValueError, match="see_all must be True or False"):
         sf.pimc(env, 4, see_all="yes")  # type: ignore[arg-type]
