@@ -265,7 +265,10 @@ class Analysis(Protocol):
         policy: Any,
     ) -> dict[str, jax.Array]:
         """Batch: apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand out
-        with ``policy`` at every seat; float32[B, L] per field for ``player`` int32[B]."""
+        with ``policy`` at every seat; float32[B, L] per field for ``player`` int32[B].  The
+        actions are legal in their live states (the analysis passes each position's legal
+        actions): an implementation may apply them unchecked, so an illegal one's values are
+        unspecified."""
         ...
 
 

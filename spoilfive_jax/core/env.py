@@ -433,7 +433,7 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     legal = is_legal(state.legal_set, action, env.num_actions)
     played = env._apply(state, action)
     fouled = env._end_illegal(state)
-    done = _zero_rewards(state)  # a finished hand stays, paying nothing
+    done = zero_rewards(state)  # a finished hand stays, paying nothing
 
     def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
         return jnp.where(live, jnp.where(legal, p, f), d)
@@ -441,7 +441,7 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     return env._settle(jax.tree.map(choose, played, fouled, done))
 
 
-def _zero_rewards(state: Any) -> Any:
+def zero_rewards(state: Any) -> Any:
     """``state`` with every reward field zeroed: ``rewards`` and any other float field whose
     name ends in ``rewards`` (the family's ``game_rewards``), the convention ``api_test``
     checks (rewards only on the step that ends a hand or a game)."""

@@ -14,17 +14,20 @@ proposal into the exact uniform distribution (rejection sampling with an exact w
 without constraints and the unconstrained discard cost no rejection, so the acceptance rate is 1
 without constraints and stays high with them; ``tries`` proposals run side by side per round
 (1 by default: under ``vmap`` the loop runs as long as the slowest hand needs, and one try a
-round measured fastest).
+round measured fastest).  A try's uniform numbers come from a counter hash of a threefry key
+(``_u24``), one key a round.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
@@ -54,8 +57,24 @@ class HiddenDeal(NamedTuple):
     exact: jax.Array  # bool[]: an accepted try (False only if every try of every round failed)
 
 
-def _u24(key: jax.Array, shape: tuple[int, ...]) -> jax.Array:
-    return jax.random.bits(key, shape, jnp.uint32) >> 8
+def _mix32(x: jax.Array) -> jax.Array:
+    """A bijective 32-bit integer hash with full avalanche (two multiply-xorshift rounds)."""
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _u24(key: jax.Array, first: jax.Array | int, count: int) -> jax.Array:
+    """Uniform 24-bit draws ``first`` .. ``first + count - 1`` (uint32[count]) of ``key``'s
+    stream: the key's words (themselves a threefry hash) hashed with the draw's index, two
+    rounds of ``_mix32``.  A try takes 23 draws at 4 players; drawing them with threefry (a
+    block of 20 rounds each, and a ``fold_in`` a try) took about half of a try's time."""
+    words = jax.random.key_data(key).reshape(-1).astype(jnp.uint32)
+    salt = words[1:].sum(dtype=jnp.uint32) if words.shape[0] > 1 else jnp.uint32(0)
+    j = jnp.asarray(first, jnp.uint32) + jnp.arange(count, dtype=jnp.uint32)
+    return _mix32(_mix32(words[0] + j * jnp.uint32(0x9E3779B9)) ^ salt) >> 8
 
 
 def _unit(u24: jax.Array) -> jax.Array:
@@ -79,13 +98,19 @@ def _pick(avail: Bits, count: jax.Array, u: jax.Array) -> Bits:
     return picked
 
 
+_LOG_CHOOSE = np.array(  # log C(a, k) for a <= 64, k <= MAX_HIDDEN (-inf when a < k)
+    [
+        [math.log(math.comb(a, k)) if k <= a else -math.inf for k in range(MAX_HIDDEN + 1)]
+        for a in range(65)
+    ],
+    np.float32,
+).reshape(-1)
+
+
 def _log_choose(a: jax.Array, k: jax.Array) -> jax.Array:
-    """log C(a, k) for 0 <= k <= MAX_HIDDEN (-inf when a < k)."""
-    out = jnp.float32(0.0)
-    for t in range(MAX_HIDDEN):
-        term = jnp.log(jnp.maximum(a - t, 0).astype(jnp.float32)) - jnp.log(jnp.float32(t + 1))
-        out = out + jnp.where(t < k, term, 0.0)
-    return out
+    """log C(a, k) for 0 <= a <= 64, 0 <= k <= MAX_HIDDEN (-inf when a < k): one table
+    lookup instead of five logs."""
+    return jnp.asarray(_LOG_CHOOSE)[jnp.clip(a, 0, 64) * (MAX_HIDDEN + 1) + k]
 
 
 def _bound(order: jax.Array, caps: jax.Array, sizes: jax.Array, total: jax.Array) -> jax.Array:
@@ -95,10 +120,14 @@ def _bound(order: jax.Array, caps: jax.Array, sizes: jax.Array, total: jax.Array
     return _log_choose(jnp.minimum(caps[order], total - before), k).sum()
 
 
-def _try(key: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
-    """One proposal and whether it is accepted."""
+def _draws_per_try(spec: HiddenSpec) -> int:
+    return spec.sizes.shape[0] * MAX_HIDDEN + 3
+
+
+def _try(draws: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
+    """One proposal from ``draws`` (uint32[_draws_per_try(spec)] of ``_u24``) and whether it is
+    accepted."""
     n = spec.sizes.shape[0]
-    draws = _u24(key, (n * MAX_HIDDEN + 3,))  # one hash call for the whole try
     u_seats = draws[: n * MAX_HIDDEN].reshape(n, MAX_HIDDEN)
     u_branch, u_acc, u_disc = (draws[n * MAX_HIDDEN + i] for i in range(3))
     bc = spec.bound_card
@@ -187,9 +216,9 @@ def deal_hidden(
     """
 
     def round_(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
-        deals, valid = jax.vmap(lambda k: _try(k, spec))(
-            jax.random.split(jax.random.fold_in(key, i), tries)
-        )
+        m = _draws_per_try(spec)
+        round_key = jax.random.fold_in(key, i)
+        deals, valid = jax.vmap(lambda t: _try(_u24(round_key, t * m, m), spec))(jnp.arange(tries))
         j = jnp.where(deals.exact.any(), jnp.argmax(deals.exact), jnp.argmax(valid))
         return jax.tree.map(lambda x: x[j], deals), valid.any()
 
@@ -222,12 +251,13 @@ def deal_hidden_many(
     """``count`` independent deals of the hidden cards, each uniform over the deals that
     satisfy ``spec`` (leading axis [count]).
 
-    Pooled rejection: each round makes ``count`` proposals (lane l of round r from
-    ``fold_in(fold_in(key, r), l)``) and the accepted ones fill the free slots in (round, lane)
-    order.  Accepted proposals are independent exact draws and their order does not depend on
-    their values, so every slot is an exact independent draw; the loop runs until all slots
-    are filled, which takes about 1 / (acceptance rate) rounds, where ``count`` separate
-    ``deal_hidden`` calls under ``vmap`` wait for the unluckiest of ``count`` geometric waits.
+    Pooled rejection: each round makes ``count`` proposals (lane l of round r from the draws
+    ``l * m`` on of ``fold_in(key, r)``'s stream, ``_u24``; m draws a try) and the accepted
+    ones fill the free slots in (round, lane) order.  Accepted proposals are independent exact
+    draws and their order does not depend on their values, so every slot is an exact
+    independent draw; the loop runs until all slots are filled, which takes about
+    1 / (acceptance rate) rounds, where ``count`` separate ``deal_hidden`` calls under ``vmap``
+    wait for the unluckiest of ``count`` geometric waits.
     After ``max_rounds`` rounds (only for a spec with no consistent deal, or a vanishing
     acceptance rate) the unfilled slots take a valid try if one was met, with ``exact`` False.
     """
@@ -236,8 +266,8 @@ def deal_hidden_many(
 
     def propose(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
         round_key = jax.random.fold_in(key, i)
-        keys = jax.vmap(lambda lane: jax.random.fold_in(round_key, lane))(lanes)
-        return jax.vmap(lambda k: _try(k, spec))(keys)
+        m = _draws_per_try(spec)
+        return jax.vmap(lambda lane: _try(_u24(round_key, lane * m, m), spec))(lanes)
 
     def cond(carry: tuple[Any, ...]) -> jax.Array:
         i, filled = carry[0], carry[1]
