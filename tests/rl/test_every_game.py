@@ -52,12 +52,17 @@ def test_a_tiny_training_of_each_family_game_clearly_beats_random_play(game):
     assert final["gain_vs_random"] - final["gain_vs_random_ci"] > 0, final
 
 
-def test_the_learner_holds_its_partners_seats_and_shares_their_points():
+def test_the_learner_holds_its_partners_seats():
     cfg = tiny("forty_five", num_envs=32, num_steps=12, hidden=(8,))
     np.testing.assert_array_equal(cfg.learners, [True, False, True, False])
     assert sf.spoil_five.SpoilFive(5).capability(sf.capabilities.Teams).team_of(
         sf.spoil_five.SpoilFive(5)
     ).tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.slow  # (a compile of the family's PPO update; the shipped agent plays by default)
+def test_the_learner_plays_its_partners_seats_and_shares_their_points():
+    cfg = tiny("forty_five", num_envs=32, num_steps=12, hidden=(8,))
     runner = ppo.init_runner(cfg, jax.random.PRNGKey(0), 2)
     runner, metrics = ppo.update(cfg, 2, runner, True)
     state = jax.device_get(runner.state)
