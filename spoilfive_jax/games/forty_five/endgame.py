@@ -87,13 +87,16 @@ def approach(r: Any, plies: int, num_players: int, rules: FortyFiveRules) -> fp.
     def far(p: fp.Play) -> jax.Array:
         return remaining(p, num_players) > plies
 
-    def body(carry: tuple[fp.Play, jax.Array]) -> tuple[fp.Play, jax.Array]:
-        p, t = carry
-        pos = fp.choose_play(p, r.table, r.chooser, r.table.decisions + t, num_players, rules)
-        moved = fp.play_step(p, r.table, pos, num_players, rules)
-        return _where(far(p), moved, p), t + 1
+    def choose(p: fp.Play, t: jax.Array) -> jax.Array:
+        return fp.choose_play(p, r.table, r.chooser, r.table.decisions + t, num_players, rules)
 
-    start = (r.play, jnp.int32(0))
+    def body(carry: tuple[fp.Play, jax.Array, jax.Array]) -> tuple:
+        p, pos, t = carry
+        p = _where(far(p), fp.play_step(p, r.table, pos, num_players, rules), p)
+        # The next choice is carried (as in ``fast_playout.finish``): computed once a step.
+        return p, choose(p, t + 1), t + 1
+
+    start = (r.play, choose(r.play, jnp.int32(0)), jnp.int32(0))
     return jax.lax.while_loop(lambda c: far(c[0]).any(), body, start)[0]
 
 
