@@ -433,7 +433,7 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     legal = is_legal(state.legal_set, action, env.num_actions)
     played = env._apply(state, action)
     fouled = env._end_illegal(state)
-    done = zero_rewards(state)  # a finished hand stays, paying nothing
+    done = _zero_rewards(state)  # a finished hand stays, paying nothing
 
     def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
         return jnp.where(live, jnp.where(legal, p, f), d)
@@ -441,7 +441,15 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     return env._settle(jax.tree.map(choose, played, fouled, done))
 
 
-def zero_rewards(state: Any) -> Any:
+def transition_legal(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
+    """``transition`` for an ``action`` known to be legal (an analysis's own actions): the same
+    state without the illegal-action branch, which the step computes for every hand (a quarter
+    of the family's step).  An illegal action is applied unchecked: its state is unspecified."""
+    played, done = env._apply(state, action), _zero_rewards(state)
+    return env._settle(jax.tree.map(lambda p, d: jnp.where(state.terminated, d, p), played, done))
+
+
+def _zero_rewards(state: Any) -> Any:
     """``state`` with every reward field zeroed: ``rewards`` and any other float field whose
     name ends in ``rewards`` (the family's ``game_rewards``), the convention ``api_test``
     checks (rewards only on the step that ends a hand or a game)."""

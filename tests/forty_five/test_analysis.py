@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -85,3 +86,19 @@ def test_family_analysis_heuristic_is_the_familys_own():
     np.testing.assert_array_equal(named.expected_points, same.expected_points)
     legal = named.legal
     assert not np.array_equal(named.expected_points[legal], greedy.expected_points[legal])
+
+
+def test_the_legal_transition_is_the_steps_for_legal_actions_and_finished_hands():
+    """``core.env.transition_legal`` (the analysis's apply) gives ``step``'s state for every
+    legal action of live hands and leaves finished ones as ``step`` does."""
+    from spoilfive_jax.core.env import transition, transition_legal
+
+    batch = positions(FF4, 9)
+    last = jax.vmap(lambda m: jnp.argmax(m[::-1]))(batch.legal_action_mask)
+    action = FF4.num_actions - 1 - last  # each hand's highest legal action
+    done = batch.replace(terminated=jnp.asarray(batch.terminated).at[0].set(True))
+    for states in (batch, done):
+        a = jax.jit(jax.vmap(lambda s, x: transition(FF4, s, x)))(states, action)
+        b = jax.jit(jax.vmap(lambda s, x: transition_legal(FF4, s, x)))(states, action)
+        for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))

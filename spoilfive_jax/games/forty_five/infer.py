@@ -31,7 +31,7 @@ import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.endgame as endgame
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import transition, zero_rewards
+from spoilfive_jax.core.env import transition, transition_legal
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -299,21 +299,15 @@ def _applied(
 ) -> tuple[Callable[[jax.Array], jax.Array], State]:
     """(``tile``: a [B] array repeated for each of the L actions, the states [B * L] after each
     of ``actions`` int32[B, L] is applied to ``states`` [B]).  The actions are legal (the
-    analysis's own), so this is the public step without its check for an illegal action (a
-    quarter of the step's cost, 6 steps a world): the game's transition, and a finished hand
-    stays, paying nothing, as ``step`` leaves it."""
+    analysis's own), so they are applied without the step's illegal-action branch
+    (``core.env.transition_legal``)."""
     width = actions.shape[1]
 
     def tile(x: jax.Array) -> jax.Array:
         return jnp.repeat(x, width, axis=0)
 
-    def apply(state: State, action: jax.Array) -> State:
-        played, done = env._apply(state, action), zero_rewards(state)
-        return env._settle(
-            jax.tree.map(lambda p, d: jnp.where(state.terminated, d, p), played, done)
-        )
-
-    return tile, jax.vmap(apply)(jax.tree.map(tile, states), actions.reshape(-1))
+    step = functools.partial(transition_legal, env)
+    return tile, jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
 
 
 def _playout(
