@@ -167,7 +167,6 @@ def new_hand(
         truncated=jnp.bool_(False),
         rewards=jnp.zeros(n, jnp.float32),
         game_rewards=jnp.zeros(n, jnp.float32),
-        tricks_won=jnp.zeros(n, i32),
         hands=hands,
         legal_set=Bits(jnp.uint32(0), jnp.uint32(0)),
         phase=phase,
@@ -179,16 +178,6 @@ def new_hand(
         robbed=jnp.bool_(False),
         discards=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         leader=eldest,
-        trick_cards=jnp.full(n, NO_CARD, i32),
-        led_class=i32(-1),
-        best_power=i32(-1),
-        best_seat=i32(-1),
-        renege_level=i32(-1),
-        played=Bits(jnp.uint32(0), jnp.uint32(0)),
-        cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
-        trick_num=i32(0),
-        best_trump=i32(-1),
-        best_trump_seat=i32(-1),
         jinker=i32(-1),
         bid=i32(0),
         bidder=i32(-1),
@@ -203,8 +192,30 @@ def new_hand(
         illegal=jnp.bool_(False),
         _step_count=i32(0),
         rules=rules,
+        **before_the_play(n),
     )
     return state.replace(legal_set=legal_set(state, rules))
+
+
+def before_the_play(n: int) -> dict[str, Any]:
+    """The play's fields before the first lead of a hand of ``n`` seats (a new hand's; a world
+    wound back to its first lead takes them again: ``likelihood.play_start``)."""
+    i32 = jnp.int32
+    no_cards = Bits(jnp.uint32(0), jnp.uint32(0))
+    return {
+        "tricks_won": jnp.zeros(n, i32),
+        "trick_cards": jnp.full(n, NO_CARD, i32),
+        "led_class": i32(-1),
+        "best_power": i32(-1),
+        "best_seat": i32(-1),
+        "renege_level": i32(-1),
+        "played": no_cards,
+        "cannot_hold": Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
+        "trick_num": i32(0),
+        "trick_plays": jnp.full((NUM_TRICKS, n), NO_CARD, jnp.int8),
+        "best_trump": i32(-1),
+        "best_trump_seat": i32(-1),
+    }
 
 
 def deal_from_deck(

@@ -304,6 +304,13 @@ def play_card(
         "renege_level": pick(trick.renege_level, state.renege_level),
         "played": bits.where(in_play, state.played | d.card, state.played),
         "trick_num": trick_num,
+        "trick_plays": jnp.where(
+            in_play,
+            state.trick_plays.at[jnp.minimum(state.trick_num, NUM_TRICKS - 1), d.cur].set(
+                d.a.astype(jnp.int8)
+            ),
+            state.trick_plays,
+        ),
         "best_trump": pick(jnp.maximum(state.best_trump, trick.strength), state.best_trump),
         "best_trump_seat": pick(
             jnp.where(higher, d.cur, state.best_trump_seat), state.best_trump_seat

@@ -95,6 +95,8 @@ class State(StateBase):
     #   shown it does not hold (a play that would have been illegal had it held any of them);
     #   ``core.tricks.revealed_void``
     trick_num: jax.Array  # int32[]: tricks completed, 0..5
+    trick_plays: jax.Array  # int8[5, N]: PUBLIC record of the card each seat played to each
+    #   trick, -1 where it has not (yet): who played what, for inference over the play
     best_trump: jax.Array  # int32[]: strength of the highest trump played this hand, -1 if none
     best_trump_seat: jax.Array  # int32[]: seat that played it, -1 if none
     jinker: jax.Array  # int32[]: seat that announced a jink, -1 if none
