@@ -14,6 +14,11 @@ Rows (``--rows``):
 - ``worlds``: 256 worlds a decision instead of 64;
 - ``solve``: each world's last two tricks solved exactly (``solve_tricks=2``: minimax for the
   bot's partnership over every order of the remaining plays; the family only);
+- ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
+  the softened heuristic (``infer_worlds=256``; the family only);
+- ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the shipped
+  PPO agent (``examples/agents/forty_five_ppo.npz``, trained to imitate pimc) mixed with 10%
+  of random play (``infer_model=agent, softness=0.1``);
 - ``best``: ``sf.best_policy(env)``;
 - ``sees-all``: ``sf.best_policy(env, see_all=True)``, the same bot seeing every hand, against
   ``best`` itself (the cheating bound: what the hidden cards cost it).
@@ -34,13 +39,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five.state import PHASE_PLAY
+from spoilfive_jax.rl.agent import load_policy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from pimc_strength import env_for, tournament
 from provenance import merged, provenance
 
-ROWS = ("tie", "carry", "worlds", "solve", "best", "sees-all")
+MAX_DECISIONS = 200  # more than any hand takes
+ROWS = ("tie", "carry", "worlds", "solve", "infer", "infer-ppo", "best", "sees-all")
+AGENT = Path(__file__).parents[1] / "examples" / "agents" / "forty_five_ppo.npz"
 # The docs' table (``--table``): (game, row, deals).
 TABLE = [
     *(("spoil_five", row, 2000) for row in ("carry", "tie", "best", "sees-all")),
@@ -48,6 +61,8 @@ TABLE = [
     ("forty_five", "sees-all", 1000),
     ("forty_five", "worlds", 500),  # (four times the cost of a decision)
     ("forty_five", "solve", 2000),
+    ("forty_five", "infer", 2000),
+    ("forty_five", "infer-ppo", 2000),
 ]
 
 
@@ -62,6 +77,13 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
         return sf.pimc(env, 256), base
     if row == "solve":
         return sf.pimc(env, 64, solve_tricks=2, name="pimc64+solve2"), base
+    if row == "infer":
+        return sf.pimc(env, 64, infer_worlds=256, name="pimc64+infer"), base
+    if row == "infer-ppo":
+        agent = load_policy(AGENT)
+        return sf.pimc(
+            env, 64, infer_worlds=128, infer_model=agent, softness=0.1, name="pimc64+infer-ppo"
+        ), base
     if row == "best":
         return sf.best_policy(env), base
     if row == "sees-all":
@@ -84,6 +106,41 @@ def run_row(game: str, row: str, deals: int, seed: int) -> dict[str, Any]:
     }
 
 
+def agreement(deals: int, seed: int) -> dict[str, float]:
+    """How often ``sf.pimc(env, 64)`` (at every seat of fresh Forty-Five deals) plays the
+    heuristic's card, over the plays with two or more legal cards, and the ``softness`` s that
+    the softened heuristic needs to agree as often: E[1 - s + s / L] = agreement."""
+    env = env_for("forty_five")
+    bot, heuristic = sf.pimc(env, 64), env.builtin_policy("heuristic")
+
+    @jax.jit
+    def decide(keys: jax.Array, state: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array]:
+        seat = jnp.maximum(state.current_player, 0)
+        action = jax.vmap(bot)(keys, state, seat)
+        same = action == jax.vmap(heuristic)(keys, state, seat)
+        legal = state.legal_action_mask.sum(-1)
+        counted = ~state.terminated & (state.phase == PHASE_PLAY) & (legal > 1)
+        return jax.vmap(env.step)(state, action), same, legal, counted
+
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(seed), deals))
+    same, legal = [], []
+    for t in range(MAX_DECISIONS):
+        keys = jax.random.split(jax.random.PRNGKey(1000 + t), deals)
+        state, s, n, counted = jax.device_get(decide(keys, state))
+        same.append(s[counted])
+        legal.append(n[counted])
+        if state.terminated.all():
+            break
+    agree, cards = float(np.concatenate(same).mean()), np.concatenate(legal)
+    softness = (1 - agree) / (1 - float((1 / cards).mean()))
+    return {
+        "plays": int(cards.size),
+        "agreement": agree,
+        "mean_legal": float(cards.mean()),
+        "softness": softness,
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
@@ -96,6 +153,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=7, help="the deals' seed (not pimc_strength's)")
     ap.add_argument("--table", action="store_true", help="the docs' rows (ignores --game etc.)")
+    ap.add_argument(
+        "--agreement",
+        action="store_true",
+        help="only how often pimc 64 plays the heuristic's card in Forty-Five (--deals deals), "
+        "and the softness that matches it (pimc's DEFAULT_SOFTNESS)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument(
         "--merge",
@@ -103,6 +166,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="keep the other rows of --json FILE (and its commands) and replace these",
     )
     args = ap.parse_args(argv)
+    if args.agreement:
+        a = agreement(args.deals, args.seed)
+        print(
+            f"pimc 64 plays the heuristic's card in {a['agreement']:.1%} of {a['plays']:,} plays "
+            f"(of 2+ legal cards, {a['mean_legal']:.2f} on average): softness {a['softness']:.2f}"
+        )
+        return a
     if args.table:
         specs = list(TABLE)
     else:
@@ -110,8 +180,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             args.rows = ["tie", "carry", "best"] if args.game == "spoil_five" else ["tie", "worlds"]
         if "carry" in args.rows and args.game != "spoil_five":
             ap.error("--rows carry: only Spoil Five's hands are spoiled and carried")
-        if "solve" in args.rows and args.game == "spoil_five":
-            ap.error("--rows solve: Spoil Five has no endgame solver yet (the family has)")
+        if {"solve", "infer", "infer-ppo"} & set(args.rows) and args.game == "spoil_five":
+            ap.error("--rows solve, infer: the family's levers (not Spoil Five's yet)")
         specs = [(args.game, r, args.deals) for r in args.rows]
     print(
         f"{'game':>10} {'row':>8} {'bot':>16} {'against':>10} {'bot/hand':>9} {'diff':>8} "

@@ -352,6 +352,8 @@ _LEVERS = {
     "carry": "pimc 64, a spoil worth its share of the pot",
     "worlds": "pimc 256",
     "solve": "pimc 64, the last two tricks solved",
+    "infer": "pimc 64 of 256 worlds weighed by the heuristic",
+    "infer-ppo": "pimc 64 of 128 worlds weighed by the PPO agent",
     "best": "best",
     "sees-all": "best, seeing every hand",
 }

@@ -46,6 +46,7 @@ __all__ = [
     "DeckDeals",
     "EndgameSolve",
     "HandScoring",
+    "Inference",
     "MissingCapability",
     "Positions",
     "Presentation",
@@ -300,6 +301,23 @@ class EndgameSolve(Protocol):
 
 
 @runtime_checkable
+class Inference(Protocol):
+    """``pimc(..., infer_worlds=k)``: how likely each of ``Analysis``'s worlds makes what the
+    other seats have played, so the bot can keep the worlds their play points to."""
+
+    def play_log_likelihood(
+        self, env: Env[Any, Any], worlds: Any, player: Any, model: Any
+    ) -> jax.Array:
+        """float32[count], jittable: for each of ``worlds`` [count] (states drawn by
+        ``Analysis.resample_hidden_many`` for ``player``), the log-probability of the plays
+        recorded so far by the seats other than ``player`` under ``model(state, seat) ->
+        float32[num_actions]`` (each action's chance for the seat to act in ``state``; built by
+        ``tools.pimc.play_model``), each play's state as it was in that world; 0 where nothing
+        has been played."""
+        ...
+
+
+@runtime_checkable
 class Positions(Protocol):
     """Positions as text (``spoilfive analyze "players=5; ...; history=..."``)."""
 
@@ -479,6 +497,7 @@ CAPABILITIES: tuple[type, ...] = (
     Sessions,
     Analysis,
     EndgameSolve,
+    Inference,
     Positions,
     Presentation,
     TerminalPlay,

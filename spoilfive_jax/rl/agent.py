@@ -258,6 +258,14 @@ class AgentPolicy:
         logits, _ = apply(self._network, self.agent.params, seen, state.legal_action_mask)
         return choose(logits, key, self.greedy)[0]
 
+    def action_probs(self, state: Any, player: jax.Array) -> jax.Array:
+        """float32[num_actions]: the agent's chance of each action of ``player`` in ONE hand's
+        ``state`` (0 for illegal ones; jittable): what ``pimc(..., infer_model=agent)`` weighs
+        the other seats' plays by."""
+        seen = agent_input(self._env, self.agent.advice, state, player)
+        logits, _ = apply(self._network, self.agent.params, seen, state.legal_action_mask)
+        return jax.nn.softmax(logits)
+
 
 def make_policy(agent: Agent, greedy: bool = True) -> AgentPolicy:
     """The policy of ``agent`` (``AgentPolicy``): greedy, or sampling from its distribution."""

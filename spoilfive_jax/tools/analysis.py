@@ -68,6 +68,36 @@ def block_size(num_samples: int) -> int:
     return min(BLOCK, int(num_samples))
 
 
+def sample_worlds(
+    env: Any,
+    key: jax.Array,
+    state: Any,
+    player: jax.Array,
+    block: int,
+    see_all: bool = False,
+    infer_worlds: int = 0,
+    model: Any = None,
+) -> Any:
+    """``block`` worlds of ONE position for ``player`` (leading axis [block]; jittable): drawn by
+    ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; ``see_all``: the position
+    itself ``block`` times; ``infer_worlds`` > 0: that many drawn, then ``block`` of them kept,
+    drawn without replacement in proportion to how likely each makes the other seats' plays
+    under ``model`` (``Inference.play_log_likelihood``; the draw uses ``fold_in(key, 3)``)."""
+    if see_all:
+        return jax.tree.map(lambda x: jnp.broadcast_to(x, (block, *jnp.shape(x))), state)
+    analysis = env.capability(caps.Analysis, "analyze")
+    draws = infer_worlds or block
+    drawn = analysis.resample_hidden_many(env, jax.random.fold_in(key, 0), state, player, draws)
+    if not infer_worlds:
+        return drawn
+    weights = env.capability(caps.Inference, "pimc's infer_worlds").play_log_likelihood(
+        env, drawn, player, model
+    )
+    noise = jax.random.gumbel(jax.random.fold_in(key, 3), weights.shape)
+    kept = jax.lax.top_k(weights + noise, block)[1]  # (drawn in proportion, no world twice)
+    return jax.tree.map(lambda x: x[kept], drawn)
+
+
 def block_values(
     env: Any,
     policy: Any,
@@ -77,28 +107,24 @@ def block_values(
     states: Any,
     see_all: bool = False,
     solve_tricks: int = 0,
+    infer_worlds: int = 0,
+    model: Any = None,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
     """``block`` sampled worlds of each of a batch of positions, every legal action tried in
     each (jittable).
 
     keys: [B] PRNG keys (one per block); states: [B] the positions (p = current player).  The
-    worlds come from ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; world l's
-    playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``see_all``: every world is the
-    position itself, hidden cards and all (a player who sees every hand: the cheating bound of
-    a search).  ``solve_tricks`` > 0: the playouts solve that many last tricks exactly
-    (``EndgameSolve.solved_playout``).  Returns (values {field: float32[B, block, width]},
-    action ids int32[B, width], used bool[B, width])."""
+    worlds come from ``sample_worlds`` (``see_all``: every world is the position itself, hidden
+    cards and all, a player who sees every hand: the cheating bound of a search;
+    ``infer_worlds``, ``model``: kept by the likelihood of the other seats' plays); world
+    l's playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``solve_tricks`` > 0: the
+    playouts solve that many last tricks exactly (``EndgameSolve.solved_playout``).  Returns
+    (values {field: float32[B, block, width]}, action ids int32[B, width], used bool[B, width])."""
     b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)
-
-    def worlds_of(key: jax.Array, state: Any, p: jax.Array) -> Any:
-        if see_all:
-            return jax.tree.map(lambda x: jnp.broadcast_to(x, (block, *jnp.shape(x))), state)
-        return env.capability(caps.Analysis, "analyze").resample_hidden_many(
-            env, jax.random.fold_in(key, 0), state, p, block
-        )
-
-    worlds = jax.vmap(worlds_of)(keys, states, player)  # [B, block]
+    worlds = jax.vmap(
+        lambda k, s, p: sample_worlds(env, k, s, p, block, see_all, infer_worlds, model)
+    )(keys, states, player)  # [B, block]
     lanes = jnp.arange(block)
     play_keys = jax.vmap(
         lambda k: jax.vmap(lambda lane: jax.random.fold_in(jax.random.fold_in(k, 1), lane))(lanes)

@@ -11,8 +11,8 @@ rollout_policy=...)`` without an env returns an *unbound* bot: a policy spec tha
 binds to its own env (``tools.policies.resolve_one`` calls ``bind(env)``); calling an unbound
 bot directly is a ``ValueError``.
 
-Three levers change what the bot chooses (how it values a world, ``PimcPolicy.scores`` and
-``choose``), each measured alone in ``benchmarks/best_bot.py``:
+Four levers change what the bot chooses (which worlds it searches, how it values a world,
+``PimcPolicy.scores`` and ``choose``), each measured alone in ``benchmarks/best_bot.py``:
 
 - ``tie_break``: a policy whose choice wins a tie of the scores (equal up to float32's
   rounding, ``TIE_TOLERANCE``; otherwise the first legal action wins it: in Spoil Five,
@@ -23,6 +23,11 @@ Three levers change what the bot chooses (how it values a world, ``PimcPolicy.sc
 - ``carry_share``: in a game whose analysis reports ``spoil_prob`` and whose states carry a
   ``pot`` (Spoil Five), a hand nobody wins is worth ``carry_share * pot / N`` more to the bot:
   the spoiled pot is carried to the next hand, where it is one seat's share of what is won.
+
+- ``infer_worlds``: in a game with the ``Inference`` capability (the Forty-Five family),
+  that many worlds are drawn and ``num_samples`` kept, drawn without replacement in proportion
+  to how likely each makes the other seats' plays under ``infer_model`` (``play_model``: a
+  built-in policy softened by ``softness``, or a loaded agent's distribution).
 
 ``sf.best_policy`` (``tools.best``) is this bot with the levers that measured stronger.
 
@@ -49,6 +54,10 @@ DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.
 TIE_TOLERANCE = 1e-6  # scores within this fraction of the best one (at least 1) are tied:
 #   float32's rounding of equal sums, far below a real difference of the means
 CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
+DEFAULT_SOFTNESS = 0.6  # ``infer_worlds``: the share of each modelled play spread evenly over
+#   the legal moves, the rest on the heuristic's choice.  Calibrated: pimc 64's plays of the
+#   tricks are the Forty-Five heuristic's 62% of the time, at 3.1 legal cards on average, which
+#   softness 0.59 matches (``python benchmarks/best_bot.py --agreement --deals 512``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +76,9 @@ class PimcPolicy:
     carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
     name: str = ""  # what tables call it ("" : pimc<samples>)
     solve_tricks: int = 0  # the last tricks of each world solved exactly (EndgameSolve)
+    infer_worlds: int = 0  # worlds drawn, num_samples kept by the plays' likelihood (Inference)
+    infer_model: Any = "heuristic"  # how the other seats are modelled (``play_model``)
+    softness: float = DEFAULT_SOFTNESS  # the share of each modelled play spread evenly
 
     @property
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
@@ -79,9 +91,22 @@ class PimcPolicy:
             rollout_policy = bind(env, self.rollout_policy)
             check_rollout_policy(env, rollout_policy)
             tie_break = None if self.tie_break is None else bind(env, self.tie_break)
-            check_levers(env, tie_break, self.carry_share, self.solve_tricks, rollout_policy)
+            infer_model = bind(env, self.infer_model)
+            check_levers(
+                env,
+                tie_break,
+                self.carry_share,
+                self.solve_tricks,
+                rollout_policy,
+                self.infer_worlds,
+            )
+            check_infer_model(env, infer_model)
             return dataclasses.replace(
-                self, env=env, rollout_policy=rollout_policy, tie_break=tie_break
+                self,
+                env=env,
+                rollout_policy=rollout_policy,
+                tie_break=tie_break,
+                infer_model=infer_model,
             )
         if self.env != env:
             raise ValueError(
@@ -108,6 +133,8 @@ class PimcPolicy:
             states,
             self.see_all,
             self.solve_tricks,
+            self.infer_worlds,
+            play_model(self.env, self.infer_model, self.softness) if self.infer_worlds else None,
         )
         means = {f: v[0].mean(0) for f, v in values.items()}  # [width]
         return actions[0, self.choose(key, state, means, actions[0], used[0])]
@@ -116,6 +143,11 @@ class PimcPolicy:
         """The bot in words: its worlds (unless ``worlds=False``), playouts and levers."""
         words = [f"pimc, {self.num_samples} worlds a decision"] if worlds else []
         words.append(f"{_name(self.rollout_policy)} playouts")
+        if self.infer_worlds:
+            words.append(
+                f"kept from {self.infer_worlds} by how likely they make the other seats' plays "
+                f"(the {_name(self.infer_model)}, softness {self.softness:g})"
+            )
         if self.solve_tricks:
             last = "trick" if self.solve_tricks == 1 else f"{self.solve_tricks} tricks"
             words.append(f"the last {last} solved exactly")
@@ -170,6 +202,9 @@ def pimc(
     carry_share: float = 0.0,
     name: str = "",
     solve_tricks: int = 0,
+    infer_worlds: int = 0,
+    infer_model: Any = "heuristic",
+    softness: float = DEFAULT_SOFTNESS,
 ) -> PimcPolicy:
     """The PIMC bot (module docstring): ``num_samples`` worlds per decision, ``rollout_policy``
     (``"heuristic"``, each game's own; ``"greedy"`` in the family; ``"random"``; or a jittable
@@ -181,7 +216,12 @@ def pimc(
     cards cost it (the cheating bound).  ``tie_break`` (a policy, e.g. ``"heuristic"``) and
     ``carry_share`` (a number >= 0; Spoil Five) change what the bot maximises (module
     docstring); ``solve_tricks`` (an integer >= 0; the Forty-Five family) solves each world's
-    last tricks exactly; ``name`` is what tables call the bot."""
+    last tricks exactly; ``infer_worlds`` (an integer >= 0; a game with the ``Inference``
+    capability) draws that many worlds and keeps ``num_samples`` of them by how likely they make
+    the other seats' plays under ``infer_model`` (a built-in policy name such as
+    ``"heuristic"``, or a loaded agent: ``play_model``) softened by ``softness`` (in [0, 1]:
+    the share of each play spread evenly over the legal moves); ``name`` is what tables call
+    the bot."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
@@ -199,6 +239,14 @@ def pimc(
     if solve_tricks < 0:
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     _check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
+    if isinstance(infer_worlds, bool) or not isinstance(infer_worlds, (int, np.integer)):
+        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
+    if infer_worlds < 0:
+        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
+    if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
+        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
+    if not 0 <= softness <= 1:
+        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):
@@ -212,11 +260,15 @@ def pimc(
         float(carry_share),
         name,
         int(solve_tricks),
+        int(infer_worlds),
+        infer_model,
+        float(softness),
     )
     if env is None:  # checked as far as no env allows; ``bind`` checks the rest
         check_rollout_policy(None, rollout_policy)
         if tie_break is not None:
             check_rollout_policy(None, tie_break, "tie_break")
+        check_infer_model(None, infer_model)
         return bot
     if not isinstance(env, Env):
         raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
@@ -235,11 +287,15 @@ def check_levers(
     carry_share: float,
     solve_tricks: int = 0,
     rollout_policy: Any = "heuristic",
+    infer_worlds: int = 0,
 ) -> None:
     """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve;
     ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
     with a ``pot``; ``solve_tricks`` without the ``EndgameSolve`` capability, above its
-    ``max_solve_tricks``, or with a rollout policy that is not a built-in name."""
+    ``max_solve_tricks``, or with a rollout policy that is not a built-in name;
+    ``infer_worlds`` without the ``Inference`` capability."""
+    if infer_worlds:
+        env.capability(caps.Inference, "pimc's infer_worlds")
     if solve_tricks:
         solver = env.capability(caps.EndgameSolve, "pimc's solve_tricks")
         top = solver.max_solve_tricks(env)
@@ -261,6 +317,46 @@ def check_levers(
         shape = jax.eval_shape(env.init, jax.random.PRNGKey(0))
         if not hasattr(shape, "pot"):
             raise ValueError(f"pimc: carry_share needs states with a pot; {env.id}'s have none")
+
+
+def play_model(env: Any, model: Any, softness: float) -> Any:
+    """The model of the other seats' play that ``infer_worlds`` weighs the worlds by:
+    ``probs(state, seat) -> float32[num_actions]`` (jittable), ``1 - softness`` times the
+    model's chance of each action plus ``softness`` spread evenly over the legal ones.
+    ``model``: a built-in policy name (a deterministic policy: its choice has all of its
+    weight) or a policy with ``action_probs(state, seat)`` (a loaded agent: its distribution)."""
+    legal_only = softness  # (closed over: the model is built inside the traced bot)
+    if hasattr(model, "action_probs"):
+        base = model.action_probs
+    else:
+        policy = resolve_one(env, model)[1]
+        key = jax.random.PRNGKey(0)
+
+        def base(state: Any, seat: jax.Array) -> jax.Array:
+            return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
+
+    def probs(state: Any, seat: jax.Array) -> jax.Array:
+        legal = state.legal_action_mask
+        spread = legal / jnp.maximum(legal.sum(), 1)
+        return (1 - legal_only) * base(state, seat) + legal_only * spread
+
+    return probs
+
+
+def check_infer_model(env: Any, model: Any) -> None:
+    """``ValueError`` for an ``infer_model`` the bot cannot weigh plays by: ``"random"`` (say
+    ``softness=1`` for random play), a name ``env`` does not know, or something that is neither
+    a name nor a policy with ``action_probs``."""
+    if hasattr(model, "action_probs"):
+        return
+    if not isinstance(model, str):
+        raise ValueError(
+            "pimc: infer_model must be a built-in policy name (e.g. 'heuristic') or a loaded "
+            f"agent's policy (sf.load_policy), got {model!r}"
+        )
+    if model == "random":
+        raise ValueError("pimc: infer_model 'random' weighs nothing; use softness=1 instead")
+    check_rollout_policy(env, model, "infer_model")
 
 
 def check_rollout_policy(env: Any, policy: Any, what: str = "rollout_policy") -> None:

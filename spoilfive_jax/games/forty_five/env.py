@@ -19,6 +19,7 @@ import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.games as games
 import spoilfive_jax.games.forty_five.history as history
 import spoilfive_jax.games.forty_five.infer as infer
+import spoilfive_jax.games.forty_five.likelihood as likelihood
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
 import spoilfive_jax.games.forty_five.provider as provider
@@ -280,6 +281,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         caps.Sessions: games,
         caps.Analysis: infer,
         caps.EndgameSolve: infer,
+        caps.Inference: likelihood,
         caps.Positions: history,
         caps.Presentation: report,
         caps.TerminalPlay: report,
