@@ -181,7 +181,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "carry" in args.rows and args.game != "spoil_five":
             ap.error("--rows carry: only Spoil Five's hands are spoiled and carried")
         if {"solve", "infer", "infer-ppo"} & set(args.rows) and args.game == "spoil_five":
-            ap.error("--rows solve, infer: the family's levers (not Spoil Five's yet)")
+            ap.error(
+                "--rows solve, infer: Spoil Five has no endgame solver or inference yet "
+                "(the family has)"
+            )
         specs = [(args.game, r, args.deals) for r in args.rows]
     print(
         f"{'game':>10} {'row':>8} {'bot':>16} {'against':>10} {'bot/hand':>9} {'diff':>8} "

@@ -239,14 +239,7 @@ def pimc(
     if solve_tricks < 0:
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     _check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
-    if isinstance(infer_worlds, bool) or not isinstance(infer_worlds, (int, np.integer)):
-        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
-    if infer_worlds < 0:
-        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
-    if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
-        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
-    if not 0 <= softness <= 1:
-        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
+    _check_inference(infer_worlds, softness)
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):
@@ -274,6 +267,19 @@ def pimc(
         raise ValueError(f"pimc's env must be a game environment (sf.make(...)), got {env!r}")
     env.capability(caps.Analysis, "pimc")  # a game without position analysis: named now
     return bot.bind(env)
+
+
+def _check_inference(infer_worlds: Any, softness: Any) -> None:
+    """``ValueError`` for an ``infer_worlds`` that is not an integer >= 0 or a ``softness``
+    that is not a number in [0, 1]."""
+    if isinstance(infer_worlds, bool) or not isinstance(infer_worlds, (int, np.integer)):
+        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
+    if infer_worlds < 0:
+        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
+    if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
+        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
+    if not 0 <= softness <= 1:
+        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
 
 
 def _name(policy: Any) -> str:

@@ -279,6 +279,7 @@ def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
     script = _load("best_bot")
     for argv, why in (
         (["--rows", "solve"], "no endgame solver"),
+        (["--rows", "infer-ppo"], "no endgame solver or inference"),
         (["--game", "forty_five", "--rows", "carry"], "carried"),
     ):
         with pytest.raises(SystemExit):
