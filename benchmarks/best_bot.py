@@ -107,37 +107,47 @@ def run_row(game: str, row: str, deals: int, seed: int) -> dict[str, Any]:
 
 
 def agreement(deals: int, seed: int) -> dict[str, float]:
-    """How often ``sf.pimc(env, 64)`` (at every seat of fresh Forty-Five deals) plays the
-    heuristic's card, over the plays with two or more legal cards, and the ``softness`` s that
-    the softened heuristic needs to agree as often: E[1 - s + s / L] = agreement."""
+    """How well each model of ``infer_worlds`` predicts ``sf.pimc(env, 64)`` (at every seat of
+    fresh Forty-Five deals), over the plays with two or more legal cards: how often pimc plays
+    the heuristic's card, the ``softness`` s that the softened heuristic needs to agree as
+    often (E[1 - s + s / L] = agreement), and the mean log-probability of pimc's card under a
+    uniform choice, that softened heuristic and the shipped PPO agent (``AGENT``)."""
     env = env_for("forty_five")
-    bot, heuristic = sf.pimc(env, 64), env.builtin_policy("heuristic")
+    bot, heuristic, agent = sf.pimc(env, 64), env.builtin_policy("heuristic"), load_policy(AGENT)
 
     @jax.jit
-    def decide(keys: jax.Array, state: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array]:
+    def decide(keys: jax.Array, state: Any) -> tuple[Any, ...]:
         seat = jnp.maximum(state.current_player, 0)
         action = jax.vmap(bot)(keys, state, seat)
         same = action == jax.vmap(heuristic)(keys, state, seat)
         legal = state.legal_action_mask.sum(-1)
+        probs = jax.vmap(agent.action_probs)(state, seat)
+        ppo = jnp.log(jnp.take_along_axis(probs, action[:, None], axis=1)[:, 0])
         counted = ~state.terminated & (state.phase == PHASE_PLAY) & (legal > 1)
-        return jax.vmap(env.step)(state, action), same, legal, counted
+        return jax.vmap(env.step)(state, action), same, legal, ppo, counted
 
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(seed), deals))
-    same, legal = [], []
+    same, legal, ppo = [], [], []
     for t in range(MAX_DECISIONS):
         keys = jax.random.split(jax.random.PRNGKey(1000 + t), deals)
-        state, s, n, counted = jax.device_get(decide(keys, state))
+        state, s, n, p, counted = jax.device_get(decide(keys, state))
         same.append(s[counted])
         legal.append(n[counted])
+        ppo.append(p[counted])
         if state.terminated.all():
             break
-    agree, cards = float(np.concatenate(same).mean()), np.concatenate(legal)
+    hit, cards = np.concatenate(same), np.concatenate(legal)
+    agree = float(hit.mean())
     softness = (1 - agree) / (1 - float((1 / cards).mean()))
+    softened = np.where(hit, np.log(1 - softness + softness / cards), np.log(softness / cards))
     return {
         "plays": int(cards.size),
         "agreement": agree,
         "mean_legal": float(cards.mean()),
         "softness": softness,
+        "loglik_uniform": float(-np.log(cards).mean()),
+        "loglik_heuristic": float(softened.mean()),
+        "loglik_ppo": float(np.concatenate(ppo).mean()),
     }
 
 
@@ -156,8 +166,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--agreement",
         action="store_true",
-        help="only how often pimc 64 plays the heuristic's card in Forty-Five (--deals deals), "
-        "and the softness that matches it (pimc's DEFAULT_SOFTNESS)",
+        help="only how well the models of infer_worlds predict pimc 64's plays in Forty-Five "
+        "(--deals deals): the heuristic's agreement, the softness that matches it (pimc's "
+        "DEFAULT_SOFTNESS), and each model's mean log-probability of pimc's card",
     )
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument(
@@ -170,7 +181,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         a = agreement(args.deals, args.seed)
         print(
             f"pimc 64 plays the heuristic's card in {a['agreement']:.1%} of {a['plays']:,} plays "
-            f"(of 2+ legal cards, {a['mean_legal']:.2f} on average): softness {a['softness']:.2f}"
+            f"(of 2+ legal cards, {a['mean_legal']:.2f} on average): softness {a['softness']:.2f}\n"
+            f"mean log-probability of pimc's card: uniform {a['loglik_uniform']:.3f}, the "
+            f"heuristic softened so {a['loglik_heuristic']:.3f}, "
+            f"the PPO agent {a['loglik_ppo']:.3f}"
         )
         return a
     if args.table:
