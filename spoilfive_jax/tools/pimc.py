@@ -331,7 +331,6 @@ def play_model(env: Any, model: Any, softness: float) -> Any:
     model's chance of each action plus ``softness`` spread evenly over the legal ones.
     ``model``: a built-in policy name (a deterministic policy: its choice has all of its
     weight) or a policy with ``action_probs(state, seat)`` (a loaded agent: its distribution)."""
-    legal_only = softness  # (closed over: the model is built inside the traced bot)
     if hasattr(model, "action_probs"):
         base = model.action_probs
     else:
@@ -344,7 +343,7 @@ def play_model(env: Any, model: Any, softness: float) -> Any:
     def probs(state: Any, seat: jax.Array) -> jax.Array:
         legal = state.legal_action_mask
         spread = legal / jnp.maximum(legal.sum(), 1)
-        return (1 - legal_only) * base(state, seat) + legal_only * spread
+        return (1 - softness) * base(state, seat) + softness * spread
 
     return probs
 
