@@ -11,8 +11,8 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
   and ties of the means go to that built-in's own choice (``tie_break``).  Together they beat
   plain pimc in Spoil Five; in the Forty-Five family no lever measured clearly stronger (the
   tie-break, 256 worlds, endgame solves and inference weighed by the heuristic were within
-  noise of pimc; inference weighed by the PPO agent gained +0.12 +- 0.12 points a hand over
-  4,000 deals, for 50 times the cost and the ``rl`` extra), so there the best bot is
+  noise of pimc; inference weighed by the PPO agent gained +0.13 +- 0.11 points a hand over
+  5,000 deals, for 50 times the cost and the ``rl`` extra), so there the best bot is
   ``sf.pimc(env, 64)`` itself, named ``best``.
 
 A game without position analysis (a plugin) gets its strongest built-in policy, the last of
