@@ -254,17 +254,19 @@ class AgentPolicy:
                 f"this agent plays {n}-player {self.agent.game} tables, got a {seats}-player "
                 f"state of {state_owner(state)}"
             ) from None
-        seen = agent_input(env, self.agent.advice, state, player)
+        return choose(self._logits(state, player), key, self.greedy)[0]
+
+    def _logits(self, state: Any, player: jax.Array) -> jax.Array:
+        """float32[num_actions]: the agent's masked logits for ``player`` in ONE hand."""
+        seen = agent_input(self._env, self.agent.advice, state, player)
         logits, _ = apply(self._network, self.agent.params, seen, state.legal_action_mask)
-        return choose(logits, key, self.greedy)[0]
+        return logits
 
     def action_probs(self, state: Any, player: jax.Array) -> jax.Array:
         """float32[num_actions]: the agent's chance of each action of ``player`` in ONE hand's
         ``state`` (0 for illegal ones; jittable): what ``pimc(..., infer_model=agent)`` weighs
         the other seats' plays by."""
-        seen = agent_input(self._env, self.agent.advice, state, player)
-        logits, _ = apply(self._network, self.agent.params, seen, state.legal_action_mask)
-        return jax.nn.softmax(logits)
+        return jax.nn.softmax(self._logits(state, player))
 
 
 def make_policy(agent: Agent, greedy: bool = True) -> AgentPolicy:

@@ -278,7 +278,7 @@ def _check_inference(infer_worlds: Any, softness: Any) -> None:
         raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
     if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
         raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
-    if not 0 <= softness <= 1:
+    if not 0 <= float(softness) <= 1:
         raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
 
 
