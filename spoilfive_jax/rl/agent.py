@@ -40,6 +40,7 @@ import numpy as np
 from flax import traverse_util
 
 from spoilfive_jax.core.env import Env, check_state, state_owner
+from spoilfive_jax.core.network import META_KEY, npz_entries
 from spoilfive_jax.registry import env_class, make
 from spoilfive_jax.rl.network import Network, agent_input, apply, choose, network_for
 from spoilfive_jax.rl.ppo import PPOConfig
@@ -47,7 +48,6 @@ from spoilfive_jax.rl.training import TrainResult, seat_evaluation, train
 
 FORMAT = "spoilfive_jax.agent/1"  # the file format's name (unchanged when modules move)
 _FORMATS = (FORMAT, "spoilfive_jax.rl.agent/1")  # (the second: files written while it was used)
-_META_KEY = "__metadata__"
 
 __all__ = [
     "FORMAT",
@@ -147,7 +147,7 @@ def save_agent(path: str | os.PathLike[str], params: Any, metadata: dict[str, An
         path += ".npz"
     flat = traverse_util.flatten_dict(jax.device_get(params), sep="/")
     arrays: dict[str, Any] = {k: np.asarray(v, np.float32) for k, v in flat.items()}
-    arrays[_META_KEY] = np.array(json.dumps(metadata, sort_keys=True))
+    arrays[META_KEY] = np.array(json.dumps(metadata, sort_keys=True))
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     np.savez_compressed(path, **arrays)
     with open(path[: -len(".npz")] + ".json", "w") as f:
@@ -172,14 +172,14 @@ def load_agent(path: str | os.PathLike[str]) -> Agent:
     ``<path> is not an agent saved by this project (...): <why>``."""
     name = os.fspath(path)
     try:
-        entries = _npz_entries(name)
+        entries = npz_entries(name)
     except (ValueError, EOFError, zipfile.BadZipFile):
         # numpy's own words ("pickled data", "not a zip file") would mean nothing to the user
         raise ValueError(f"{name} {NOT_AN_AGENT}: not an .npz archive") from None
     try:
-        if _META_KEY not in entries:
-            raise ValueError(f"it has no {_META_KEY} entry")
-        metadata = json.loads(str(entries.pop(_META_KEY)))
+        if META_KEY not in entries:
+            raise ValueError(f"it has no {META_KEY} entry")
+        metadata = json.loads(str(entries.pop(META_KEY)))
         if not isinstance(metadata, dict) or metadata.get("format") not in _FORMATS:
             found = metadata.get("format") if isinstance(metadata, dict) else metadata
             raise ValueError(f"unknown agent format {found!r}")
@@ -192,15 +192,6 @@ def load_agent(path: str | os.PathLike[str]) -> Agent:
     except ValueError as e:  # json's errors are ValueErrors too
         raise ValueError(f"{name} {NOT_AN_AGENT}: {e}") from None
     return agent
-
-
-def _npz_entries(name: str) -> dict[str, np.ndarray]:
-    """The arrays of the ``.npz`` archive ``name`` (``ValueError`` for any other file)."""
-    data = np.load(name, allow_pickle=False)
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError("a single array, not an archive")
-    with data:
-        return {k: data[k] for k in data.files}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

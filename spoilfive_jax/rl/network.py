@@ -28,44 +28,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import spoilfive_jax.games.forty_five.observe as family_obs
+import spoilfive_jax.games.forty_five.agent as family_agent
 import spoilfive_jax.games.spoil_five.observe as obs_lib
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.games.forty_five import strength as family_strength
+from spoilfive_jax.core.network import NEG, split_advice
+from spoilfive_jax.core.network import agent_input as agent_input  # (re-exported)
+from spoilfive_jax.core.network import input_shape as input_shape  # (re-exported)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS
 from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 
-NEG = -1e9  # logit of an illegal action
 ADVISORS = ("heuristic", "greedy")  # the built-in policies a network may take advice from
-_ADVICE_KEY = 0  # the advisor's key (the family's and Spoil Five's advisors are deterministic)
 
 # --------------------------------------------------------------------------- advice
-
-
-def agent_input(env: Any, advice: str, state: Any, player: jax.Array) -> jax.Array:
-    """What a network with ``advice`` reads for ``player`` in ONE hand's ``state``: float32[D],
-    ``env.observe(state, player)``, then (with ``advice``) the one-hot float32[A] of the
-    advisor's action."""
-    obs = env.observe(state, player)
-    if not advice:
-        return obs
-    choice = env.builtin_policy(advice)(jax.random.key(_ADVICE_KEY), state, player)
-    return jnp.concatenate([obs, jax.nn.one_hot(choice, env.num_actions, dtype=obs.dtype)])
-
-
-def input_shape(env: Any, advice: str) -> tuple[int, ...]:
-    """The shape of ``agent_input``: the observation's, widened by the action count with
-    ``advice``."""
-    (size,) = env.observation_shape
-    return (size + (env.num_actions if advice else 0),)
-
-
-def _split_advice(obs: jax.Array, mask: jax.Array, advised: bool) -> Any:
-    """(observation, advice one-hot or None) of an ``agent_input``."""
-    if not advised:
-        return obs, None
-    return obs[..., : -mask.shape[-1]], obs[..., -mask.shape[-1] :]
+# (``agent_input``, ``input_shape`` and ``split_advice`` are flax-free: ``core.network``)
 
 
 def _take_advice(module: nn.Module, logits: jax.Array, advice: jax.Array | None) -> jax.Array:
@@ -147,7 +123,7 @@ class ActorCritic(nn.Module):
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
-        obs, advice = _split_advice(obs, mask, self.advised)
+        obs, advice = split_advice(obs, mask, self.advised)
         x, trump = featurize(obs, mask, self.num_players)
         if advice is not None:
             x = jnp.concatenate([x, advice], axis=-1)
@@ -171,7 +147,7 @@ class MLPActorCritic(nn.Module):
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
-        _, advice = _split_advice(obs, mask, self.advised)
+        _, advice = split_advice(obs, mask, self.advised)
         x = jnp.concatenate([obs, mask.astype(jnp.float32)], axis=-1)
         for width in self.hidden:
             x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
@@ -180,19 +156,11 @@ class MLPActorCritic(nn.Module):
         return jnp.where(mask, _take_advice(self, logits, advice), NEG), value
 
 
-def _family_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
-    """Per trump suit: the card id at each strength position (53: none) int32[4, 64], and each
-    card id's position int32[4, 53] (``strength.tables``)."""
-    position, action = family_strength.tables(rules)
-    card_at = np.where((action >= 0) & (action < NUM_CARD_IDS), action, NUM_CARD_IDS)
-    return card_at.astype(np.int32), position.astype(np.int32)
-
-
 class FamilyActorCritic(nn.Module):
-    """The Forty-Five family's actor-critic: the raw observation and its card blocks in the
-    strength layout of the trump suit (clubs' until trump is named, which the raw TRUMP block
-    shows); logits float32[..., 64] (53 cards by position, then the 11 other actions) and a
-    value float32[...]."""
+    """The Forty-Five family's actor-critic: ``games.forty_five.agent.features`` (the raw
+    observation and its card blocks in the strength layout of the trump suit) through the MLP;
+    logits float32[..., 64] (``agent.to_logits``: 53 cards by position, then the 11 other
+    actions) and a value float32[...].  ``agent.logits`` is its forward pass without flax."""
 
     num_players: int
     rules: FortyFiveRules
@@ -201,34 +169,15 @@ class FamilyActorCritic(nn.Module):
 
     @nn.compact
     def __call__(self, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
-        obs, advice = _split_advice(obs, mask, self.advised)
-        n, lay = self.num_players, family_obs.layout(self.num_players)
-        card_at, position = (jnp.asarray(t) for t in _family_tables(self.rules))
-        trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
-        mask_f = mask.astype(jnp.float32)
-        cards = jnp.concatenate(
-            [
-                *(_block(obs, *lay[b])[..., None, :] for b in ("HAND", "DISCARDS", "PLAYED")),
-                _block(obs, *lay["TURNUP"])[..., None, :],
-                mask_f[..., None, :NUM_CARD_IDS],
-                _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
-                _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
-                *(() if advice is None else (advice[..., None, :NUM_CARD_IDS],)),
-            ],
-            axis=-2,
-        )
-        padded = jnp.concatenate([cards, jnp.zeros_like(cards[..., :1])], axis=-1)
-        canon = jnp.take_along_axis(padded, card_at[trump][..., None, :], axis=-1)
-        raw = obs if advice is None else jnp.concatenate([obs, advice], axis=-1)
-        x = jnp.concatenate([canon.reshape(*obs.shape[:-1], -1), raw, mask_f], axis=-1)
+        obs, advice = split_advice(obs, mask, self.advised)
+        x, position = family_agent.features(obs, mask, self.num_players, self.rules, advice)
         for width in self.hidden:
             x = nn.relu(nn.Dense(width, kernel_init=nn.initializers.orthogonal(np.sqrt(2)))(x))
         other = mask.shape[-1] - NUM_CARD_IDS
         out = nn.Dense(64 + other, kernel_init=nn.initializers.orthogonal(0.01))(x)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0]
-        card_logits = jnp.take_along_axis(out[..., :64], position[trump], axis=-1)
-        logits = jnp.concatenate([card_logits, out[..., 64:]], axis=-1)
-        return jnp.where(mask, _take_advice(self, logits, advice), NEG), value
+        weight = None if advice is None else self.param("advice_weight", nn.initializers.zeros, ())
+        return family_agent.to_logits(out, position, mask, advice, weight), value
 
 
 Network = ActorCritic | MLPActorCritic | FamilyActorCritic
