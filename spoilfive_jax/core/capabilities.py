@@ -302,8 +302,7 @@ class EndgameSolve(Protocol):
 
 @runtime_checkable
 class Inference(Protocol):
-    """``pimc(..., infer_worlds=k)``: how likely each of ``Analysis``'s worlds makes what the
-    other seats have played, so the bot can keep the worlds their play points to."""
+    """``pimc(..., infer_worlds=k)``: how likely each world makes the other seats' plays."""
 
     def play_log_likelihood(
         self, env: Env[Any, Any], worlds: Any, player: Any, model: Any
@@ -311,9 +310,12 @@ class Inference(Protocol):
         """float32[count], jittable: for each of ``worlds`` [count] (states drawn by
         ``Analysis.resample_hidden_many`` for ``player``), the log-probability of the plays
         recorded so far by the seats other than ``player`` under ``model(state, seat) ->
-        float32[num_actions]`` (each action's chance for the seat to act in ``state``; built by
-        ``tools.pimc.play_model``), each play's state as it was in that world; 0 where nothing
-        has been played."""
+        float32[num_actions]`` (``tools.analysis.play_model``), each play's state as it was in
+        that world; 0 where nothing has been played."""
+        ...
+
+    def trained_model(self, env: Env[Any, Any]) -> Any:
+        """The policy (with ``action_probs``) shipped for ``env``'s table, or None."""
         ...
 
 

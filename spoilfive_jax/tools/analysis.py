@@ -46,13 +46,18 @@ import numpy as np
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, check_state
 from spoilfive_jax.core.validate import as_key
-from spoilfive_jax.tools.policies import bind
+from spoilfive_jax.tools import levers
+from spoilfive_jax.tools.policies import bind, resolve_one
 from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.sharding import host_arrays, round_to_devices, shard_batch
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
 BLOCK = 64  # samples of one position resampled together (``block_size``)
+DEFAULT_SOFTNESS = 0.6  # ``infer_worlds``: the share of each modelled play spread evenly over
+#   the legal moves, the rest on the heuristic's choice.  Calibrated: pimc 64's plays of the
+#   tricks are the Forty-Five heuristic's 62% of the time, at 3.1 legal cards on average, which
+#   softness 0.59 matches (``python benchmarks/best_bot.py --agreement --deals 512``)
 
 
 def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
@@ -61,6 +66,29 @@ def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
     ids = jnp.nonzero(legal, size=width, fill_value=-1)[0].astype(jnp.int32)
     used = ids >= 0
     return jnp.where(used, ids, ids[0]), used
+
+
+def play_model(env: Any, model: Any, softness: float) -> Any:
+    """The model of the other seats' play that ``infer_worlds`` weighs the worlds by:
+    ``probs(state, seat) -> float32[num_actions]`` (jittable), ``1 - softness`` times the
+    model's chance of each action plus ``softness`` spread evenly over the legal ones.
+    ``model``: a built-in policy name (a deterministic policy: its choice has all of its
+    weight) or a policy with ``action_probs(state, seat)`` (a loaded agent: its distribution)."""
+    if hasattr(model, "action_probs"):
+        base = model.action_probs
+    else:
+        policy = resolve_one(env, model)[1]
+        key = jax.random.PRNGKey(0)
+
+        def base(state: Any, seat: jax.Array) -> jax.Array:
+            return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
+
+    def probs(state: Any, seat: jax.Array) -> jax.Array:
+        legal = state.legal_action_mask
+        spread = legal / jnp.maximum(legal.sum(), 1)
+        return (1 - softness) * base(state, seat) + softness * spread
+
+    return probs
 
 
 def block_size(num_samples: int) -> int:
@@ -150,7 +178,7 @@ def block_values(
     return {f: v.reshape(b, block, width) for f, v in values.items()}, actions, used
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 8))
 def _chunk(
     env: Any,
     policy: Any,
@@ -160,12 +188,26 @@ def _chunk(
     states: Any,
     pos: jax.Array,
     j: jax.Array,
+    infer: Inferred | None = None,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
     """The blocks (position pos[i], block j[i]) of one chunk, spread over the local devices."""
     pos, j = shard_batch(pos), shard_batch(j)
     chosen = jax.tree.map(lambda x: x[pos], states)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(j)
-    return block_values(env, policy, width, block, keys, chosen)
+    if infer is None:
+        return block_values(env, policy, width, block, keys, chosen)
+    model = play_model(env, infer.model, infer.softness)
+    return block_values(env, policy, width, block, keys, chosen, False, 0, infer.worlds, model)
+
+
+@dataclasses.dataclass(frozen=True)
+class Inferred:
+    """``analyze``'s inference (hashable: a static argument): ``worlds`` drawn a block, kept by
+    the plays' likelihood under ``model`` softened by ``softness`` (``play_model``)."""
+
+    worlds: int
+    model: Any
+    softness: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,6 +307,10 @@ def analyze(
     num_samples: int = 1000,
     policy: Any = "heuristic",
     batch_size: int | None = None,
+    *,
+    infer_worlds: int = 0,
+    infer_model: Any = "heuristic",
+    softness: float = DEFAULT_SOFTNESS,
 ) -> Analysis:
     """Score every legal action of ``state.current_player`` (module docstring).
 
@@ -274,6 +320,9 @@ def analyze(
     compiled chunk (the result does not depend on it).  Positions are grouped by their number
     of legal actions; a group runs in full chunks and one last chunk of a power-of-two size, so
     a call compiles at most two chunk shapes a group (each reused by later calls).
+    ``infer_worlds``, ``infer_model``, ``softness``: the worlds weighed by the other seats' plays
+    as ``sf.pimc``'s are (a game with the ``Inference`` capability): each block of
+    ``block_size(num_samples)`` worlds is kept from ``infer_worlds`` drawn.
     """
     bound_compiled_programs()  # (tools.programs: a long-lived process stays under the limit)
     key = as_key(key)
@@ -282,12 +331,13 @@ def analyze(
     k_count = int(num_samples)
     check_state(env, state, "analyze")
     policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
+    infer = _inferred(env, policy, infer_worlds, infer_model, softness)
     flat, batch_shape = _flat_positions(state)
     num_pos = int(np.asarray(flat.current_player).shape[0])
     width = int(env.capability(caps.Analysis, "analyze").max_legal_actions(env))
     fields = tuple(env.capability(caps.Analysis, "analyze").analysis_fields(env))
     sums, squares, actions, used = _sample(
-        env, policy, key, flat, k_count, width, fields, batch_size
+        env, policy, key, flat, k_count, width, fields, batch_size, infer
     )
     a_count = int(env.num_actions)
     legal, values, ses = _by_action(sums, squares, actions, used, k_count, a_count, batch_shape)
@@ -307,6 +357,19 @@ def analyze(
         names,
         labels,
     )
+
+
+def _inferred(
+    env: Any, policy: Any, infer_worlds: Any, infer_model: Any, softness: Any
+) -> Inferred | None:
+    """``analyze``'s inference, checked as ``sf.pimc`` checks it (``ValueError``), or None."""
+    levers.check_inference(infer_worlds, softness)
+    if not infer_worlds:
+        return None
+    model = bind(env, infer_model)
+    levers.check_levers(env, None, 0.0, 0, policy, int(infer_worlds))
+    levers.check_infer_model(env, model)
+    return Inferred(int(infer_worlds), model, float(softness))
 
 
 def _flat_positions(state: Any) -> tuple[Any, tuple[int, ...]]:
@@ -330,6 +393,7 @@ def _sample(
     width: int,
     fields: tuple[str, ...],
     batch_size: int | None,
+    infer: Inferred | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """The ``k_count`` samples of every position of ``flat`` [P], in chunks of whole blocks:
     per field the sums and sums of squares of each action slot's values float64[P, width], and
@@ -371,7 +435,15 @@ def _sample(
             idx = np.where(real, idx, 0)
             pos, j = group[idx // per_pos], idx % per_pos
             out = _chunk(
-                env, policy, w, block, key, dev_states, jnp.asarray(pos, jnp.int32), jnp.asarray(j)
+                env,
+                policy,
+                w,
+                block,
+                key,
+                dev_states,
+                jnp.asarray(pos, jnp.int32),
+                jnp.asarray(j),
+                infer,
             )
             if pending is not None:
                 add(*pending)

@@ -9,11 +9,17 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
 - in a game whose hands can be spoiled and their pot carried (Spoil Five: the analysis reports
   ``spoil_prob``), a spoil is worth one seat's share of the carried pot (``carry_share=1``),
   and ties of the means go to that built-in's own choice (``tie_break``).  Together they beat
-  plain pimc in Spoil Five; in the Forty-Five family no lever measured clearly stronger (the
-  tie-break, 256 worlds, endgame solves and inference weighed by the heuristic were within
-  noise of pimc; inference weighed by the PPO agent gained +0.13 +- 0.11 points a hand over
-  5,000 deals, for 50 times the cost and the ``rl`` extra), so there the best bot is
-  ``sf.pimc(env, 64)`` itself, named ``best``.
+  plain pimc in Spoil Five;
+- in a game that ships a trained agent for the table (``Inference.trained_model``: 4-player
+  Forty-Five with its default rules), the worlds are weighed by the other seats' plays under
+  the agent (``infer_worlds=INFER_WORLDS`` drawn, 64 kept; ``softness=INFER_SOFTNESS``).  It
+  beat plain pimc as a partnership over 7,000 deals, for about 50 times the cost of a
+  decision (a network evaluation at every recorded play of every drawn world).  The agent is
+  package data, played without flax (``games.forty_five.agent``).
+
+Elsewhere in the family (Twenty-Five, Auction, other seat counts or rules) no lever measured
+stronger (the tie-break, 256 worlds, endgame solves and inference weighed by the heuristic were
+within noise of pimc), so there the best bot is ``sf.pimc(env, 64)`` itself, named ``best``.
 
 A game without position analysis (a plugin) gets its strongest built-in policy, the last of
 ``env.policy_names``.  The result is a jittable ``policy(key, state, player)`` that every tool
@@ -37,6 +43,8 @@ from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, PimcPolicy, p
 
 BEST = "best"  # the name tables and the command line give it
 CARRY_SHARE = 1.0  # one seat's share of a carried pot (measured: benchmarks/best_bot.py)
+INFER_WORLDS = 128  # worlds drawn a decision, DEFAULT_SAMPLES kept by the plays' likelihood
+INFER_SOFTNESS = 0.1  # under the trained agent's distribution, a tenth spread evenly
 
 
 def has_analysis(env: Env[Any, Any]) -> bool:
@@ -60,6 +68,11 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
             raise ValueError(f"{env.id} has no position analysis, so no search bot to see all")
         return env.builtin_policy(strongest)
     carried = CARRY_FIELD in env.capability(caps.Analysis, BEST).analysis_fields(env)
+    trained = trained_model(env)
+    inferred: dict[str, Any] = {}
+    if trained is not None:
+        inferred = {"infer_worlds": INFER_WORLDS, "infer_model": trained}
+        inferred["softness"] = INFER_SOFTNESS
     return pimc(
         env,
         DEFAULT_SAMPLES,
@@ -68,15 +81,27 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
         tie_break=strongest if carried else None,
         carry_share=CARRY_SHARE if carried else 0.0,
         name=BEST,
+        **inferred,
     )
+
+
+def trained_model(env: Env[Any, Any]) -> Any:
+    """The trained policy ``env``'s game ships for its table (``Inference.trained_model``), or
+    None (a game without inference, or a table no agent was trained for)."""
+    try:
+        inference = env.capability(caps.Inference, BEST)
+    except caps.MissingCapability:
+        return None
+    return inference.trained_model(env)
 
 
 def hint_text(
     env: Any, state: Any, key: jax.Array | int = 0, num_samples: int = 200, policy: Any = None
 ) -> str:
     """The analysis of ``state``'s legal moves as a table, best first, and the move
-    ``sf.best_policy(env)`` makes of it (terminal play's ``hint``): the analysis plays out with
-    the best bot's rollout policy and the bot chooses from it as from its own search
+    ``sf.best_policy(env)`` makes of it (terminal play's ``hint``): the analysis draws its worlds
+    as the best bot does (weighed by the other seats' plays where the bot infers), plays out
+    with the bot's rollout policy, and the bot chooses from it as from its own search
     (``PimcPolicy.choose``; in Spoil Five it counts the carried pot, which the table does not
     show, so its move can differ from the top row).  ``policy``: another policy for the
     playouts (then no choice line).  A game without position analysis has no hint
@@ -85,7 +110,16 @@ def hint_text(
     if not isinstance(bot, PimcPolicy):  # other playouts, or no analysis (analyze says so)
         chosen = env.policy_names[-1] if policy is None else policy
         return analyze(key, env, state, num_samples, chosen).table()
-    res = analyze(key, env, state, num_samples, bot.rollout_policy)
+    res = analyze(
+        key,
+        env,
+        state,
+        num_samples,
+        bot.rollout_policy,
+        infer_worlds=bot.infer_worlds,
+        infer_model=bot.infer_model,
+        softness=bot.softness,
+    )
     legal = np.flatnonzero(res.legal)
     means = {f: res.values[f][legal] for f in res.fields}
     pick = _choose(bot, as_key(key), state, means, legal, np.ones(legal.size, bool))

@@ -46,18 +46,20 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
-from spoilfive_jax.registry import available_games, make
-from spoilfive_jax.tools.analysis import block_values
+from spoilfive_jax.tools.analysis import DEFAULT_SOFTNESS, block_values, play_model
+from spoilfive_jax.tools.levers import (
+    CARRY_FIELD,
+    check_infer_model,
+    check_inference,
+    check_levers,
+    check_rollout_policy,
+    check_solve_policy,
+)
 from spoilfive_jax.tools.policies import bind, resolve_one
 
 DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
 TIE_TOLERANCE = 1e-6  # scores within this fraction of the best one (at least 1) are tied:
 #   float32's rounding of equal sums, far below a real difference of the means
-CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
-DEFAULT_SOFTNESS = 0.6  # ``infer_worlds``: the share of each modelled play spread evenly over
-#   the legal moves, the rest on the heuristic's choice.  Calibrated: pimc 64's plays of the
-#   tricks are the Forty-Five heuristic's 62% of the time, at 3.1 legal cards on average, which
-#   softness 0.59 matches (``python benchmarks/best_bot.py --agreement --deals 512``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,7 +148,9 @@ class PimcPolicy:
         if self.infer_worlds:
             words.append(
                 f"kept from {self.infer_worlds} by how likely they make the other seats' plays "
-                f"(the {_name(self.infer_model)}, softness {self.softness:g})"
+                f"(the {_name(self.infer_model)}"
+                f"{'' if isinstance(self.infer_model, str) else ' agent'}, "
+                f"softness {self.softness:g})"
             )
         if self.solve_tricks:
             last = "trick" if self.solve_tricks == 1 else f"{self.solve_tricks} tricks"
@@ -238,8 +242,8 @@ def pimc(
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     if solve_tricks < 0:
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
-    _check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
-    _check_inference(infer_worlds, softness)
+    check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
+    check_inference(infer_worlds, softness)
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):
@@ -269,139 +273,6 @@ def pimc(
     return bot.bind(env)
 
 
-def _check_inference(infer_worlds: Any, softness: Any) -> None:
-    """``ValueError`` for an ``infer_worlds`` that is not an integer >= 0 or a ``softness``
-    that is not a number in [0, 1]."""
-    if isinstance(infer_worlds, bool) or not isinstance(infer_worlds, (int, np.integer)):
-        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
-    if infer_worlds < 0:
-        raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
-    if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
-        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
-    if not 0 <= float(softness) <= 1:
-        raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
-
-
 def _name(policy: Any) -> str:
     """A policy's name in words: a built-in's name, else its ``__name__``."""
     return policy if isinstance(policy, str) else getattr(policy, "__name__", "custom policy")
-
-
-def check_levers(
-    env: Any,
-    tie_break: Any,
-    carry_share: float,
-    solve_tricks: int = 0,
-    rollout_policy: Any = "heuristic",
-    infer_worlds: int = 0,
-) -> None:
-    """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve;
-    ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
-    with a ``pot``; ``solve_tricks`` without the ``EndgameSolve`` capability, above its
-    ``max_solve_tricks``, or with a rollout policy that is not a built-in name;
-    ``infer_worlds`` without the ``Inference`` capability."""
-    if infer_worlds:
-        env.capability(caps.Inference, "pimc's infer_worlds")
-    if solve_tricks:
-        solver = env.capability(caps.EndgameSolve, "pimc's solve_tricks")
-        top = solver.max_solve_tricks(env)
-        if solve_tricks > top:
-            raise ValueError(
-                f"pimc: solve_tricks is at most {top} for {env.id} at {env.num_players} "
-                f"players (every play of the last tricks is enumerated), got {solve_tricks}"
-            )
-        _check_solve_policy(solve_tricks, rollout_policy)
-    if tie_break is not None:
-        check_rollout_policy(env, tie_break, "tie_break")
-    if carry_share:
-        fields = env.capability(caps.Analysis, "pimc").analysis_fields(env)
-        if CARRY_FIELD not in fields:
-            raise ValueError(
-                f"pimc: carry_share needs a game whose hands can be spoiled and carried; "
-                f"{env.id}'s analysis has no {CARRY_FIELD} field ({', '.join(fields)})"
-            )
-        shape = jax.eval_shape(env.init, jax.random.PRNGKey(0))
-        if not hasattr(shape, "pot"):
-            raise ValueError(f"pimc: carry_share needs states with a pot; {env.id}'s have none")
-
-
-def play_model(env: Any, model: Any, softness: float) -> Any:
-    """The model of the other seats' play that ``infer_worlds`` weighs the worlds by:
-    ``probs(state, seat) -> float32[num_actions]`` (jittable), ``1 - softness`` times the
-    model's chance of each action plus ``softness`` spread evenly over the legal ones.
-    ``model``: a built-in policy name (a deterministic policy: its choice has all of its
-    weight) or a policy with ``action_probs(state, seat)`` (a loaded agent: its distribution)."""
-    if hasattr(model, "action_probs"):
-        base = model.action_probs
-    else:
-        policy = resolve_one(env, model)[1]
-        key = jax.random.PRNGKey(0)
-
-        def base(state: Any, seat: jax.Array) -> jax.Array:
-            return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
-
-    def probs(state: Any, seat: jax.Array) -> jax.Array:
-        legal = state.legal_action_mask
-        spread = legal / jnp.maximum(legal.sum(), 1)
-        return (1 - softness) * base(state, seat) + softness * spread
-
-    return probs
-
-
-def check_infer_model(env: Any, model: Any) -> None:
-    """``ValueError`` for an ``infer_model`` the bot cannot weigh plays by: ``"random"`` (say
-    ``softness=1`` for random play), a name ``env`` does not know, or something that is neither
-    a name nor a policy with ``action_probs``."""
-    if hasattr(model, "action_probs"):
-        return
-    if not isinstance(model, str):
-        raise ValueError(
-            "pimc: infer_model must be a built-in policy name (e.g. 'heuristic') or a loaded "
-            f"agent's policy (sf.load_policy), got {model!r}"
-        )
-    if model == "random":
-        raise ValueError("pimc: infer_model 'random' weighs nothing; use softness=1 instead")
-    check_rollout_policy(env, model, "infer_model")
-
-
-def check_rollout_policy(env: Any, policy: Any, what: str = "rollout_policy") -> None:
-    """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
-    play with (rather than when it first plays): with an env, one the env cannot resolve (a
-    name it does not know, ``"greedy"`` for Spoil Five, a non-callable); without one, a name
-    no registered game knows or something that is not a policy spec.  ``what``: the argument's
-    name in the message (``tie_break`` is checked the same way)."""
-    if env is not None:
-        try:
-            resolve_one(env, policy)
-        except ValueError as e:
-            raise ValueError(f"pimc: bad {what} for {env.id}: {e}") from None
-        return
-    if isinstance(policy, str):
-        known = sorted({p for g in available_games() for p in _policy_names(g)})
-        if known and policy not in known:
-            raise ValueError(
-                f"pimc: {what} {policy!r} is not a built-in policy of any game "
-                f"({', '.join(known)}); give one of those or a jittable policy(key, state, player)"
-            )
-    elif not callable(policy):
-        raise ValueError(
-            f"pimc: {what} must be a built-in policy name or a jittable "
-            f"policy(key, state, player), got {policy!r}"
-        )
-
-
-def _policy_names(game: str) -> tuple[str, ...]:
-    """The built-in policy names of ``game``'s default table (none if it cannot be made)."""
-    try:
-        return tuple(make(game).policy_names)
-    except Exception:  # a plugin that cannot build its default table names nothing here
-        return ()
-
-
-def _check_solve_policy(solve_tricks: int, rollout_policy: Any) -> None:
-    """A solve runs on the game's rollout kernel: its rollout policy must be a built-in name."""
-    if solve_tricks and not isinstance(rollout_policy, str):
-        raise ValueError(
-            "pimc: solve_tricks needs a built-in rollout_policy (a name such as "
-            f"'heuristic': the solve runs on the game's kernel), got {rollout_policy!r}"
-        )

@@ -217,7 +217,7 @@ def test_an_agent_models_the_plays_by_its_distribution() -> None:
     np.testing.assert_allclose(mixed, 0.8 * probs + 0.2 * legal / legal.sum(), atol=1e-6)
     with pytest.raises(ValueError, match="this agent plays forty_five, not twenty_five"):
         sf.pimc(sf.make("twenty_five"), 4, infer_worlds=8, infer_model=agent)
-    assert "(the ppo, softness 0.6)" in sf.pimc(ff, 4, infer_worlds=8, infer_model=agent).describe()
+    assert "(the ppo agent, softness 0.6)" in sf.pimc(ff, 4, infer_worlds=8, infer_model=agent).describe()
 
 
 @pytest.mark.slow  # (the heuristic's model plays by default above; this compiles the network in)

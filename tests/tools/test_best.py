@@ -5,6 +5,7 @@ plays it as ``best`` and terminal play's ``hint`` shows its choice.  Its strengt
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -16,6 +17,7 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.cli.policies import resolve
+from spoilfive_jax.games.forty_five.agent import shipped_agent
 from spoilfive_jax.tools.best import hint_text
 from spoilfive_jax.tools.pimc import PimcPolicy
 
@@ -37,9 +39,14 @@ def test_best_policy_is_pimc_with_the_levers_each_game_can_take() -> None:
     assert isinstance(best, PimcPolicy) and best.__name__ == "best"
     assert (best.num_samples, best.rollout_policy, best.tie_break) == (64, "heuristic", "heuristic")
     assert best.carry_share == 1.0 and not best.see_all
-    family = sf.best_policy(FF4)  # no lever measured stronger in the family: pimc itself
+    family = sf.best_policy(FF4)  # worlds weighed by the shipped agent (Forty-Five, 4 seats)
     assert isinstance(family, PimcPolicy) and family.carry_share == 0.0
     assert family.tie_break is None and family.num_samples == 64
+    assert (family.infer_worlds, family.softness) == (128, 0.1)
+    assert family.infer_model is shipped_agent(FF4) is not None
+    assert family == sf.best_policy(sf.forty_five.FortyFive(4))  # one agent a table: one program
+    for other in (sf.forty_five.FortyFive(6), sf.make("twenty_five")):  # no agent for them
+        assert sf.best_policy(other) == dataclasses.replace(sf.pimc(other, 64), name="best")
     cheat = sf.best_policy(SF3, see_all=True)
     assert cheat.see_all and cheat.__name__ == "best-sees-all"
     with pytest.raises(ValueError, match="best_policy takes a game environment"):

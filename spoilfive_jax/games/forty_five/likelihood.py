@@ -8,8 +8,11 @@ every seat's hand is its cards now plus the cards it has played) and the recorde
 replayed through ``game.apply_action``.  At each play by a seat other than ``player`` (its
 partner included: a partner's hand is hidden too) the world is charged the log of
 ``model(state, seat)[card]``: the probability that the modelled player, holding that world's
-cards, plays the card it played (``tools.pimc.play_model`` builds the models: a softened
+cards, plays the card it played (``tools.analysis.play_model`` builds the models: a softened
 built-in policy or a trained agent's distribution).
+
+``trained_model(env)`` is the capability's other member: the agent the package ships for the
+table (``agent.shipped_agent``), which ``sf.best_policy`` weighs its worlds by.
 
 The decisions before the play (robbing, the joker, bids, trump, the Auction exchange, a jink)
 are not weighed: only the card play is.  A world in which a recorded play is illegal (which an
@@ -24,6 +27,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+import spoilfive_jax.games.forty_five.agent as family_agent
 import spoilfive_jax.games.forty_five.game as game
 from spoilfive_jax.core import bits, tricks
 from spoilfive_jax.core.bits import Bits
@@ -90,6 +94,11 @@ def play_log_likelihood(env: Any, worlds: State, player: Any, model: Model) -> j
     return jax.vmap(lambda w: replay_log_likelihood(w, player, model, env.rules))(worlds)
 
 
+def trained_model(env: Any) -> Any:
+    """The agent the package ships for ``env``'s table (``agent.shipped_agent``), or None."""
+    return family_agent.shipped_agent(env)
+
+
 __all__ = [
     "IMPOSSIBLE",
     "Model",
@@ -97,4 +106,5 @@ __all__ = [
     "play_start",
     "plays_made",
     "replay_log_likelihood",
+    "trained_model",
 ]
