@@ -9,14 +9,16 @@ the other seats' mean, averaged over the seatings of each deal, with a 95% inter
 ``greedy`` (the family), ``heuristic``, the shipped PPO agent (``examples/agents``: Spoil
 Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
 ``pimc`` (64 worlds, heuristic playouts) and ``best`` (``sf.best_policy``, where it is not
-pimc itself); last, the cheating bound: the same pimc (and best) seeing every hand
-(``see_all=True``) against the fair one.  OpenSpiel's ISMCTS, which plays
+pimc itself: Spoil Five, 4-player Forty-Five); last, the cheating bound: the same pimc (and
+best) seeing every hand (``see_all=True``) against the fair one.  OpenSpiel's ISMCTS, which plays
 outside the batched rollouts, has its own table (``ismcts_baseline.py``).
 
     python benchmarks/ladder.py --hands 500 --json benchmarks/results/ladder.json
     python benchmarks/ladder.py --games spoil_five --hands 200
     python benchmarks/ladder.py --games spoil_five --hands 500 \
         --json benchmarks/results/ladder.json --merge   # replaces that game's pairs only
+    python benchmarks/ladder.py --games forty_five --only best --hands 500 \
+        --json benchmarks/results/ladder.json --merge   # best's pairs, the others kept
 """
 
 from __future__ import annotations
@@ -87,11 +89,17 @@ def match(env: Any, a: Any, b: Any, hands: int, seed: int) -> dict[str, Any]:
     }
 
 
-def ladder(game: str, hands: int, seed: int) -> dict[str, Any]:
+def ladder(game: str, hands: int, seed: int, only: str | None = None) -> dict[str, Any]:
+    """Every pair of ``game``'s players (``only``: those that include that player), then the
+    cheating bounds (``only``: that player's)."""
     env = sf.make(game)
     entrants = players(env)
+    if only is not None and only not in entrants:
+        raise ValueError(f"{game} has no player {only!r} in the ladder ({', '.join(entrants)})")
     pairs = []
     for a, b in itertools.combinations(entrants, 2):
+        if only is not None and only not in (a, b):
+            continue
         r = match(env, entrants[b], entrants[a], hands, seed)  # the later (stronger) one as A
         pairs.append({"a": b, "b": a, **r})
         print(
@@ -104,6 +112,8 @@ def ladder(game: str, hands: int, seed: int) -> dict[str, Any]:
     if "best" in entrants:
         cheats["best"] = sf.best_policy(env, see_all=True)
     for name, cheat_bot in cheats.items():
+        if only is not None and only != name:
+            continue
         cheat = match(env, cheat_bot, entrants[name], hands, seed)
         pairs.append({"a": f"{name}, sees all", "b": name, **cheat})
         print(
@@ -122,15 +132,38 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--merge", action="store_true", help="keep the other games of --json FILE, replace these"
     )
+    ap.add_argument(
+        "--only",
+        metavar="PLAYER",
+        help="only the pairs that include PLAYER and its cheating bound (with --merge the "
+        "game's other pairs in --json FILE are kept)",
+    )
     args = ap.parse_args(argv)
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
-    result["games"] = [ladder(g, args.hands, args.seed) for g in args.games]
+    result["games"] = [ladder(g, args.hands, args.seed, args.only) for g in args.games]
     if args.merge and args.json and Path(args.json).is_file():
         old = json.loads(Path(args.json).read_text())
+        if args.only:
+            result["games"] = [_with_old_pairs(old, g, result["command"]) for g in result["games"]]
         result = merged(old, result, "games", lambda g: g["game"])
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return result
+
+
+def _with_old_pairs(old: dict[str, Any], game: dict[str, Any], command: str) -> dict[str, Any]:
+    """``game``'s new pairs in place of the same pairs of its entry in ``old`` (the others
+    kept, each with the command that measured it), the cheating bounds last."""
+    (before,) = [g for g in old["games"] if g["game"] == game["game"]] or [{"pairs": []}]
+    for pair in before["pairs"]:
+        pair.setdefault("command", before.get("command", old["command"]))
+    for pair in game["pairs"]:
+        pair["command"] = command
+    fresh = {(p["a"], p["b"]): p for p in game["pairs"]}
+    pairs = [fresh.pop((p["a"], p["b"]), p) for p in before["pairs"]] + list(fresh.values())
+    pairs.sort(key=lambda p: "sees all" in p["a"])  # (stable: the fair pairs in order first)
+    commands = dict.fromkeys(p["command"] for p in pairs)
+    return {**game, "pairs": pairs, "command": "; ".join(commands)}
 
 
 if __name__ == "__main__":

@@ -44,5 +44,5 @@ def merged(
             entry.setdefault("command", result["command"])
     fresh = {key(e): e for e in new[items]}
     entries = [fresh.pop(key(e), e) for e in old[items]] + list(fresh.values())
-    commands = list(dict.fromkeys(e["command"] for e in entries))
+    commands = list(dict.fromkeys(c for e in entries for c in e["command"].split("; ")))
     return {**new, "command": "; ".join(commands), items: entries}

@@ -495,6 +495,7 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "ismcts": ("ismcts_baseline.json", figure_ismcts),
     "ismcts_best": ("ismcts_best.json", figure_ismcts),
     "ismcts_forty_five": ("ismcts_forty_five.json", figure_ismcts),
+    "ismcts_forty_five_best": ("ismcts_forty_five_best.json", figure_ismcts),
     "best": ("best_bot.json", figure_best),
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),

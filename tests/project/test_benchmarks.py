@@ -291,7 +291,11 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
     ladder = _load("ladder")
     spoil = ladder.players(sf.make("spoil_five"))
     assert "best" in spoil and spoil["best"] == sf.best_policy(sf.make("spoil_five"))
-    assert "best" not in ladder.players(sf.make("forty_five"))  # the family's best is pimc
+    forty_five = sf.make("forty_five")  # its best weighs the worlds by the shipped agent
+    assert ladder.players(forty_five)["best"] == sf.best_policy(forty_five)
+    assert "best" not in ladder.players(sf.make("twenty_five"))  # there the best is pimc
+    with pytest.raises(ValueError, match="twenty_five has no player 'best' in the ladder"):
+        ladder.ladder("twenty_five", 2, 0, only="best")
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
     out = _load("provenance").merged(old, new, "games", lambda g: g["game"])
@@ -302,7 +306,7 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
 def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
     out = tmp_path / "ladder.json"
-    result = _load("ladder").main(["--games", "forty_five", "--hands", "8", "--json", str(out)])
+    result = _load("ladder").main(["--games", "twenty_five", "--hands", "8", "--json", str(out)])
     (g,) = result["games"]
     names = {(r["a"], r["b"]) for r in g["pairs"]}
     assert len(names) == 11 and ("pimc", "random") in names and ("heuristic", "greedy") in names
@@ -310,7 +314,31 @@ def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     assert ("pimc, sees all", "pimc") in names  # the cheating bound, last
     assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in g["pairs"])
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
-    assert "| forty five, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
+    assert "| twenty five, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
+
+
+@pytest.mark.slow
+def test_the_ladder_reruns_one_players_pairs_and_keeps_the_others(tmp_path: Path) -> None:
+    """``--only PLAYER --merge``: that player's pairs and cheating bound replaced or added, the
+    game's other pairs kept, the cheating bounds last."""
+    out = tmp_path / "ladder.json"
+    old_pairs = [
+        {"a": "heuristic", "b": "random", "diff": 1.0, "diff_ci": 0.1, "hands": 2},
+        {"a": "pimc", "b": "random", "diff": 999.0, "diff_ci": 0.1, "hands": 2},
+        {"a": "pimc, sees all", "b": "pimc", "diff": 999.0, "diff_ci": 0.1, "hands": 2},
+    ]
+    game = {"game": "twenty_five", "players": 4, "unit": "points", "pairs": old_pairs}
+    out.write_text(json.dumps({"command": "an old run", "date": "d", "games": [game]}))
+    argv = ["--games", "twenty_five", "--only", "pimc", "--hands", "4", "--json", str(out)]
+    result = _load("ladder").main([*argv, "--merge"])
+    assert json.loads(out.read_text()) == result
+    (g,) = result["games"]
+    names = [(r["a"], r["b"]) for r in g["pairs"]]
+    assert names[0] == ("heuristic", "random") and g["pairs"][0]["diff"] == 1.0  # kept
+    assert set(names[1:-1]) == {("pimc", b) for b in ("random", "greedy", "heuristic", "ppo")}
+    assert names[-1] == ("pimc, sees all", "pimc")  # the cheating bound, last
+    assert all(r["diff"] != 999.0 and r["hands"] == 8 for r in g["pairs"][1:])  # rerun
+    assert result["command"].startswith("an old run; ") and "--only pimc" in result["command"]
 
 
 @pytest.mark.slow
