@@ -17,7 +17,8 @@ Rows (``--rows``):
 - ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
   the softened heuristic (``infer_worlds=256``; the family only);
 - ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the shipped
-  PPO agent (``examples/agents/forty_five_ppo.npz``, trained to imitate pimc) mixed with 10%
+  PPO agent (``spoilfive_jax/games/forty_five/agents/forty_five_ppo.npz``, trained to
+  imitate pimc) mixed with 10%
   of random play (``infer_model=agent, softness=0.1``);
 - ``best``: ``sf.best_policy(env)`` (in Forty-Five the ``infer-ppo`` bot itself, weighing by
   the agent the package ships; its table row is on other deals, ``--seed 10``);
@@ -45,6 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five.agent import AGENTS_DIR
 from spoilfive_jax.games.forty_five.state import PHASE_PLAY
 from spoilfive_jax.rl.agent import load_policy
 
@@ -54,7 +56,7 @@ from provenance import merged, provenance
 
 MAX_DECISIONS = 200  # more than any hand takes
 ROWS = ("tie", "carry", "worlds", "solve", "infer", "infer-ppo", "best", "sees-all")
-AGENT = Path(__file__).parents[1] / "examples" / "agents" / "forty_five_ppo.npz"
+AGENT = Path(AGENTS_DIR) / "forty_five_ppo.npz"  # (the package's; examples/agents links to it)
 # The docs' table (``--table``): (game, row, deals, seed; None: ``--seed``).
 TABLE = [
     *(("spoil_five", row, 2000, None) for row in ("carry", "tie", "best", "sees-all")),

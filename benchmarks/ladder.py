@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five.agent import AGENTS_DIR
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from provenance import merged, provenance
@@ -45,7 +46,10 @@ AGENTS = Path(__file__).resolve().parents[1] / "examples" / "agents"
 
 
 def agent_file(game: str) -> Path:
-    """The shipped agent of ``game`` (it may not exist)."""
+    """The shipped agent of ``game`` (it may not exist): the package's own copy first."""
+    packaged = Path(AGENTS_DIR) / f"{game}_ppo.npz"
+    if packaged.is_file():
+        return packaged
     return AGENTS / ("ppo_seat.npz" if game == "spoil_five" else f"{game}_ppo.npz")
 
 
@@ -59,7 +63,7 @@ def players(env: Any) -> dict[str, Any]:
         out["ppo"] = load_policy(str(agent_file(env.id)))
     out["pimc"] = sf.pimc(num_samples=64)
     best = sf.best_policy(env)
-    if dataclasses.replace(best, name="") != sf.pimc(env, 64):  # the family's best is pimc
+    if dataclasses.replace(best, name="") != sf.pimc(env, 64):  # (where best is not pimc itself)
         out["best"] = best
     return out
 
@@ -139,6 +143,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "game's other pairs in --json FILE are kept)",
     )
     args = ap.parse_args(argv)
+    lacking = [g for g in args.games if args.only and args.only not in players(sf.make(g))]
+    if lacking:  # (before hours of the other games' pairs)
+        ap.error(f"--only {args.only}: {', '.join(lacking)} has no such player in the ladder")
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result["games"] = [ladder(g, args.hands, args.seed, args.only) for g in args.games]
     if args.merge and args.json and Path(args.json).is_file():

@@ -5,13 +5,15 @@ The ``rl`` extra (flax, optax) trains agents and saves them as ``.npz`` archives
 (``rl.agent.save_agent``: one float32 array per flattened parameter path such as
 ``params/Dense_0/kernel``, and a ``__metadata__`` JSON text).  Playing a saved agent needs none
 of that: this module reads the archive with numpy and its networks apply the layers with
-``jax.numpy``, so the core package can ship an agent (the Forty-Five family's best bot weighs
+``jax.numpy``, so the core package can ship an agent (4-player Forty-Five's best bot weighs
 its worlds by one: ``games.forty_five.agent``).
 
 - ``agent_input(env, advice, state, player)``: float32[D], the observation and, for an agent
   trained with advice, the one-hot float32[A] of the advisor's choice;
-- ``read_agent_arrays(path)``: (parameter tree of numpy arrays, metadata dict);
-- ``dense(params, name, x)`` and ``relu_stack``: flax's ``nn.Dense`` (``x @ kernel + bias``).
+- ``read_agent_arrays(path)``: (parameter tree of numpy arrays, metadata dict), and
+  ``read_agent_metadata(path)`` alone;
+- ``dense(layer, x)`` and ``relu_stack(params, x, num_hidden)``: flax's ``nn.Dense``
+  (``x @ kernel + bias``), and a torso of them with ReLUs.
 """
 
 from __future__ import annotations
@@ -85,6 +87,15 @@ def read_agent_arrays(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dic
         raise ValueError(f"it has no {META_KEY} entry")
     metadata = json.loads(str(entries.pop(META_KEY)))
     return unflatten(entries), metadata
+
+
+def read_agent_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The metadata of an agent archive, without reading its weights."""
+    with np.load(os.fspath(path), allow_pickle=False) as data:
+        if META_KEY not in data.files:
+            raise ValueError(f"it has no {META_KEY} entry")
+        meta: dict[str, Any] = json.loads(str(data[META_KEY]))
+    return meta
 
 
 def dense(layer: dict[str, Any], x: jax.Array) -> jax.Array:

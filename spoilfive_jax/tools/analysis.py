@@ -24,7 +24,10 @@ This module is game-generic: it never imports a game package.  It needs the game
   headings;
 - ``max_legal_actions(env) -> int``: the most legal actions a decision can have;
 
-and of the core ``env.num_actions`` and ``env.action_str`` (for ``table()``).
+and of the core ``env.num_actions`` and ``env.action_str`` (for ``table()``).  With
+``infer_worlds`` the worlds are not uniform: each block keeps its worlds from more drawn, in
+proportion to how likely each makes the other seats' plays (``sample_worlds``; the game's
+``Inference`` capability).
 
 Randomness: a position's samples are drawn in blocks of ``block_size(num_samples)`` (64, or
 fewer samples): block ``j`` uses ``fold_in(key, j)`` only (one pooled resampling loop,
@@ -331,7 +334,7 @@ def analyze(
     k_count = int(num_samples)
     check_state(env, state, "analyze")
     policy = bind(env, policy)  # an unbound spec (``sf.pimc(num_samples=...)``) takes ``env``
-    infer = _inferred(env, policy, infer_worlds, infer_model, softness)
+    infer = _inferred(env, policy, infer_worlds, infer_model, softness, block_size(k_count))
     flat, batch_shape = _flat_positions(state)
     num_pos = int(np.asarray(flat.current_player).shape[0])
     width = int(env.capability(caps.Analysis, "analyze").max_legal_actions(env))
@@ -360,10 +363,11 @@ def analyze(
 
 
 def _inferred(
-    env: Any, policy: Any, infer_worlds: Any, infer_model: Any, softness: Any
+    env: Any, policy: Any, infer_worlds: Any, infer_model: Any, softness: Any, kept: int
 ) -> Inferred | None:
-    """``analyze``'s inference, checked as ``sf.pimc`` checks it (``ValueError``), or None."""
-    levers.check_inference(infer_worlds, softness)
+    """``analyze``'s inference (``ValueError`` for bad arguments, ``tools.levers``; the model
+    only when there is inference), or None.  ``kept``: the worlds of a block."""
+    levers.check_inference(infer_worlds, softness, kept)
     if not infer_worlds:
         return None
     model = bind(env, infer_model)

@@ -13,13 +13,14 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
 - in a game that ships a trained agent for the table (``Inference.trained_model``: 4-player
   Forty-Five with its default rules), the worlds are weighed by the other seats' plays under
   the agent (``infer_worlds=INFER_WORLDS`` drawn, 64 kept; ``softness=INFER_SOFTNESS``).  It
-  beat plain pimc as a partnership over 7,000 deals, for about 50 times the cost of a
+  beat plain pimc as a partnership over 7,000 deals, for 30 to 50 times the cost of a
   decision (a network evaluation at every recorded play of every drawn world).  The agent is
   package data, played without flax (``games.forty_five.agent``).
 
-Elsewhere in the family (Twenty-Five, Auction, other seat counts or rules) no lever measured
-stronger (the tie-break, 256 worlds, endgame solves and inference weighed by the heuristic were
-within noise of pimc), so there the best bot is ``sf.pimc(env, 64)`` itself, named ``best``.
+In 4-player Forty-Five no other lever measured stronger (the tie-break, 256 worlds, endgame
+solves and inference weighed by the heuristic were within noise of pimc).  Elsewhere in the
+family (Twenty-Five, Auction, other seat counts or rules) the package ships no agent to weigh
+by, so there the best bot is ``sf.pimc(env, 64)`` itself, named ``best``.
 
 A game without position analysis (a plugin) gets its strongest built-in policy, the last of
 ``env.policy_names``.  The result is a jittable ``policy(key, state, player)`` that every tool
@@ -70,7 +71,7 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
     carried = CARRY_FIELD in env.capability(caps.Analysis, BEST).analysis_fields(env)
     trained = trained_model(env)
     inferred: dict[str, Any] = {}
-    if trained is not None:
+    if trained is not None and not see_all:  # (seeing every hand, there is nothing to infer)
         inferred = {"infer_worlds": INFER_WORLDS, "infer_model": trained}
         inferred["softness"] = INFER_SOFTNESS
     return pimc(

@@ -18,13 +18,19 @@ from spoilfive_jax.tools.policies import resolve_one
 CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
 
 
-def check_inference(infer_worlds: Any, softness: Any) -> None:
-    """``ValueError`` for an ``infer_worlds`` that is not an integer >= 0 or a ``softness``
+def check_inference(infer_worlds: Any, softness: Any, kept: int = 0) -> None:
+    """``ValueError`` for an ``infer_worlds`` that is not an integer >= 0, or not more than
+    the ``kept`` worlds it is to choose from (then it would weigh nothing), or a ``softness``
     that is not a number in [0, 1]."""
     if isinstance(infer_worlds, bool) or not isinstance(infer_worlds, (int, np.integer)):
         raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
     if infer_worlds < 0:
         raise ValueError(f"infer_worlds must be an integer >= 0, got {infer_worlds!r}")
+    if 0 < infer_worlds <= kept:
+        raise ValueError(
+            f"infer_worlds must be 0 (no inference) or more than the {kept} worlds it keeps, "
+            f"got {infer_worlds!r}"
+        )
     if isinstance(softness, bool) or not isinstance(softness, numbers.Real):
         raise ValueError(f"softness must be a number in [0, 1], got {softness!r}")
     if not 0 <= float(softness) <= 1:

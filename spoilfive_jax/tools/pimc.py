@@ -243,7 +243,7 @@ def pimc(
     if solve_tricks < 0:
         raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
     check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
-    check_inference(infer_worlds, softness)
+    check_inference(infer_worlds, softness, int(num_samples))
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {name!r}")
     if isinstance(tie_break, PimcPolicy):

@@ -71,6 +71,7 @@ def test_analyze_checks_its_inference_as_pimc_does() -> None:
     state = FF4.init(jax.random.PRNGKey(0))
     for kwargs, why in (
         ({"infer_worlds": -1}, "infer_worlds must be an integer >= 0"),
+        ({"infer_worlds": 64}, "more than the 64 worlds it keeps"),  # (a block: none weighed)
         ({"infer_worlds": 128, "softness": 2}, r"softness must be a number in \[0, 1\]"),
         ({"infer_worlds": 128, "infer_model": "random"}, "weighs nothing"),
         ({"infer_worlds": 128, "infer_model": "nobody"}, "bad infer_model"),

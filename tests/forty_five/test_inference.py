@@ -20,13 +20,13 @@ import spoilfive_jax as sf
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.games.forty_five import game, likelihood
+from spoilfive_jax.games.forty_five.agent import AGENTS_DIR
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.rl.agent import load_policy
-from spoilfive_jax.tools.analysis import sample_worlds
-from spoilfive_jax.tools.pimc import play_model
+from spoilfive_jax.tools.analysis import play_model, sample_worlds
 from tests.forty_five.test_fast_playout import _after
 
-AGENT = Path(__file__).parents[2] / "examples" / "agents" / "forty_five_ppo.npz"
+AGENT = Path(AGENTS_DIR) / "forty_five_ppo.npz"  # (examples/agents links to it)
 
 R = FortyFiveRules
 
@@ -190,6 +190,8 @@ def test_pimc_takes_infer_worlds_and_refuses_what_it_cannot_infer() -> None:
     for bad in (-1, True, 2.0):
         with pytest.raises(ValueError, match="infer_worlds must be an integer"):
             sf.pimc(ff, 4, infer_worlds=bad)
+    with pytest.raises(ValueError, match="or more than the 4 worlds it keeps, got 3"):
+        sf.pimc(ff, 4, infer_worlds=3)  # (it could not keep 4 of 3)
     for bad in (-0.1, 1.5, True, "0.5"):
         with pytest.raises(ValueError, match="softness must be a number in"):
             sf.pimc(ff, 4, infer_worlds=8, softness=bad)
@@ -217,7 +219,8 @@ def test_an_agent_models_the_plays_by_its_distribution() -> None:
     np.testing.assert_allclose(mixed, 0.8 * probs + 0.2 * legal / legal.sum(), atol=1e-6)
     with pytest.raises(ValueError, match="this agent plays forty_five, not twenty_five"):
         sf.pimc(sf.make("twenty_five"), 4, infer_worlds=8, infer_model=agent)
-    assert "(the ppo agent, softness 0.6)" in sf.pimc(ff, 4, infer_worlds=8, infer_model=agent).describe()
+    bot = sf.pimc(ff, 4, infer_worlds=8, infer_model=agent)
+    assert "(the ppo agent, softness 0.6)" in bot.describe()
 
 
 @pytest.mark.slow  # (the heuristic's model plays by default above; this compiles the network in)

@@ -287,7 +287,9 @@ def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
         assert why in capsys.readouterr().err
 
 
-def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
+def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     ladder = _load("ladder")
     spoil = ladder.players(sf.make("spoil_five"))
     assert "best" in spoil and spoil["best"] == sf.best_policy(sf.make("spoil_five"))
@@ -296,6 +298,9 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself() -> None:
     assert "best" not in ladder.players(sf.make("twenty_five"))  # there the best is pimc
     with pytest.raises(ValueError, match="twenty_five has no player 'best' in the ladder"):
         ladder.ladder("twenty_five", 2, 0, only="best")
+    with pytest.raises(SystemExit):  # (refused before any game's pairs are played)
+        ladder.main(["--games", "forty_five", "twenty_five", "--only", "best"])
+    assert "--only best: twenty_five has no such player" in capsys.readouterr().err
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
     out = _load("provenance").merged(old, new, "games", lambda g: g["game"])

@@ -158,9 +158,11 @@ def shipped_agent(env: Any) -> FamilyAgent | None:
     file = SHIPPED.get(env.id)
     if file is None:
         return None
-    params, meta = network.read_agent_arrays(os.path.join(AGENTS_DIR, file))
+    path = os.path.join(AGENTS_DIR, file)
+    meta = network.read_agent_metadata(path)  # (the weights only for the table they fit)
     trained = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["rules"].items()}
     if env.num_players != meta["num_players"] or dataclasses.asdict(env.rules) != trained:
         return None
+    params, _ = network.read_agent_arrays(path)
     tree = jax.tree.map(jnp.asarray, params)
     return FamilyAgent(env, tree, str(meta.get("advice", "")), str(meta.get("name", "ppo")))
