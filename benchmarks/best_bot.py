@@ -51,12 +51,28 @@ from spoilfive_jax.games.forty_five.state import PHASE_PLAY
 from spoilfive_jax.rl.agent import load_policy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
-from pimc_strength import env_for, tournament
+from pimc_strength import tournament
 from provenance import merged, provenance
 
 MAX_DECISIONS = 200  # more than any hand takes
 ROWS = ("tie", "carry", "worlds", "solve", "infer", "infer-ppo", "best", "sees-all")
 AGENT = Path(AGENTS_DIR) / "forty_five_ppo.npz"  # (the package's; examples/agents links to it)
+GAMES = ("spoil_five", "forty_five", "twenty_five")
+
+
+def env_for(game: str) -> Any:
+    """The table of ``game`` the rows play: Spoil Five at 5 players, the family at 4."""
+    return sf.spoil_five.SpoilFive(5) if game == "spoil_five" else sf.make(game, 4)
+
+
+def agent_path(game: str) -> Path:
+    """The family ``game``'s shipped PPO agent: the package's copy, else ``examples/agents``'."""
+    packaged = Path(AGENTS_DIR) / f"{game}_ppo.npz"
+    if packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parents[1] / "examples" / "agents" / f"{game}_ppo.npz"
+
+
 # The docs' table (``--table``): (game, row, deals, seed; None: ``--seed``).
 TABLE = [
     *(("spoil_five", row, 2000, None) for row in ("carry", "tie", "best", "sees-all")),
@@ -84,7 +100,7 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
     if row == "infer":
         return sf.pimc(env, 64, infer_worlds=256, name="pimc64+infer"), base
     if row == "infer-ppo":
-        agent = load_policy(AGENT)
+        agent = load_policy(agent_path(env.id))
         return sf.pimc(
             env, 64, infer_worlds=128, infer_model=agent, softness=0.1, name="pimc64+infer-ppo"
         ), base
@@ -157,7 +173,7 @@ def agreement(deals: int, seed: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
+    ap.add_argument("--game", choices=GAMES, default="spoil_five")
     ap.add_argument(
         "--rows",
         nargs="+",

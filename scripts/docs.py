@@ -359,6 +359,9 @@ _LEVERS = {
 }
 
 
+_TITLES = {"spoil_five": "Spoil Five", "forty_five": "Forty-Five", "twenty_five": "Twenty-Five"}
+
+
 def figure_best(result: dict[str, Any]) -> str:
     """``benchmarks/best_bot.py``: the best bot and each of its levers alone against pimc."""
     lines = [
@@ -368,7 +371,7 @@ def figure_best(result: dict[str, Any]) -> str:
     ]
     for r in result["rows"]:
         spoil = r["game"] == "spoil_five"
-        game = f"{'Spoil Five' if spoil else 'Forty-Five'}, {r['players']} players"
+        game = f"{_TITLES.get(r['game'], r['game'])}, {r['players']} players"
         bot = _LEVERS[r["row"]] + ("" if spoil else " (a pair)")
         against = "best" if r["row"] == "sees-all" else "pimc 64"
         against = f"{r['players'] - 1} × {against}" if spoil else f"{against} (a pair)"
