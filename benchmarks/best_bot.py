@@ -2,10 +2,11 @@
 ``sf.pimc(env, 64)``, in the seat-rotated tournaments of ``pimc_strength.py``.
 
 Spoil Five (5 players, seed rules): one seat of the bot against four pimc-64 seats, rotated
-through the five seats over the same fresh deals.  Forty-Five (4 players): a partnership of the
-bot against a pimc-64 partnership, swapped over the same deals.  Each row is the bot's chips
-(points) a hand minus the other seats', with a 95% interval over deals; the bot's own result
-a hand is printed too (a lever can win the difference by costing the others, not by gaining).
+through the five seats over the same fresh deals.  Forty-Five and Twenty-Five (4 players): a
+partnership of the bot against a pimc-64 partnership, swapped over the same deals.  Each row
+is the bot's chips (points) a hand minus the other seats', with a 95% interval over deals; the
+bot's own result a hand is printed too (a lever can win the difference by costing the others,
+not by gaining).
 
 Rows (``--rows``):
 - ``tie``: ties of the means go to the heuristic's choice (``tie_break="heuristic"``);
@@ -16,12 +17,12 @@ Rows (``--rows``):
   bot's partnership over every order of the remaining plays; the family only);
 - ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
   the softened heuristic (``infer_worlds=256``; the family only);
-- ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the shipped
-  PPO agent (``spoilfive_jax/games/forty_five/agents/forty_five_ppo.npz``, trained to
-  imitate pimc) mixed with 10%
-  of random play (``infer_model=agent, softness=0.1``);
-- ``best``: ``sf.best_policy(env)`` (in Forty-Five the ``infer-ppo`` bot itself, weighing by
-  the agent the package ships; its table row is on other deals, ``--seed 10``);
+- ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the game's
+  shipped PPO agent (``agent_path``: trained to imitate pimc) mixed with 10% of random play
+  (``infer_model=agent, softness=0.1``);
+- ``best``: ``sf.best_policy(env)`` (in Forty-Five and Twenty-Five the ``infer-ppo`` bot
+  itself, weighing by the agent the package ships; Forty-Five's table row is on other deals,
+  ``--seed 10``);
 - ``sees-all``: ``sf.best_policy(env, see_all=True)``, the same bot seeing every hand, against
   ``best`` itself (the cheating bound: what the hidden cards cost it).
 
@@ -83,6 +84,7 @@ TABLE = [
     ("forty_five", "infer", 2000, None),
     ("forty_five", "infer-ppo", 2000, None),
     ("forty_five", "best", 2000, 10),  # (the infer-ppo bot: other deals than its row's)
+    ("twenty_five", "infer-ppo", 2000, 11),  # (its own agent: the bot best is there)
 ]
 
 

@@ -9,7 +9,7 @@ the other seats' mean, averaged over the seatings of each deal, with a 95% inter
 ``greedy`` (the family), ``heuristic``, the shipped PPO agent (``examples/agents``: Spoil
 Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
 ``pimc`` (64 worlds, heuristic playouts) and ``best`` (``sf.best_policy``, where it is not
-pimc itself: Spoil Five, 4-player Forty-Five); last, the cheating bound: the same pimc (and
+pimc itself: Spoil Five, Forty-Five, Twenty-Five); last, the cheating bound: the same pimc (and
 best) seeing every hand (``see_all=True``) against the fair one.  OpenSpiel's ISMCTS, which plays
 outside the batched rollouts, has its own table (``ismcts_baseline.py``).
 

@@ -5,8 +5,8 @@ The ``rl`` extra (flax, optax) trains agents and saves them as ``.npz`` archives
 (``rl.agent.save_agent``: one float32 array per flattened parameter path such as
 ``params/Dense_0/kernel``, and a ``__metadata__`` JSON text).  Playing a saved agent needs none
 of that: this module reads the archive with numpy and its networks apply the layers with
-``jax.numpy``, so the core package can ship an agent (4-player Forty-Five's best bot weighs
-its worlds by one: ``games.forty_five.agent``).
+``jax.numpy``, so the core package can ship agents (4-player Forty-Five's and Twenty-Five's
+best bots weigh their worlds by them: ``games.forty_five.agent``).
 
 - ``agent_input(env, advice, state, player)``: float32[D], the observation and, for an agent
   trained with advice, the one-hot float32[A] of the advisor's choice;

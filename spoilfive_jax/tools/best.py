@@ -11,16 +11,17 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
   and ties of the means go to that built-in's own choice (``tie_break``).  Together they beat
   plain pimc in Spoil Five;
 - in a game that ships a trained agent for the table (``Inference.trained_model``: 4-player
-  Forty-Five with its default rules), the worlds are weighed by the other seats' plays under
-  the agent (``infer_worlds=INFER_WORLDS`` drawn, 64 kept; ``softness=INFER_SOFTNESS``).  It
-  beat plain pimc as a partnership over 7,000 deals, for 30 to 50 times the cost of a
-  decision (a network evaluation at every recorded play of every drawn world).  The agent is
-  package data, played without flax (``games.forty_five.agent``).
+  Forty-Five and Twenty-Five with their default rules), the worlds are weighed by the other
+  seats' plays under the agent (``infer_worlds=INFER_WORLDS`` drawn, 64 kept;
+  ``softness=INFER_SOFTNESS``).  It beat plain pimc as a partnership (+0.15 points a hand over
+  7,000 deals in Forty-Five, 5,000 in Twenty-Five), for 30 to 50 times the cost of a decision
+  (a network evaluation at every recorded play of every drawn world).  The agents are package
+  data, played without flax (``games.forty_five.agent``).
 
 In 4-player Forty-Five no other lever measured stronger (the tie-break, 256 worlds, endgame
 solves and inference weighed by the heuristic were within noise of pimc).  Elsewhere in the
-family (Twenty-Five, Auction, other seat counts or rules) the package ships no agent to weigh
-by, so there the best bot is ``sf.pimc(env, 64)`` itself, named ``best``.
+family (Auction, other seat counts or rules) the package ships no agent to weigh by, so there
+the best bot is ``sf.pimc(env, 64)`` itself, named ``best``.
 
 A game without position analysis (a plugin) gets its strongest built-in policy, the last of
 ``env.policy_names``.  The result is a jittable ``policy(key, state, player)`` that every tool

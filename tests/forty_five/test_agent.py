@@ -33,14 +33,16 @@ def _states(env: sf.Env, hands: int, steps: int) -> object:
     return jax.tree.map(lambda *x: jnp.concatenate(x), *seen)
 
 
-def test_the_shipped_agent_plays_as_its_trained_network() -> None:
+@pytest.mark.parametrize("game", ["forty_five", "twenty_five"])
+def test_the_shipped_agent_plays_as_its_trained_network(game: str) -> None:
     pytest.importorskip("flax")
     from spoilfive_jax.rl.agent import load_policy
 
-    mine = shipped_agent(FF4)
+    env = sf.make(game, 4)
+    mine = shipped_agent(env)
     assert mine is not None and mine.advice == "heuristic"
-    trained = load_policy(os.path.join(family_agent.AGENTS_DIR, "forty_five_ppo.npz"))
-    states = _states(FF4, 16, 24)
+    trained = load_policy(os.path.join(family_agent.AGENTS_DIR, f"{game}_ppo.npz"))
+    states = _states(env, 16, 24)
     live = ~np.asarray(states.terminated)
 
     def both(s: object) -> tuple[jax.Array, jax.Array]:
@@ -60,8 +62,9 @@ def test_tables_the_agent_was_not_trained_for_get_none() -> None:
     assert shipped_agent(FF4) is shipped_agent(sf.forty_five.FortyFive(4))  # one a table
     assert shipped_agent(sf.forty_five.FortyFive(6)) is None
     assert shipped_agent(sf.make("forty_five", joker=True)) is None
-    assert shipped_agent(sf.make("twenty_five")) is None
-    assert shipped_agent(sf.make("auction_forty_fives")) is None
+    assert shipped_agent(sf.make("twenty_five")) is not None  # (its own agent)
+    assert shipped_agent(sf.make("twenty_five", 6)) is None
+    assert shipped_agent(sf.make("auction_forty_fives")) is None  # (not measured as a model)
     with pytest.raises(ValueError, match="this agent plays"):
         shipped_agent(FF4).bind(sf.forty_five.FortyFive(6))
     assert shipped_agent(FF4).bind(sf.forty_five.FortyFive(4)) is shipped_agent(FF4)

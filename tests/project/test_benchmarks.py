@@ -306,12 +306,13 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
     assert "best" in spoil and spoil["best"] == sf.best_policy(sf.make("spoil_five"))
     forty_five = sf.make("forty_five")  # its best weighs the worlds by the shipped agent
     assert ladder.players(forty_five)["best"] == sf.best_policy(forty_five)
-    assert "best" not in ladder.players(sf.make("twenty_five"))  # there the best is pimc
-    with pytest.raises(ValueError, match="twenty_five has no player 'best' in the ladder"):
-        ladder.ladder("twenty_five", 2, 0, only="best")
+    auction = sf.make("auction_forty_fives")
+    assert "best" not in ladder.players(auction)  # there the best is pimc
+    with pytest.raises(ValueError, match="auction_forty_fives has no player 'best' in the"):
+        ladder.ladder("auction_forty_fives", 2, 0, only="best")
     with pytest.raises(SystemExit):  # (refused before any game's pairs are played)
-        ladder.main(["--games", "forty_five", "twenty_five", "--only", "best"])
-    assert "--only best: twenty_five has no such player" in capsys.readouterr().err
+        ladder.main(["--games", "forty_five", "auction_forty_fives", "--only", "best"])
+    assert "--only best: auction_forty_fives has no such player" in capsys.readouterr().err
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
     out = _load("provenance").merged(old, new, "games", lambda g: g["game"])
@@ -322,7 +323,8 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
 def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
     out = tmp_path / "ladder.json"
-    result = _load("ladder").main(["--games", "twenty_five", "--hands", "8", "--json", str(out)])
+    argv = ["--games", "auction_forty_fives", "--hands", "8", "--json", str(out)]
+    result = _load("ladder").main(argv)
     (g,) = result["games"]
     names = {(r["a"], r["b"]) for r in g["pairs"]}
     assert len(names) == 11 and ("pimc", "random") in names and ("heuristic", "greedy") in names
@@ -330,7 +332,7 @@ def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     assert ("pimc, sees all", "pimc") in names  # the cheating bound, last
     assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in g["pairs"])
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
-    assert "| twenty five, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
+    assert "| auction forty fives, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
 
 
 @pytest.mark.slow
@@ -343,9 +345,10 @@ def test_the_ladder_reruns_one_players_pairs_and_keeps_the_others(tmp_path: Path
         {"a": "pimc", "b": "random", "diff": 999.0, "diff_ci": 0.1, "hands": 2},
         {"a": "pimc, sees all", "b": "pimc", "diff": 999.0, "diff_ci": 0.1, "hands": 2},
     ]
-    game = {"game": "twenty_five", "players": 4, "unit": "points", "pairs": old_pairs}
+    game = {"game": "auction_forty_fives", "players": 4, "unit": "points", "pairs": old_pairs}
     out.write_text(json.dumps({"command": "an old run", "date": "d", "games": [game]}))
-    argv = ["--games", "twenty_five", "--only", "pimc", "--hands", "4", "--json", str(out)]
+    argv = ["--games", "auction_forty_fives", "--only", "pimc", "--hands", "4"]
+    argv += ["--json", str(out)]
     result = _load("ladder").main([*argv, "--merge"])
     assert json.loads(out.read_text()) == result
     (g,) = result["games"]

@@ -45,7 +45,7 @@ def test_best_policy_is_pimc_with_the_levers_each_game_can_take() -> None:
     assert (family.infer_worlds, family.softness) == (128, 0.1)
     assert family.infer_model is shipped_agent(FF4) is not None
     assert family == sf.best_policy(sf.forty_five.FortyFive(4))  # one agent a table: one program
-    for other in (sf.forty_five.FortyFive(6), sf.make("twenty_five")):  # no agent for them
+    for other in (sf.forty_five.FortyFive(6), sf.make("auction_forty_fives")):  # no agent
         assert sf.best_policy(other) == dataclasses.replace(sf.pimc(other, 64), name="best")
     cheat = sf.best_policy(SF3, see_all=True)
     assert cheat.see_all and cheat.__name__ == "best-sees-all"

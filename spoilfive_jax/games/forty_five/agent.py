@@ -9,9 +9,10 @@ agent's parameters to them with ``jax.numpy`` alone (the same arithmetic as the 
 so the core package can play an agent.
 
 ``shipped_agent(env)``: the agent in the package's ``agents/`` folder for ``env``'s table
-(``forty_five_ppo.npz``: 4-player Forty-Five with the game's default rules, PPO trained with
-the heuristic's advice), or None.  It is the model the best bot (``sf.best_policy``) weighs
-its worlds by, and it plays as a policy itself (``FamilyAgent``: greedy).
+(``forty_five_ppo.npz``, ``twenty_five_ppo.npz``: 4 players with the game's default rules,
+each distilled from pimc with the heuristic's advice), or None.  It is the model the best
+bot (``sf.best_policy``) weighs its worlds by, and it plays as a policy itself
+(``FamilyAgent``: greedy).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS
 
 AGENTS_DIR = os.path.join(os.path.dirname(__file__), "agents")
-SHIPPED = {"forty_five": "forty_five_ppo.npz"}  # game id -> the agent file the package ships
+SHIPPED = {  # game id -> the agent file the package ships
+    "forty_five": "forty_five_ppo.npz",
+    "twenty_five": "twenty_five_ppo.npz",
+}
 POSITIONS = 64  # card slots of the strength layout (53 cards and room for every variant)
 
 
