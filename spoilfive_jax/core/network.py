@@ -57,6 +57,16 @@ def split_advice(obs: jax.Array, mask: jax.Array, advised: bool) -> Any:
     return obs[..., : -mask.shape[-1]], obs[..., -mask.shape[-1] :]
 
 
+def block(obs: jax.Array, offset: int, size: int) -> jax.Array:
+    """The ``size`` features of ``obs`` [..., D] from ``offset`` (an observation layout's block)."""
+    return obs[..., offset : offset + size]
+
+
+def rules_from_dict(d: dict[str, Any]) -> dict[str, Any]:
+    """Rule options saved as JSON (lists where the rules hold tuples) back as the rules' fields."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+
+
 def npz_entries(name: str) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` archive ``name`` (``ValueError`` for any other file)."""
     data = np.load(name, allow_pickle=False)
@@ -82,11 +92,16 @@ def read_agent_arrays(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dic
     """(parameter tree of numpy arrays, metadata) of an agent archive written by
     ``rl.agent.save_agent``.  ``ValueError`` for an archive without metadata;
     ``rl.agent.load_agent`` checks the rest and words its errors for users."""
-    entries = npz_entries(os.fspath(path))
+    return agent_from_entries(npz_entries(os.fspath(path)))
+
+
+def agent_from_entries(entries: dict[str, np.ndarray]) -> tuple[dict[str, Any], Any]:
+    """(parameter tree, metadata as parsed JSON) of an agent archive's arrays (``ValueError``
+    without a metadata entry or for JSON that does not parse)."""
     if META_KEY not in entries:
         raise ValueError(f"it has no {META_KEY} entry")
-    metadata = json.loads(str(entries.pop(META_KEY)))
-    return unflatten(entries), metadata
+    weights = {k: v for k, v in entries.items() if k != META_KEY}
+    return unflatten(weights), json.loads(str(entries[META_KEY]))
 
 
 def read_agent_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:

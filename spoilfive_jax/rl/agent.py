@@ -40,7 +40,8 @@ import numpy as np
 from flax import traverse_util
 
 from spoilfive_jax.core.env import Env, check_state, state_owner
-from spoilfive_jax.core.network import META_KEY, npz_entries
+from spoilfive_jax.core.network import META_KEY, agent_from_entries, npz_entries
+from spoilfive_jax.core.network import rules_from_dict as rules_from_dict  # (re-exported)
 from spoilfive_jax.registry import env_class, make
 from spoilfive_jax.rl.network import Network, agent_input, apply, choose, network_for
 from spoilfive_jax.rl.ppo import PPOConfig
@@ -114,11 +115,6 @@ def rules_to_dict(rules: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
 
 
-def rules_from_dict(d: dict[str, Any]) -> dict[str, Any]:
-    """The rule options of ``rules_to_dict`` (lists back to tuples), for ``sf.make``."""
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
-
-
 def metadata_for(config: PPOConfig, **extra: Any) -> dict[str, Any]:
     """The metadata of an agent trained with ``config`` (``extra``: anything JSON-able)."""
     env = config.env
@@ -177,17 +173,14 @@ def load_agent(path: str | os.PathLike[str]) -> Agent:
         # numpy's own words ("pickled data", "not a zip file") would mean nothing to the user
         raise ValueError(f"{name} {NOT_AN_AGENT}: not an .npz archive") from None
     try:
-        if META_KEY not in entries:
-            raise ValueError(f"it has no {META_KEY} entry")
-        metadata = json.loads(str(entries.pop(META_KEY)))
+        params, metadata = agent_from_entries(entries)
         if not isinstance(metadata, dict) or metadata.get("format") not in _FORMATS:
             found = metadata.get("format") if isinstance(metadata, dict) else metadata
             raise ValueError(f"unknown agent format {found!r}")
         missing = [k for k in _NEEDED if k not in metadata]
         if missing:
             raise ValueError(f"its metadata lacks {', '.join(missing)}")
-        flat = {k: jnp.asarray(v) for k, v in entries.items()}
-        agent = Agent(traverse_util.unflatten_dict(flat, sep="/"), metadata)
+        agent = Agent(jax.tree.map(jnp.asarray, params), metadata)
         agent.env  # noqa: B018 - its game and rules must exist here (a plugin may be missing)
     except ValueError as e:  # json's errors are ValueErrors too
         raise ValueError(f"{name} {NOT_AN_AGENT}: {e}") from None

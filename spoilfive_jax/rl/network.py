@@ -31,7 +31,7 @@ import numpy as np
 import spoilfive_jax.games.forty_five.agent as family_agent
 import spoilfive_jax.games.spoil_five.observe as obs_lib
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.network import NEG, split_advice
+from spoilfive_jax.core.network import NEG, block, split_advice
 from spoilfive_jax.core.network import agent_input as agent_input  # (re-exported)
 from spoilfive_jax.core.network import input_shape as input_shape  # (re-exported)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
@@ -71,16 +71,12 @@ def _canon_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 CARD_AT, CARD_POSITION, LED_SLOT = _canon_tables()  # int32[4, 64], int32[4, 52], f32[4, 5, 4]
 
 
-def _block(obs: jax.Array, offset: int, size: int) -> jax.Array:
-    return obs[..., offset : offset + size]
-
-
 def featurize(obs: jax.Array, mask: jax.Array, num_players: int) -> tuple[jax.Array, jax.Array]:
     """Network input float32[..., F] and the trump suit int32[...] from an observation and the
     legal mask; card blocks re-encoded in the strength layout (64 positions each)."""
     n = num_players
     lay = obs_lib.layout(n)
-    trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
+    trump = jnp.argmax(block(obs, *lay["TRUMP"]), axis=-1)
     idx = jnp.asarray(CARD_AT)[trump]  # [..., 64]
 
     def canon(cards: jax.Array) -> jax.Array:  # [..., K, 52] -> [..., K * 64]
@@ -91,23 +87,23 @@ def featurize(obs: jax.Array, mask: jax.Array, num_players: int) -> tuple[jax.Ar
     mask_f = mask.astype(jnp.float32)
     cards = jnp.concatenate(
         [
-            _block(obs, *lay["HAND"])[..., None, :],
-            _block(obs, *lay["PLAYED"])[..., None, :],
-            _block(obs, *lay["TURNUP"])[..., None, :],
+            block(obs, *lay["HAND"])[..., None, :],
+            block(obs, *lay["PLAYED"])[..., None, :],
+            block(obs, *lay["TURNUP"])[..., None, :],
             mask_f[..., None, :NUM_CARDS],
-            _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
-            _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
+            block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
+            block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARDS),
         ],
         axis=-2,
     )
-    led = jnp.einsum("...k,...ks->...s", _block(obs, *lay["LED"]), jnp.asarray(LED_SLOT)[trump])
+    led = jnp.einsum("...k,...ks->...s", block(obs, *lay["LED"]), jnp.asarray(LED_SLOT)[trump])
     rest_start, _ = lay["TRICKS_WON"]
     parts = [
         canon(cards),
-        _block(obs, *lay["TRUMP"]),
-        _block(obs, obs_lib.ROBBED, obs_lib.LED - obs_lib.ROBBED),  # ROBBED, PHASE
+        block(obs, *lay["TRUMP"]),
+        block(obs, obs_lib.ROBBED, obs_lib.LED - obs_lib.ROBBED),  # ROBBED, PHASE
         led,
-        _block(obs, obs_lib.TRICK_NUM, obs_lib.FIXED_SIZE - obs_lib.TRICK_NUM),
+        block(obs, obs_lib.TRICK_NUM, obs_lib.FIXED_SIZE - obs_lib.TRICK_NUM),
         obs[..., rest_start:],  # per-seat small blocks
         mask_f[..., NUM_CARDS:],
     ]

@@ -200,7 +200,9 @@ def _chunk(
     if infer is None:
         return block_values(env, policy, width, block, keys, chosen)
     model = play_model(env, infer.model, infer.softness)
-    return block_values(env, policy, width, block, keys, chosen, False, 0, infer.worlds, model)
+    return block_values(
+        env, policy, width, block, keys, chosen, infer_worlds=infer.worlds, model=model
+    )
 
 
 @dataclasses.dataclass(frozen=True)

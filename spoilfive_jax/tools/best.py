@@ -49,13 +49,17 @@ INFER_WORLDS = 128  # worlds drawn a decision, DEFAULT_SAMPLES kept by the plays
 INFER_SOFTNESS = 0.1  # under the trained agent's distribution, a tenth spread evenly
 
 
+def _declared(env: Env[Any, Any], kind: type) -> Any:
+    """``env``'s implementation of capability ``kind``, or None where its game has none."""
+    try:
+        return env.capability(kind, BEST)
+    except caps.MissingCapability:
+        return None
+
+
 def has_analysis(env: Env[Any, Any]) -> bool:
     """Whether ``env``'s game declares position analysis (so a search bot can play it)."""
-    try:
-        env.capability(caps.Analysis, BEST)
-    except caps.MissingCapability:
-        return False
-    return True
+    return _declared(env, caps.Analysis) is not None
 
 
 def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
@@ -90,11 +94,8 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
 def trained_model(env: Env[Any, Any]) -> Any:
     """The trained policy ``env``'s game ships for its table (``Inference.trained_model``), or
     None (a game without inference, or a table no agent was trained for)."""
-    try:
-        inference = env.capability(caps.Inference, BEST)
-    except caps.MissingCapability:
-        return None
-    return inference.trained_model(env)
+    inference = _declared(env, caps.Inference)
+    return None if inference is None else inference.trained_model(env)
 
 
 def hint_text(

@@ -49,10 +49,6 @@ def _tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
     return card_at.astype(np.int32), position.astype(np.int32)
 
 
-def _block(obs: jax.Array, offset: int, size: int) -> jax.Array:
-    return obs[..., offset : offset + size]
-
-
 def features(
     obs: jax.Array,
     mask: jax.Array,
@@ -65,15 +61,15 @@ def features(
     float32[..., 64] (None: an agent trained without advice)."""
     n, lay = num_players, family_obs.layout(num_players)
     card_at, position = (jnp.asarray(t) for t in _tables(rules))
-    trump = jnp.argmax(_block(obs, *lay["TRUMP"]), axis=-1)
+    trump = jnp.argmax(network.block(obs, *lay["TRUMP"]), axis=-1)
     mask_f = mask.astype(jnp.float32)
     cards = jnp.concatenate(
         [
-            *(_block(obs, *lay[b])[..., None, :] for b in ("HAND", "DISCARDS", "PLAYED")),
-            _block(obs, *lay["TURNUP"])[..., None, :],
+            *(network.block(obs, *lay[b])[..., None, :] for b in ("HAND", "DISCARDS", "PLAYED")),
+            network.block(obs, *lay["TURNUP"])[..., None, :],
             mask_f[..., None, :NUM_CARD_IDS],
-            _block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
-            _block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
+            network.block(obs, *lay["TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
+            network.block(obs, *lay["LAST_TRICK"]).reshape(*obs.shape[:-1], n, NUM_CARD_IDS),
             *(() if advice is None else (advice[..., None, :NUM_CARD_IDS],)),
         ],
         axis=-2,
@@ -164,7 +160,7 @@ def shipped_agent(env: Any) -> FamilyAgent | None:
         return None
     path = os.path.join(AGENTS_DIR, file)
     meta = network.read_agent_metadata(path)  # (the weights only for the table they fit)
-    trained = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["rules"].items()}
+    trained = network.rules_from_dict(meta["rules"])
     if env.num_players != meta["num_players"] or dataclasses.asdict(env.rules) != trained:
         return None
     params, _ = network.read_agent_arrays(path)
