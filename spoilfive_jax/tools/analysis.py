@@ -373,8 +373,8 @@ def _inferred(
     if not infer_worlds:
         return None
     model = bind(env, infer_model)
-    levers.check_levers(env, None, 0.0, 0, policy, int(infer_worlds))
-    levers.check_infer_model(env, model)
+    levers.check_levers(env, None, 0.0, 0, policy, int(infer_worlds), who="analyze")
+    levers.check_infer_model(env, model, who="analyze")
     return Inferred(int(infer_worlds), model, float(softness))
 
 

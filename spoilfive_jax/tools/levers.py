@@ -44,75 +44,79 @@ def check_levers(
     solve_tricks: int = 0,
     rollout_policy: Any = "heuristic",
     infer_worlds: int = 0,
+    who: str = "pimc",
 ) -> None:
     """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve;
     ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
     with a ``pot``; ``solve_tricks`` without the ``EndgameSolve`` capability, above its
     ``max_solve_tricks``, or with a rollout policy that is not a built-in name;
-    ``infer_worlds`` without the ``Inference`` capability."""
+    ``infer_worlds`` without the ``Inference`` capability.  ``who``: the caller the messages
+    name (``pimc``, ``analyze``)."""
     if infer_worlds:
-        env.capability(caps.Inference, "pimc's infer_worlds")
+        env.capability(caps.Inference, f"{who}'s infer_worlds")
     if solve_tricks:
-        solver = env.capability(caps.EndgameSolve, "pimc's solve_tricks")
+        solver = env.capability(caps.EndgameSolve, f"{who}'s solve_tricks")
         top = solver.max_solve_tricks(env)
         if solve_tricks > top:
             raise ValueError(
-                f"pimc: solve_tricks is at most {top} for {env.id} at {env.num_players} "
+                f"{who}: solve_tricks is at most {top} for {env.id} at {env.num_players} "
                 f"players (every play of the last tricks is enumerated), got {solve_tricks}"
             )
         check_solve_policy(solve_tricks, rollout_policy)
     if tie_break is not None:
-        check_rollout_policy(env, tie_break, "tie_break")
+        check_rollout_policy(env, tie_break, "tie_break", who)
     if carry_share:
-        fields = env.capability(caps.Analysis, "pimc").analysis_fields(env)
+        fields = env.capability(caps.Analysis, who).analysis_fields(env)
         if CARRY_FIELD not in fields:
             raise ValueError(
-                f"pimc: carry_share needs a game whose hands can be spoiled and carried; "
+                f"{who}: carry_share needs a game whose hands can be spoiled and carried; "
                 f"{env.id}'s analysis has no {CARRY_FIELD} field ({', '.join(fields)})"
             )
         shape = jax.eval_shape(env.init, jax.random.PRNGKey(0))
         if not hasattr(shape, "pot"):
-            raise ValueError(f"pimc: carry_share needs states with a pot; {env.id}'s have none")
+            raise ValueError(f"{who}: carry_share needs states with a pot; {env.id}'s have none")
 
 
-def check_infer_model(env: Any, model: Any) -> None:
+def check_infer_model(env: Any, model: Any, who: str = "pimc") -> None:
     """``ValueError`` for an ``infer_model`` the bot cannot weigh plays by: ``"random"`` (say
     ``softness=1`` for random play), a name ``env`` does not know, or something that is neither
-    a name nor a policy with ``action_probs``."""
+    a name nor a policy with ``action_probs``.  ``who``: the caller the message names."""
     if hasattr(model, "action_probs"):
         return
     if not isinstance(model, str):
         raise ValueError(
-            "pimc: infer_model must be a built-in policy name (e.g. 'heuristic') or a loaded "
+            f"{who}: infer_model must be a built-in policy name (e.g. 'heuristic') or a loaded "
             f"agent's policy (sf.load_policy), got {model!r}"
         )
     if model == "random":
-        raise ValueError("pimc: infer_model 'random' weighs nothing; use softness=1 instead")
-    check_rollout_policy(env, model, "infer_model")
+        raise ValueError(f"{who}: infer_model 'random' weighs nothing; use softness=1 instead")
+    check_rollout_policy(env, model, "infer_model", who)
 
 
-def check_rollout_policy(env: Any, policy: Any, what: str = "rollout_policy") -> None:
+def check_rollout_policy(
+    env: Any, policy: Any, what: str = "rollout_policy", who: str = "pimc"
+) -> None:
     """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
     play with (rather than when it first plays): with an env, one the env cannot resolve (a
     name it does not know, ``"greedy"`` for Spoil Five, a non-callable); without one, a name
     no registered game knows or something that is not a policy spec.  ``what``: the argument's
-    name in the message (``tie_break`` is checked the same way)."""
+    name in the message (``tie_break`` is checked the same way); ``who``: the caller's."""
     if env is not None:
         try:
             resolve_one(env, policy)
         except ValueError as e:
-            raise ValueError(f"pimc: bad {what} for {env.id}: {e}") from None
+            raise ValueError(f"{who}: bad {what} for {env.id}: {e}") from None
         return
     if isinstance(policy, str):
         known = sorted({p for g in available_games() for p in _policy_names(g)})
         if known and policy not in known:
             raise ValueError(
-                f"pimc: {what} {policy!r} is not a built-in policy of any game "
+                f"{who}: {what} {policy!r} is not a built-in policy of any game "
                 f"({', '.join(known)}); give one of those or a jittable policy(key, state, player)"
             )
     elif not callable(policy):
         raise ValueError(
-            f"pimc: {what} must be a built-in policy name or a jittable "
+            f"{who}: {what} must be a built-in policy name or a jittable "
             f"policy(key, state, player), got {policy!r}"
         )
 

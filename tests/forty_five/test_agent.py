@@ -76,13 +76,13 @@ def test_analyze_checks_its_inference_as_pimc_does() -> None:
         ({"infer_worlds": -1}, "infer_worlds must be an integer >= 0"),
         ({"infer_worlds": 64}, "more than the 64 worlds it keeps"),  # (a block: none weighed)
         ({"infer_worlds": 128, "softness": 2}, r"softness must be a number in \[0, 1\]"),
-        ({"infer_worlds": 128, "infer_model": "random"}, "weighs nothing"),
-        ({"infer_worlds": 128, "infer_model": "nobody"}, "bad infer_model"),
+        ({"infer_worlds": 128, "infer_model": "random"}, "^analyze: infer_model 'random' weighs"),
+        ({"infer_worlds": 128, "infer_model": "nobody"}, "^analyze: bad infer_model"),
     ):
         with pytest.raises(ValueError, match=why):
             sf.analyze(0, FF4, state, 64, **kwargs)
     spoil = sf.make("spoil_five")
-    with pytest.raises(ValueError, match="Inference"):
+    with pytest.raises(ValueError, match=r"Inference capability \(analyze.s infer_worlds"):
         sf.analyze(0, spoil, spoil.init(jax.random.PRNGKey(0)), 64, infer_worlds=128)
 
 
