@@ -12,6 +12,11 @@ Each check runs the capability the way the tools do, on a few small random hands
 - ``Analysis``: a world drawn for the seat to act looks, to that seat, exactly like the
   position (the same observation and legal actions), and ``playout`` gives one finite value
   per field and legal action;
+- ``Inference``: on worlds drawn for the seat to act, a model that gives every action
+  probability 1/2 charges each world ``k log 1/2`` for the same whole number ``k`` of weighed
+  plays (none before any play, some later on), a model spread evenly over the legal actions
+  finds every recorded play legal in every world (a finite log-likelihood <= 0), and
+  ``trained_model`` is None or a distribution over the legal actions;
 - ``Sessions``: a few sessions run; ``HandScoring``: two hands of random distinct cards are
   scored through ``score_hands`` (whose checks read the game's turn-up), and the score command's
   records and table render them;
@@ -51,6 +56,8 @@ def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None
         _kernel(env, seed)
     if caps.Analysis in declared:
         _analysis(env, states, seed)
+    if caps.Inference in declared:
+        _inference(env, states, seed)
     if caps.Sessions in declared:
         play_sessions(seed, env, "random", 2)
     if caps.HandScoring in declared:
@@ -187,6 +194,56 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     for f in fields:
         v = np.asarray(values[f])
         assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
+
+
+def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+    from spoilfive_jax.tools.analysis import play_model  # (the tools' own model of the play)
+
+    inference = env.capability(caps.Inference)
+    analysis = env.capability(caps.Analysis, "Inference")
+    spread = play_model(env, env.policy_names[-1], 1.0)
+
+    def halves(state: Any, seat: jax.Array) -> jax.Array:
+        return jnp.full((env.num_actions,), 0.5, jnp.float32)
+
+    @jax.jit
+    def weigh(key: jax.Array, state: Any) -> tuple[jax.Array, jax.Array]:
+        player = state.current_player
+        worlds = analysis.resample_hidden_many(env, key, state, player, 4)
+        return (
+            inference.play_log_likelihood(env, worlds, player, halves),
+            inference.play_log_likelihood(env, worlds, player, spread),
+        )
+
+    weighed = []
+    key = jax.random.PRNGKey(seed)
+    for t, batch in enumerate(states):
+        live = np.flatnonzero(~np.asarray(batch.terminated))
+        if not live.size:
+            continue
+        position = _row(batch, live[0])
+        half, even = (np.asarray(x) for x in weigh(jax.random.fold_in(key, t), position))
+        k = half / np.log(0.5)
+        assert half.shape == (4,) and np.allclose(k, np.round(k[0]), atol=1e-3), (
+            f"{env.id} Inference: worlds of one position weigh different numbers of plays {k}"
+        )
+        assert np.isfinite(even).all() and (even <= 1e-6).all() and (even > -1e6).all(), (
+            f"{env.id} Inference: a recorded play is impossible in a resampled world {even}"
+        )
+        weighed.append(round(float(k[0])))
+    assert weighed and weighed[0] == 0, f"{env.id} Inference: plays weighed before any play"
+    assert max(weighed) > 0, f"{env.id} Inference: no play was ever weighed"
+    model = inference.trained_model(env)
+    if model is not None:
+        state = _row(states[0], 0)
+        probs = np.asarray(model.action_probs(state, state.current_player), np.float64)
+        legal = np.asarray(state.legal_action_mask)
+        assert probs.shape == (env.num_actions,) and abs(probs[legal].sum() - 1) < 1e-4, (
+            f"{env.id} Inference: trained_model's action_probs is not a distribution"
+        )
+        assert np.allclose(probs[~legal], 0, atol=1e-6), (
+            f"{env.id} Inference: trained_model gives an illegal action probability"
+        )
 
 
 class _Query(NamedTuple):

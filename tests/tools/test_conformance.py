@@ -241,3 +241,47 @@ def test_the_conformance_test_catches_wrong_teams() -> None:
         _teams(declaring(lambda env: np.array([0, 1, 0, 1], np.int32)), 0)
     with pytest.raises(AssertionError, match="numbered from 0"):
         _teams(declaring(lambda env: np.array([1, 2, 3, 4], np.int32)), 0)
+
+
+def test_the_conformance_test_catches_wrong_inference() -> None:
+    """``Inference``: worlds of one position weigh the same number of plays, none before the
+    first and some later, every recorded play is possible in a resampled world, and the
+    shipped model is a distribution over the legal actions."""
+    from types import SimpleNamespace
+    from typing import ClassVar
+
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.games.forty_five import likelihood
+    from spoilfive_jax.testing import _Tester
+    from spoilfive_jax.tools.conformance import _inference
+
+    env = sf.make("forty_five", 4)  # (its default table: the shipped agent is its model)
+    history = _Tester(env, 2, 0).play()[0][::3]
+    _inference(env, history, 0)
+
+    def broken(**changes: object) -> sf.forty_five.FortyFive:
+        impl = SimpleNamespace(**{n: getattr(likelihood, n) for n in caps.members(caps.Inference)})
+        for name, fn in changes.items():
+            setattr(impl, name, fn)
+
+        class Broken(sf.forty_five.FortyFive):
+            capabilities: ClassVar = {**sf.forty_five.FortyFive.capabilities, caps.Inference: impl}
+
+        return Broken(4)
+
+    def shifted(env, worlds, player, model):  # each later world charged one more even chance
+        real = likelihood.play_log_likelihood(env, worlds, player, model)
+        return real + jnp.arange(real.shape[0]) * jnp.log(0.5)
+
+    def impossible(env, worlds, player, model):
+        return likelihood.play_log_likelihood(env, worlds, player, model) + likelihood.IMPOSSIBLE
+
+    everything = SimpleNamespace(action_probs=lambda s, seat: jnp.full((64,), 1 / 64))
+    for changes, message in (
+        ({"play_log_likelihood": lambda env, w, p, m: jnp.zeros(4)}, "no play was ever weighed"),
+        ({"play_log_likelihood": shifted}, "weigh different numbers of plays"),
+        ({"play_log_likelihood": impossible}, "a recorded play is impossible"),
+        ({"trained_model": lambda env: everything}, "trained_model"),
+    ):
+        with pytest.raises(AssertionError, match=message):
+            _inference(broken(**changes), history, 0)
