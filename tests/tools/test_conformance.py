@@ -187,30 +187,40 @@ def test_testing_is_importable_as_attribute():
     assert testing.api_test is api_test
 
 
-def test_the_conformance_test_catches_a_wrong_deck_deal() -> None:
-    """A ``DeckDeals`` that reads past its ``deal_length``, or whose ``reward_bounds`` a hand
-    leaves, fails the conformance check by name."""
+def _broken(cls: type, kind: type, module: object, n: int, **changes: object) -> object:
+    """A table of ``cls`` whose ``kind`` capability is ``module``'s with ``changes`` made."""
     from types import SimpleNamespace
     from typing import ClassVar
 
     from spoilfive_jax.core import capabilities as caps
+
+    impl = SimpleNamespace(**{m: getattr(module, m) for m in caps.members(kind)})
+    for name, fn in changes.items():
+        setattr(impl, name, fn)
+
+    class Broken(cls):  # type: ignore[misc, valid-type]
+        capabilities: ClassVar = {**cls.capabilities, kind: impl}
+
+    return Broken(n)
+
+
+def test_the_conformance_test_catches_a_wrong_deck_deal() -> None:
+    """A ``DeckDeals`` that reads past its ``deal_length``, or whose ``reward_bounds`` a hand
+    leaves, fails the conformance check by name."""
+    from spoilfive_jax.core import capabilities as caps
     from spoilfive_jax.games.spoil_five import deck_deals
     from spoilfive_jax.tools.conformance import _deck_deals
-
-    def broken(**changes: object) -> sf.spoil_five.SpoilFive:
-        impl = SimpleNamespace(**{n: getattr(deck_deals, n) for n in caps.members(caps.DeckDeals)})
-        for name, fn in changes.items():
-            setattr(impl, name, fn)
-
-        class Broken(sf.spoil_five.SpoilFive):
-            capabilities: ClassVar = {**sf.spoil_five.SpoilFive.capabilities, caps.DeckDeals: impl}
-
-        return Broken(3)
 
     env = sf.spoil_five.SpoilFive(3)
     played = [jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))]
     _deck_deals(env, played, 0)
-    short = broken(deal_length=lambda env: 5 * env.num_players)  # the turn-up left out
+    short = _broken(
+        sf.spoil_five.SpoilFive,
+        caps.DeckDeals,
+        deck_deals,
+        3,
+        deal_length=lambda env: 5 * env.num_players,  # the turn-up left out
+    )
     with pytest.raises(AssertionError, match="past deal_length"):
         _deck_deals(short, played, 0)
     finished = played[0].replace(rewards=jnp.full((4, 3), 99.0, jnp.float32))
@@ -248,7 +258,6 @@ def test_the_conformance_test_catches_wrong_inference() -> None:
     first and some later, every recorded play is possible in a resampled world, and the
     shipped model is a distribution over the legal actions."""
     from types import SimpleNamespace
-    from typing import ClassVar
 
     from spoilfive_jax.core import capabilities as caps
     from spoilfive_jax.games.forty_five import likelihood
@@ -258,16 +267,6 @@ def test_the_conformance_test_catches_wrong_inference() -> None:
     env = sf.make("forty_five", 4)  # (its default table: the shipped agent is its model)
     history = _Tester(env, 2, 0).play()[0][::3]
     _inference(env, history, 0)
-
-    def broken(**changes: object) -> sf.forty_five.FortyFive:
-        impl = SimpleNamespace(**{n: getattr(likelihood, n) for n in caps.members(caps.Inference)})
-        for name, fn in changes.items():
-            setattr(impl, name, fn)
-
-        class Broken(sf.forty_five.FortyFive):
-            capabilities: ClassVar = {**sf.forty_five.FortyFive.capabilities, caps.Inference: impl}
-
-        return Broken(4)
 
     def shifted(env, worlds, player, model):  # each later world charged one more even chance
         real = likelihood.play_log_likelihood(env, worlds, player, model)
@@ -283,5 +282,6 @@ def test_the_conformance_test_catches_wrong_inference() -> None:
         ({"play_log_likelihood": impossible}, "a recorded play is impossible"),
         ({"trained_model": lambda env: everything}, "trained_model"),
     ):
+        broken = _broken(sf.forty_five.FortyFive, caps.Inference, likelihood, 4, **changes)
         with pytest.raises(AssertionError, match=message):
-            _inference(broken(**changes), history, 0)
+            _inference(broken, history, 0)
