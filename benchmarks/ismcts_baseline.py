@@ -3,8 +3,9 @@ larger) wall time a decision, on the OpenSpiel games of ``spoilfive_jax.openspie
 
 Spoil Five (seed rules): one ISMCTS seat among copies of the opponent (``sf.pimc``, 64 worlds,
 heuristic playouts, unless ``--against``: ``best`` is ``sf.best_policy``), rotated through every
-seat over the same deals (fresh deals from one seed).  ``--game forty_five`` (4 players): an
-ISMCTS partnership against the opponent's, swapped over the same deals.  First the opponent's
+seat over the same deals (fresh deals from one seed).  ``--game forty_five`` or
+``twenty_five`` (4 players): an ISMCTS partnership against the opponent's, swapped over the
+same deals.  First the opponent's
 own cost a decision is measured in the same harness (a ``PolicyBot`` stepping one OpenSpiel
 state at a time); then ISMCTS (random rollouts, worlds from the game's exact resampler, UCT
 constant 2) gets each ``--times`` multiple of it: its simulations a decision come from a
@@ -18,6 +19,8 @@ interval over deals.  Nothing is asserted.
         --json benchmarks/results/ismcts_best.json
     python benchmarks/ismcts_baseline.py --game forty_five --players 4 --deals 40 \\
         --times 1 30 --json benchmarks/results/ismcts_forty_five.json
+    python benchmarks/ismcts_baseline.py --game twenty_five --against best --deals 40 \\
+        --times 1 10 --json benchmarks/results/ismcts_twenty_five_best.json
 """
 
 from __future__ import annotations
@@ -100,8 +103,10 @@ def tournament(game: Any, ismcts: Any, other: Any, orders: list[np.ndarray]) -> 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--game", choices=["spoil_five", "forty_five"], default="spoil_five")
-    ap.add_argument("--players", type=int, help="default: 5 in Spoil Five, 4 in Forty-Five")
+    ap.add_argument(
+        "--game", choices=["spoil_five", "forty_five", "twenty_five"], default="spoil_five"
+    )
+    ap.add_argument("--players", type=int, help="default: 5 in Spoil Five, 4 in the family")
     ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--times", type=float, nargs="+", default=[1.0, 30.0, 300.0])
     ap.add_argument("--against", default="pimc", help="best, pimc[:K] or a built-in policy name")
@@ -110,8 +115,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     if args.players is None:
         args.players = 5 if args.game == "spoil_five" else 4
-    if args.game == "forty_five" and args.players != 4:
-        ap.error("--game forty_five: the partnership baseline is for 4 players (--players 4)")
+    if args.game != "spoil_five" and args.players != 4:
+        ap.error(f"--game {args.game}: the partnership baseline is for 4 players (--players 4)")
     game = pyspiel.load_game(f"python_{args.game}", {"players": args.players})
     deck = game.max_chance_outcomes()
     rng = np.random.default_rng(args.seed)

@@ -10,8 +10,14 @@ the other seats' mean, averaged over the seatings of each deal, with a 95% inter
 Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
 ``pimc`` (64 worlds, heuristic playouts) and ``best`` (``sf.best_policy``, where it is not
 pimc itself: Spoil Five, Forty-Five, Twenty-Five); last, the cheating bound: the same pimc (and
-best) seeing every hand (``see_all=True``) against the fair one.  OpenSpiel's ISMCTS, which plays
-outside the batched rollouts, has its own table (``ismcts_baseline.py``).
+best) seeing every hand (``see_all=True``) against the fair one.
+
+OpenSpiel's Python ISMCTS (``--ismcts SIMS`` simulations a decision, random rollouts, worlds
+from the game's exact resampler; ``--ismcts 0`` leaves it out) plays every other player too,
+outside the batched rollouts: one state at a time through ``spoilfive_jax.openspiel``, the
+other player a ``PolicyBot``, ISMCTS seated as player A above over ``--ismcts-deals`` fresh
+deals of its own (OpenSpiel's chance nodes), rows ``ismcts vs X``.  It needs the ``openspiel``
+extra.  ``ismcts_baseline.py`` plays it at equal time a decision instead.
 
     python benchmarks/ladder.py --hands 500 --json benchmarks/results/ladder.json
     python benchmarks/ladder.py --games spoil_five --hands 200
@@ -19,12 +25,15 @@ outside the batched rollouts, has its own table (``ismcts_baseline.py``).
         --json benchmarks/results/ladder.json --merge   # replaces that game's pairs only
     python benchmarks/ladder.py --games forty_five --only best --hands 500 \
         --json benchmarks/results/ladder.json --merge   # best's pairs, the others kept
+    python benchmarks/ladder.py --only ismcts --ismcts 32 --ismcts-deals 40 \
+        --json benchmarks/results/ladder.json --merge   # ISMCTS against every player
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import itertools
 import json
 import os
@@ -42,6 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by pat
 from provenance import merged, provenance
 
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
+ISMCTS = "ismcts"  # (the outside baseline's name in the ladder)
 AGENTS = Path(__file__).resolve().parents[1] / "examples" / "agents"
 
 
@@ -93,24 +103,35 @@ def match(env: Any, a: Any, b: Any, hands: int, seed: int) -> dict[str, Any]:
     }
 
 
-def ladder(game: str, hands: int, seed: int, only: str | None = None) -> dict[str, Any]:
-    """Every pair of ``game``'s players (``only``: those that include that player), then the
-    cheating bounds (``only``: that player's)."""
+def ladder(
+    game: str,
+    hands: int,
+    seed: int,
+    only: str | None = None,
+    ismcts: int = 0,
+    ismcts_deals: int = 40,
+) -> dict[str, Any]:
+    """Every pair of ``game``'s players (``only``: those that include that player), ISMCTS
+    (``ismcts`` simulations a decision; 0: none) against each of them, then the cheating
+    bounds (``only``: that player's)."""
     env = sf.make(game)
     entrants = players(env)
-    if only is not None and only not in entrants:
-        raise ValueError(f"{game} has no player {only!r} in the ladder ({', '.join(entrants)})")
+    known = [*entrants, ISMCTS] if ismcts else list(entrants)
+    if only is not None and only not in known:
+        raise ValueError(f"{game} has no player {only!r} in the ladder ({', '.join(known)})")
     pairs = []
     for a, b in itertools.combinations(entrants, 2):
         if only is not None and only not in (a, b):
             continue
         r = match(env, entrants[b], entrants[a], hands, seed)  # the later (stronger) one as A
         pairs.append({"a": b, "b": a, **r})
-        print(
-            f"{game:>20} {b:>9} vs {a:<9} {r['diff']:>+8.3f} ± {r['diff_ci']:.3f} "
-            f"({r['hands']:,} hands, {r['seconds']:.0f} s)",
-            flush=True,
-        )
+        _report(game, b, a, r)
+    for name, player in entrants.items() if ismcts else ():
+        if only is not None and only not in (name, ISMCTS):
+            continue
+        r = ismcts_match(env, player, ismcts, ismcts_deals, seed)
+        pairs.append({"a": ISMCTS, "b": name, **r})
+        _report(game, ISMCTS, name, r)
     # the cheating bound: the same bot seeing every hand, against the fair one
     cheats = {"pimc": sf.pimc(num_samples=64, see_all=True)}
     if "best" in entrants:
@@ -120,11 +141,42 @@ def ladder(game: str, hands: int, seed: int, only: str | None = None) -> dict[st
             continue
         cheat = match(env, cheat_bot, entrants[name], hands, seed)
         pairs.append({"a": f"{name}, sees all", "b": name, **cheat})
-        print(
-            f"{game:>20} {name} sees all vs {name} {cheat['diff']:>+8.3f} ± {cheat['diff_ci']:.3f}"
-        )
+        _report(game, f"{name}, sees all", name, cheat)
     unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
     return {"game": game, "players": env.num_players, "unit": unit, "pairs": pairs}
+
+
+def ismcts_match(env: Any, player: Any, simulations: int, deals: int, seed: int) -> dict[str, Any]:
+    """OpenSpiel's ISMCTS against ``player`` (a ``PolicyBot``) in ``env``'s game, seated as
+    ``match`` seats A (one seat among the player's, or a partnership) over ``deals`` fresh
+    deals: the ISMCTS seats' result a hand minus the others' mean."""
+    import pyspiel
+    from ismcts_baseline import tournament
+
+    import spoilfive_jax.openspiel as sfo
+
+    game = pyspiel.load_game(f"python_{env.id}", {"players": env.num_players})
+    rng = np.random.default_rng(seed)
+    orders = [rng.permutation(game.max_chance_outcomes()) for _ in range(deals)]
+    t0 = time.perf_counter()
+    bot = sfo.ismcts_bot(game, simulations, seed=seed)
+    r = tournament(game, bot, sfo.PolicyBot(game, player, seed=seed), orders)
+    return {
+        "diff": r["diff"],
+        "diff_ci": r["diff_ci"],
+        "hands": r["hands"],
+        "seconds": time.perf_counter() - t0,
+        "simulations": simulations,
+        "ismcts_ms": r["ismcts_ms"],
+    }
+
+
+def _report(game: str, a: str, b: str, r: dict[str, Any]) -> None:
+    print(
+        f"{game:>20} {a:>15} vs {b:<9} {r['diff']:>+8.3f} ± {r['diff_ci']:.3f} "
+        f"({r['hands']:,} hands, {r['seconds']:.0f} s)",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -132,6 +184,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
     ap.add_argument("--hands", type=int, default=1000, help="deals a pair (each seating)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--ismcts",
+        type=int,
+        default=32,
+        metavar="SIMS",
+        help="OpenSpiel's ISMCTS with SIMS simulations a decision against every player "
+        "(needs the openspiel extra; 0: leave it out)",
+    )
+    ap.add_argument("--ismcts-deals", type=int, default=40, help="deals of each ISMCTS pair")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument(
         "--merge", action="store_true", help="keep the other games of --json FILE, replace these"
@@ -143,11 +204,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "game's other pairs in --json FILE are kept)",
     )
     args = ap.parse_args(argv)
-    lacking = [g for g in args.games if args.only and args.only not in players(sf.make(g))]
+    if args.ismcts < 0 or (args.ismcts and args.ismcts < 2) or args.ismcts_deals < 2:
+        ap.error("--ismcts is 0 (none) or at least 2 simulations, --ismcts-deals at least 2")
+    if args.ismcts and importlib.util.find_spec("pyspiel") is None:
+        ap.error("--ismcts needs OpenSpiel (pip install 'spoilfive-jax[openspiel]'), or --ismcts 0")
+    if args.only == ISMCTS and not args.ismcts:
+        ap.error("--only ismcts needs --ismcts SIMS")
+    known = {ISMCTS} if args.ismcts else set()
+    lacking = [
+        g for g in args.games if args.only and args.only not in known | set(players(sf.make(g)))
+    ]
     if lacking:  # (before hours of the other games' pairs)
         ap.error(f"--only {args.only}: {', '.join(lacking)} has no such player in the ladder")
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
-    result["games"] = [ladder(g, args.hands, args.seed, args.only) for g in args.games]
+    result["games"] = [
+        ladder(g, args.hands, args.seed, args.only, args.ismcts, args.ismcts_deals)
+        for g in args.games
+    ]
     if args.merge and args.json and Path(args.json).is_file():
         old = json.loads(Path(args.json).read_text())
         if args.only:

@@ -399,7 +399,8 @@ def figure_ismcts(result: dict[str, Any]) -> str:
             f"| {r['times']:g}× {against}'s | {r['simulations']:,} | {r['ismcts_ms']:.1f}, "
             f"{r['other_ms']:.2f} | {r['hands']:,} | {diff} |"
         )
-    game = "Forty-Five, partnerships," if family else "Spoil Five,"
+    title = {"spoil_five": "Spoil Five", "forty_five": "Forty-Five", "twenty_five": "Twenty-Five"}
+    game = f"{title[result.get('game', 'spoil_five')]}{', partnerships' if family else ''},"
     unit = "points" if family else "chips"
     note = (
         f"{game} {result['players']} players, {unit} a hand; {against} costs "
@@ -416,7 +417,8 @@ def figure_ladder(result: dict[str, Any]) -> str:
         title = f"{g['game'].replace('_', ' ')}, {g['players']} players"
         for r in g["pairs"]:
             diff = _interval(r)
-            lines.append(f"| {title} | {r['a']} | {r['b']} | {r['hands']:,} | {diff} {g['unit']} |")
+            a = f"ISMCTS, {r['simulations']} simulations" if "simulations" in r else r["a"]
+            lines.append(f"| {title} | {a} | {r['b']} | {r['hands']:,} | {diff} {g['unit']} |")
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
@@ -499,6 +501,7 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "ismcts_best": ("ismcts_best.json", figure_ismcts),
     "ismcts_forty_five": ("ismcts_forty_five.json", figure_ismcts),
     "ismcts_forty_five_best": ("ismcts_forty_five_best.json", figure_ismcts),
+    "ismcts_twenty_five_best": ("ismcts_twenty_five_best.json", figure_ismcts),
     "best": ("best_bot.json", figure_best),
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),

@@ -212,8 +212,8 @@ def test_ismcts_baseline_plays_and_reports_by_time(tmp_path: Path) -> None:
 def test_ismcts_baseline_takes_the_best_bot_and_the_forty_five_partnerships(
     tmp_path: Path,
 ) -> None:
-    """``--against best`` plays ``sf.best_policy``; ``--game forty_five`` seats ISMCTS as a
-    partnership (two seatings a deal)."""
+    """``--against best`` plays ``sf.best_policy``; ``--game forty_five`` (and
+    ``twenty_five``, at 4 players only) seats ISMCTS as a partnership (two seatings a deal)."""
     pytest.importorskip("pyspiel")
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     base = ["--deals", "2", "--times", "1"]
@@ -226,6 +226,11 @@ def test_ismcts_baseline_takes_the_best_bot_and_the_forty_five_partnerships(
     assert result["game"] == "forty_five" and r["hands"] == 4 and np.isfinite(r["diff"])
     text = docs.figure_ismcts(json.loads(out.read_text()))
     assert "ISMCTS pair − the others" in text and "Forty-Five, partnerships, 4 players" in text
+    twenty_five = _load("ismcts_baseline").main([*base, "--game", "twenty_five"])
+    assert twenty_five["players"] == 4 and twenty_five["rows"][0]["hands"] == 4
+    assert "Twenty-Five, partnerships, 4 players" in docs.figure_ismcts(twenty_five)
+    with pytest.raises(SystemExit):
+        _load("ismcts_baseline").main([*base, "--game", "twenty_five", "--players", "3"])
 
 
 @pytest.mark.slow
@@ -313,6 +318,16 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
     with pytest.raises(SystemExit):  # (refused before any game's pairs are played)
         ladder.main(["--games", "forty_five", "auction_forty_fives", "--only", "best"])
     assert "--only best: auction_forty_fives has no such player" in capsys.readouterr().err
+    for argv, why in (
+        (["--ismcts", "1"], "at least 2 simulations"),
+        (["--ismcts-deals", "1"], "--ismcts-deals at least 2"),
+        (["--only", "ismcts", "--ismcts", "0"], "--only ismcts needs --ismcts SIMS"),
+    ):
+        with pytest.raises(SystemExit):
+            ladder.main(argv)
+        assert why in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no player 'ismcts'"):  # (ISMCTS left out)
+        ladder.ladder("auction_forty_fives", 2, 0, only="ismcts", ismcts=0)
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
     out = _load("provenance").merged(old, new, "games", lambda g: g["game"])
@@ -324,15 +339,23 @@ def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
     """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
     out = tmp_path / "ladder.json"
     argv = ["--games", "auction_forty_fives", "--hands", "8", "--json", str(out)]
-    result = _load("ladder").main(argv)
+    result = _load("ladder").main([*argv, "--ismcts", "2", "--ismcts-deals", "3"])
     (g,) = result["games"]
-    names = {(r["a"], r["b"]) for r in g["pairs"]}
-    assert len(names) == 11 and ("pimc", "random") in names and ("heuristic", "greedy") in names
+    names = [(r["a"], r["b"]) for r in g["pairs"]]
+    assert len(names) == 16 and ("pimc", "random") in names and ("heuristic", "greedy") in names
     assert ("ppo", "heuristic") in names and ("pimc", "ppo") in names  # the shipped agent
-    assert ("pimc, sees all", "pimc") in names  # the cheating bound, last
-    assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in g["pairs"])
+    assert names[-1] == ("pimc, sees all", "pimc")  # the cheating bound, last
+    batched, searched = g["pairs"][:10] + g["pairs"][-1:], g["pairs"][10:-1]
+    assert all(r["hands"] == 16 and np.isfinite(r["diff"]) for r in batched)
+    # OpenSpiel's ISMCTS against every player, over its own deals (3 deals, 2 seatings)
+    entrants = ["random", "greedy", "heuristic", "ppo", "pimc"]
+    assert [(r["a"], r["b"]) for r in searched] == [("ismcts", b) for b in entrants]
+    assert all(r["hands"] == 6 and r["simulations"] == 2 and r["ismcts_ms"] > 0 for r in searched)
+    assert all(np.isfinite(r["diff"]) for r in searched)
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
-    assert "| auction forty fives, 4 players | pimc | random | 16 |" in docs.figure_ladder(result)
+    text = docs.figure_ladder(result)
+    assert "| auction forty fives, 4 players | pimc | random | 16 |" in text
+    assert "| auction forty fives, 4 players | ISMCTS, 2 simulations | pimc | 6 |" in text
 
 
 @pytest.mark.slow
@@ -348,7 +371,7 @@ def test_the_ladder_reruns_one_players_pairs_and_keeps_the_others(tmp_path: Path
     game = {"game": "auction_forty_fives", "players": 4, "unit": "points", "pairs": old_pairs}
     out.write_text(json.dumps({"command": "an old run", "date": "d", "games": [game]}))
     argv = ["--games", "auction_forty_fives", "--only", "pimc", "--hands", "4"]
-    argv += ["--json", str(out)]
+    argv += ["--ismcts", "0", "--json", str(out)]
     result = _load("ladder").main([*argv, "--merge"])
     assert json.loads(out.read_text()) == result
     (g,) = result["games"]
