@@ -324,7 +324,9 @@ def analyze(
     ``"random"`` or any jittable ``policy(key, state, player)``.  ``batch_size``: rollouts per
     compiled chunk (the result does not depend on it).  Positions are grouped by their number
     of legal actions; a group runs in full chunks and one last chunk of a power-of-two size, so
-    a call compiles at most two chunk shapes a group (each reused by later calls).
+    a call compiles at most two chunk shapes a group (each reused by later calls).  A call
+    that fits one chunk at the game's ``max_legal_actions`` (a single position, a hint) tries
+    that many slots whatever its count: one compiled shape serves every such call.
     ``infer_worlds``, ``infer_model``, ``softness``: the worlds weighed by the other seats' plays
     as ``sf.pimc``'s are (a game with the ``Inference`` capability): each block of
     ``block_size(num_samples)`` worlds is kept from ``infer_worlds`` drawn.
@@ -414,8 +416,13 @@ def _sample(
     dev_states = jax.tree.map(jnp.asarray, flat)
     lanes = np.arange(block)
     # Positions grouped by their number of legal actions: each group's chunks try only that
-    # many actions (a rollout's value does not depend on how many slots its chunk has).
+    # many actions (a rollout's value does not depend on how many slots its chunk has).  A
+    # call small enough for one chunk at the full width (a hint, one position) tries all
+    # ``width`` slots instead: one compiled shape whatever the count (it had compiled anew,
+    # some seconds, for each count met in a game), the same values.
     counts = np.maximum(np.asarray(flat.legal_action_mask).sum(-1), 1)
+    if num_pos * per_pos * block * width <= int(batch_size or DEFAULT_BATCH):
+        counts = np.full_like(counts, width)
 
     def add(out: Any, w: int, real: np.ndarray, pos: np.ndarray, j: np.ndarray) -> None:
         vals, acts, use = host_arrays(out)

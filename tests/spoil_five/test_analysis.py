@@ -462,6 +462,26 @@ def test_batch_size_and_batching_do_not_change_results():
     assert sf.spoil_five.action_str(int(one.best)) in text.splitlines()[1]
 
 
+def test_a_small_call_compiles_one_shape_whatever_its_number_of_legal_actions():
+    """One position (a hint) tries every slot of the game's width, so the positions of a game,
+    with 2 to 5 legal actions, share one compiled chunk (each count had compiled its own); the
+    values are those of the grouped chunks (``batch_size`` small enough to group them)."""
+    from spoilfive_jax.tools.analysis import _chunk
+
+    env = sf.spoil_five.SpoilFive(4)
+    states, _, _ = played_games(4, "seed")
+    positions = [(t, i) for t in range(2, 14) for i in range(3)]
+    live = [pick(states[t], i) for t, i in positions if not bool(states[t].terminated[i])]
+    counts = {int(s.legal_action_mask.sum()) for s in live}
+    assert len(counts - {1}) >= 3  # (several counts of legal actions)
+    before = _chunk._cache_size()
+    hints = [sf.analyze(2, env, s, num_samples=32, policy="random") for s in live]
+    assert _chunk._cache_size() - before <= 1  # (32 samples: a block no other test compiles)
+    for s, one in zip(live, hints, strict=True):
+        grouped = sf.analyze(2, env, s, num_samples=32, policy="random", batch_size=64)
+        np.testing.assert_array_equal(one.expected_chips, grouped.expected_chips)
+
+
 def test_chunks_cover_every_block_once_and_the_last_is_sized_to_what_is_left():
     from spoilfive_jax.tools.analysis import _chunk_spans
 
