@@ -5,13 +5,12 @@ Spoil Five (seed rules): one ISMCTS seat among copies of the opponent (``sf.pimc
 heuristic playouts, unless ``--against``: ``best`` is ``sf.best_policy``), rotated through every
 seat over the same deals (fresh deals from one seed).  ``--game forty_five`` or
 ``twenty_five`` (4 players): an ISMCTS partnership against the opponent's, swapped over the
-same deals.  First the opponent's
-own cost a decision is measured in the same harness (a ``PolicyBot`` stepping one OpenSpiel
-state at a time); then ISMCTS (random rollouts, worlds from the game's exact resampler, UCT
-constant 2) gets each ``--times`` multiple of it: its simulations a decision come from a
-calibration run (seconds a simulation), and the time it really took is reported beside.  The
-difference is the ISMCTS seats' chips (points) a hand minus the other seats' mean, with a 95%
-interval over deals.  Nothing is asserted.
+same deals.  First the opponent's own cost a decision is measured in the same harness (a
+``PolicyBot`` stepping one OpenSpiel state at a time); then ISMCTS (random rollouts, worlds
+from the game's exact resampler, UCT constant 2) gets each ``--times`` multiple of it: its
+simulations a decision come from a calibration run (seconds a simulation), and the time it
+really took is reported beside.  The difference is the ISMCTS seats' chips (points) a hand
+minus the other seats' mean, with a 95% interval over deals.  Nothing is asserted.
 
     python benchmarks/ismcts_baseline.py --deals 40 --times 1 30 300 \\
         --json benchmarks/results/ismcts_baseline.json

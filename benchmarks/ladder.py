@@ -13,7 +13,7 @@ pimc itself: Spoil Five, Forty-Five, Twenty-Five); last, the cheating bound: the
 best) seeing every hand (``see_all=True``) against the fair one.
 
 OpenSpiel's Python ISMCTS (``--ismcts SIMS`` simulations a decision, random rollouts, worlds
-from the game's exact resampler; ``--ismcts 0`` leaves it out) plays every other player too,
+from the game's exact resampler; left out by default) plays every other player too,
 outside the batched rollouts: one state at a time through ``spoilfive_jax.openspiel``, the
 other player a ``PolicyBot``, ISMCTS seated as player A above over ``--ismcts-deals`` fresh
 deals of its own (OpenSpiel's chance nodes), rows ``ismcts vs X``.  It needs the ``openspiel``
@@ -147,9 +147,10 @@ def ladder(
 
 
 def ismcts_match(env: Any, player: Any, simulations: int, deals: int, seed: int) -> dict[str, Any]:
-    """OpenSpiel's ISMCTS against ``player`` (a ``PolicyBot``) in ``env``'s game, seated as
-    ``match`` seats A (one seat among the player's, or a partnership) over ``deals`` fresh
-    deals: the ISMCTS seats' result a hand minus the others' mean."""
+    """OpenSpiel's ISMCTS against ``player`` (a policy spec, played by a ``PolicyBot``) in
+    ``env``'s game, seated as ``match`` seats A (one seat among the player's, or a
+    partnership) over ``deals`` fresh deals: the ISMCTS seats' result a hand minus the
+    others' mean."""
     import pyspiel
     from ismcts_baseline import tournament
 
@@ -187,10 +188,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument(
         "--ismcts",
         type=int,
-        default=32,
+        default=0,
         metavar="SIMS",
-        help="OpenSpiel's ISMCTS with SIMS simulations a decision against every player "
-        "(needs the openspiel extra; 0: leave it out)",
+        help="also OpenSpiel's ISMCTS with SIMS (>= 2) simulations a decision against every "
+        "player (needs the openspiel extra; the docs' rows: 32; default 0: left out)",
     )
     ap.add_argument("--ismcts-deals", type=int, default=40, help="deals of each ISMCTS pair")
     ap.add_argument("--json", metavar="FILE")
@@ -204,8 +205,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "game's other pairs in --json FILE are kept)",
     )
     args = ap.parse_args(argv)
-    if args.ismcts < 0 or (args.ismcts and args.ismcts < 2) or args.ismcts_deals < 2:
-        ap.error("--ismcts is 0 (none) or at least 2 simulations, --ismcts-deals at least 2")
+    if args.ismcts < 0 or args.ismcts == 1:
+        ap.error(f"--ismcts must be 0 (none) or at least 2 simulations, got {args.ismcts}")
+    if args.ismcts and args.ismcts_deals < 2:
+        ap.error(f"--ismcts-deals must be at least 2, got {args.ismcts_deals}")
     if args.ismcts and importlib.util.find_spec("pyspiel") is None:
         ap.error("--ismcts needs OpenSpiel (pip install 'spoilfive-jax[openspiel]'), or --ismcts 0")
     if args.only == ISMCTS and not args.ismcts:

@@ -385,7 +385,8 @@ def figure_best(result: dict[str, Any]) -> str:
 
 
 def figure_ismcts(result: dict[str, Any]) -> str:
-    """``benchmarks/ismcts_baseline.py``: OpenSpiel's ISMCTS against pimc by time a decision."""
+    """``benchmarks/ismcts_baseline.py``: OpenSpiel's ISMCTS against pimc or best, by time a
+    decision (Spoil Five, or Forty-Five's or Twenty-Five's partnerships)."""
     against = result["against"]
     family = result.get("game", "spoil_five") != "spoil_five"
     lines = [

@@ -319,9 +319,9 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
         ladder.main(["--games", "forty_five", "auction_forty_fives", "--only", "best"])
     assert "--only best: auction_forty_fives has no such player" in capsys.readouterr().err
     for argv, why in (
-        (["--ismcts", "1"], "at least 2 simulations"),
-        (["--ismcts-deals", "1"], "--ismcts-deals at least 2"),
-        (["--only", "ismcts", "--ismcts", "0"], "--only ismcts needs --ismcts SIMS"),
+        (["--ismcts", "1"], "--ismcts must be 0 (none) or at least 2 simulations, got 1"),
+        (["--ismcts", "4", "--ismcts-deals", "1"], "--ismcts-deals must be at least 2, got 1"),
+        (["--only", "ismcts"], "--only ismcts needs --ismcts SIMS"),  # (left out by default)
     ):
         with pytest.raises(SystemExit):
             ladder.main(argv)
@@ -336,7 +336,9 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
 
 @pytest.mark.slow
 def test_the_ladder_plays_every_pair_head_to_head(tmp_path: Path) -> None:
-    """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals."""
+    """``benchmarks/ladder.py``: every pair of a game's players, paired over the same deals,
+    and OpenSpiel's ISMCTS against each."""
+    pytest.importorskip("pyspiel")
     out = tmp_path / "ladder.json"
     argv = ["--games", "auction_forty_fives", "--hands", "8", "--json", str(out)]
     result = _load("ladder").main([*argv, "--ismcts", "2", "--ismcts-deals", "3"])
