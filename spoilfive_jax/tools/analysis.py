@@ -326,7 +326,8 @@ def analyze(
     of legal actions; a group runs in full chunks and one last chunk of a power-of-two size, so
     a call compiles at most two chunk shapes a group (each reused by later calls).  A call
     that fits one chunk at the game's ``max_legal_actions`` (a single position, a hint) tries
-    that many slots whatever its count: one compiled shape serves every such call.
+    that many slots whatever its count: one compiled shape serves every such call with the
+    same ``num_samples`` and number of positions.
     ``infer_worlds``, ``infer_model``, ``softness``: the worlds weighed by the other seats' plays
     as ``sf.pimc``'s are (a game with the ``Inference`` capability): each block of
     ``block_size(num_samples)`` worlds is kept from ``infer_worlds`` drawn.

@@ -11,7 +11,7 @@ Each check runs the capability the way the tools do, on a few small random hands
   as the public step does on the same deals (every record field both give);
 - ``Analysis``: a world drawn for the seat to act looks, to that seat, exactly like the
   position (the same observation and legal actions), and ``playout`` gives one finite value
-  per field and legal action;
+  per field and legal action, the same for an action tried alone;
 - ``Inference``: on worlds drawn for the seat to act, a model that gives every action
   probability 1/2 charges each world ``k log 1/2`` for the same whole number ``k`` of weighed
   plays (none before any play, some later on), a model spread evenly over the legal actions
@@ -194,14 +194,20 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     for f in fields:
         v = np.asarray(values[f])
         assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
+    alone = playout(env, key[None], one, actions[:, -1:], player, policy)  # (a chunk 1 wide)
+    for f in fields:
+        assert np.array_equal(np.asarray(alone[f])[:, 0], np.asarray(values[f])[:, -1]), (
+            f"{env.id} Analysis: playout's {f} of an action depends on the other actions tried"
+        )
 
 
 def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
-    from spoilfive_jax.tools.analysis import play_model  # (the tools' own model of the play)
-
     inference = env.capability(caps.Inference)
     analysis = env.capability(caps.Analysis, "Inference")
-    spread = play_model(env, env.policy_names[-1], 1.0)
+
+    def spread(state: Any, seat: jax.Array) -> jax.Array:  # (play_model's, softness 1)
+        legal = state.legal_action_mask
+        return legal / jnp.maximum(legal.sum(), 1)
 
     def halves(state: Any, seat: jax.Array) -> jax.Array:
         return jnp.full((env.num_actions,), 0.5, jnp.float32)
@@ -223,12 +229,12 @@ def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
             continue
         position = _row(batch, live[0])
         half, even = (np.asarray(x) for x in weigh(jax.random.fold_in(key, t), position))
+        assert np.isfinite(even).all() and (even <= 1e-6).all() and (even > -1e6).all(), (
+            f"{env.id} Inference: a recorded play is impossible in a resampled world {even}"
+        )
         k = half / np.log(0.5)
         assert half.shape == (4,) and np.allclose(k, np.round(k[0]), atol=1e-3), (
             f"{env.id} Inference: worlds of one position weigh different numbers of plays {k}"
-        )
-        assert np.isfinite(even).all() and (even <= 1e-6).all() and (even > -1e6).all(), (
-            f"{env.id} Inference: a recorded play is impossible in a resampled world {even}"
         )
         weighed.append(round(float(k[0])))
     assert weighed and weighed[0] == 0, f"{env.id} Inference: plays weighed before any play"

@@ -272,8 +272,9 @@ def test_the_conformance_test_catches_wrong_inference() -> None:
         real = likelihood.play_log_likelihood(env, worlds, player, model)
         return real + jnp.arange(real.shape[0]) * jnp.log(0.5)
 
-    def impossible(env, worlds, player, model):
-        return likelihood.play_log_likelihood(env, worlds, player, model) + likelihood.IMPOSSIBLE
+    def impossible(env, worlds, player, model):  # (one world: what an inexact resampler does)
+        real = likelihood.play_log_likelihood(env, worlds, player, model)
+        return real.at[0].add(likelihood.IMPOSSIBLE)
 
     everything = SimpleNamespace(action_probs=lambda s, seat: jnp.full((64,), 1 / 64))
     for changes, message in (
@@ -285,3 +286,24 @@ def test_the_conformance_test_catches_wrong_inference() -> None:
         broken = _broken(sf.forty_five.FortyFive, caps.Inference, likelihood, 4, **changes)
         with pytest.raises(AssertionError, match=message):
             _inference(broken, history, 0)
+
+
+def test_the_conformance_test_catches_a_playout_that_depends_on_its_width() -> None:
+    """``Analysis.playout``: an action's values may not depend on the other actions tried
+    beside it (``analyze`` tries them in chunks of varying width)."""
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.games.spoil_five import infer
+    from spoilfive_jax.testing import _Tester
+    from spoilfive_jax.tools.conformance import _analysis
+
+    env = sf.spoil_five.SpoilFive(3)
+    history = _Tester(env, 2, 0).play()[0][:1]  # (a dealt hand: more than one legal action)
+    _analysis(env, history, 0)
+
+    def widened(env, keys, states, actions, player, policy):
+        values = infer.playout(env, keys, states, actions, player, policy)
+        return {f: v + actions.shape[1] for f, v in values.items()}
+
+    broken = _broken(sf.spoil_five.SpoilFive, caps.Analysis, infer, 3, playout=widened)
+    with pytest.raises(AssertionError, match="depends on the other actions tried"):
+        _analysis(broken, history, 0)
