@@ -269,9 +269,7 @@ class Analysis(Protocol):
         with ``policy`` at every seat; float32[B, L] per field for ``player`` int32[B].  The
         actions are legal in their live states (the analysis passes each position's legal
         actions): an implementation may apply them unchecked, so an illegal one's values are
-        unspecified.  Slot l's values depend on its action, state and key only, not on L or
-        the other slots (``analyze`` tries a position's actions in chunks of varying width;
-        ``api_test`` checks it)."""
+        unspecified.  Slot l's values may not depend on L or the other slots (api_test)."""
         ...
 
 
@@ -313,9 +311,7 @@ class Inference(Protocol):
         ``Analysis.resample_hidden_many`` for ``player``), the log-probability of the plays
         recorded so far by the seats other than ``player`` under ``model(state, seat) ->
         float32[num_actions]`` (``tools.analysis.play_model``), each play's state as it was in
-        that world; 0 where nothing has been played.  Each weighed play adds
-        ``log model(state, seat)[action]`` as the model gives it (not renormalised), so the
-        worlds of one position weigh the same number of plays (``api_test`` checks it)."""
+        that world; 0 where nothing has been played; each play adds ``log model(...)[card]``."""
         ...
 
     def trained_model(self, env: Env[Any, Any]) -> Any:
