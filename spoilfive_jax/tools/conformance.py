@@ -196,7 +196,8 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         assert v.shape == (1, legal.size), f"{env.id} Analysis: playout's {f} is {v.shape}"
     alone = playout(env, key[None], one, actions[:, -1:], player, policy)  # (a chunk 1 wide)
     for f in fields:
-        assert np.array_equal(np.asarray(alone[f])[:, 0], np.asarray(values[f])[:, -1]), (
+        same = np.array_equal(alone[f][:, 0], values[f][:, -1], equal_nan=True)  # (NaN: none)
+        assert same, (
             f"{env.id} Analysis: playout's {f} of an action depends on the other actions tried"
         )
 
