@@ -87,11 +87,15 @@ def play_model(env: Any, model: Any, softness: float) -> Any:
             return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
 
     def probs(state: Any, seat: jax.Array) -> jax.Array:
-        legal = state.legal_action_mask
-        spread = legal / jnp.maximum(legal.sum(), 1)
-        return (1 - softness) * base(state, seat) + softness * spread
+        return (1 - softness) * base(state, seat) + softness * legal_spread(state, seat)
 
     return probs
+
+
+def legal_spread(state: Any, seat: jax.Array) -> jax.Array:
+    """float32[num_actions]: an even chance of each legal action (``play_model``'s softness)."""
+    legal = state.legal_action_mask
+    return legal / jnp.maximum(legal.sum(), 1)
 
 
 def block_size(num_samples: int) -> int:

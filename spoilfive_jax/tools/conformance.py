@@ -39,6 +39,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
+from spoilfive_jax.tools.analysis import legal_spread
 from spoilfive_jax.tools.policies import lineup, play_deals
 from spoilfive_jax.tools.rollout import rollout
 from spoilfive_jax.tools.scorer import score_hands
@@ -206,10 +207,6 @@ def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     inference = env.capability(caps.Inference)
     analysis = env.capability(caps.Analysis, "Inference")
 
-    def spread(state: Any, seat: jax.Array) -> jax.Array:  # (play_model's, softness 1)
-        legal = state.legal_action_mask
-        return legal / jnp.maximum(legal.sum(), 1)
-
     def halves(state: Any, seat: jax.Array) -> jax.Array:
         return jnp.full((env.num_actions,), 0.5, jnp.float32)
 
@@ -219,7 +216,7 @@ def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         worlds = analysis.resample_hidden_many(env, key, state, player, 4)
         return (
             inference.play_log_likelihood(env, worlds, player, halves),
-            inference.play_log_likelihood(env, worlds, player, spread),
+            inference.play_log_likelihood(env, worlds, player, legal_spread),
         )
 
     weighed = []
