@@ -14,7 +14,7 @@ family) it is the PIMC bot (``tools.pimc``) with the levers that measured strong
   Forty-Five and Twenty-Five with their default rules), the worlds are weighed by the other
   seats' plays under the agent (``infer_worlds=INFER_WORLDS`` drawn, 64 kept;
   ``softness=INFER_SOFTNESS``).  It beat plain pimc as a partnership (+0.15 points a hand over
-  7,000 deals in Forty-Five, 5,000 in Twenty-Five), for 30 to 50 times the cost of a decision
+  9,000 deals in Forty-Five, 5,000 in Twenty-Five), for 30 to 50 times the cost of a decision
   (a network evaluation at every recorded play of every drawn world).  The agents are package
   data, played without flax (``games.forty_five.agent``).
 
