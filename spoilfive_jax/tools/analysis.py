@@ -52,7 +52,12 @@ from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools import levers
 from spoilfive_jax.tools.policies import bind, resolve_one
 from spoilfive_jax.tools.programs import bound_compiled_programs
-from spoilfive_jax.tools.sharding import host_arrays, round_to_devices, shard_batch
+from spoilfive_jax.tools.sharding import (
+    host_arrays,
+    one_at_a_time,
+    round_to_devices,
+    shard_batch,
+)
 
 DEFAULT_BATCH = 16384  # rollouts per compiled chunk
 MIN_CHUNK = 256  # (position, sample) pairs of the smallest chunk
@@ -185,6 +190,7 @@ def block_values(
     return {f: v.reshape(b, block, width) for f, v in values.items()}, actions, used
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 8))
 def _chunk(
     env: Any,

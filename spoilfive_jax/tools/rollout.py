@@ -43,6 +43,7 @@ from spoilfive_jax.tools.sharding import (
     batch_for,
     default_batch_size,
     host_arrays,
+    one_at_a_time,
     replicated,
     shard_batch,
 )
@@ -71,6 +72,7 @@ def batch_size_for(batch_size: Any, total: int) -> int:
 # ------------------------------------------------------------------------ chunks
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def play_chunk(
     env: Env[Any, Any],
@@ -127,6 +129,7 @@ def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Any:
     return averaged, counted
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _chunk_stats(
     env: Env[Any, Any], k: int, records: dict[str, jax.Array], count: jax.Array

@@ -44,7 +44,12 @@ from spoilfive_jax.tools.chunks import Chunk, hand_chunks, run_keys
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_deals
 from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.rollout import as_key, batch_size_for, check_env, pipelined
-from spoilfive_jax.tools.sharding import host_arrays, replicated, shard_batch
+from spoilfive_jax.tools.sharding import (
+    host_arrays,
+    one_at_a_time,
+    replicated,
+    shard_batch,
+)
 
 U32, I32 = jnp.uint32, jnp.int32
 
@@ -80,6 +85,7 @@ def _play_queries(
     return q, scoring.query_values(env, scoring.query_samples(env, out, me), **options)
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _score_chunk(
     env: Env[Any, Any], who: Lineup, size: int, *args: Any
@@ -88,6 +94,7 @@ def _score_chunk(
     return _play_queries(env, who, size, *args)
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0,))
 def _query_moments(
     num: int, q: jax.Array, values: tuple[jax.Array, ...], count: jax.Array

@@ -9,18 +9,35 @@ The devices are ``jax.devices()``: this process's own, or, after ``jax.distribut
 one program over all of them (JAX's multi-controller model: every process runs the same call
 with the same arguments, and plays the hands its own devices hold), the reductions to
 statistics are XLA collectives, and ``host_arrays`` brings any output to every process.
+
+One program at a time on several CPU devices (``one_at_a_time``).  XLA:CPU launches each part
+of a program over several devices on a small pool of launch threads (sized to the cores): a
+launch holds its thread through a barrier with the other devices' launches and through the
+device's in-flight limit, and a running collective (every reduction to statistics, and any loop
+whose end depends on the whole batch) holds its thread until every device's part arrives.  With
+several such programs queued at once, which the host's asynchronous dispatch makes easy (a
+tournament's call queued seven, and the next call went out while the host pooled the last),
+every thread of the pool can end up waiting for a part that no thread is left to run: the
+process hangs for ever, XLA logging "This thread has been waiting for `all reduce` ... and may
+be stuck".  Every tool therefore waits for each of its multi-device programs to finish before it
+dispatches the next one, on CPU devices only (an accelerator's devices run their programs in
+order on their own streams).  What this costs is the overlap of the host's pooling with the
+devices' play: within the noise of the main job and of a run writing Parquet on 2 cores.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import jax
 import numpy as np
 
 DEFAULT_BATCH_CPU = 16384  # measured sweet spot on XLA:CPU (fits the caches)
 DEFAULT_BATCH_ACCEL = 262144
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def default_batch_size() -> int:
@@ -78,6 +95,37 @@ def host_arrays(tree: Any) -> Any:
     return jax.tree.map(one, tree)
 
 
+def in_lockstep() -> bool:
+    """Whether multi-device programs must run one at a time: several CPU devices (the host
+    devices of ``use_all_cores``, or the processes of a distributed CPU run)."""
+    return jax.device_count() > 1 and jax.default_backend() == "cpu"
+
+
+def one_at_a_time(fn: F) -> F:
+    """``fn`` (a jitted call over the devices), finished before it returns whenever
+    ``in_lockstep()``: the module's docstring says why.  Called while tracing (inside another
+    jitted function) it only traces.  The wrapper forwards every other attribute to ``fn``
+    (``lower``, ``_cache_size``)."""
+    return cast(F, _OneAtATime(fn))
+
+
+class _OneAtATime:
+    """``one_at_a_time``'s wrapper."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        out = self._fn(*args, **kwargs)
+        if in_lockstep() and not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(out)):
+            jax.block_until_ready(out)
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fn, name)
+
+
 def batch_for(requested: int, total: int) -> int:
     """The batch for ``total`` items: ``requested``, or for smaller runs the next power of two
     (so runs of different sizes share compiled code), a multiple of the local device count."""
@@ -95,6 +143,8 @@ __all__ = [
     "batch_for",
     "default_batch_size",
     "host_arrays",
+    "in_lockstep",
+    "one_at_a_time",
     "replicated",
     "round_to_devices",
     "shard_batch",

@@ -50,7 +50,7 @@ from spoilfive_jax.tools.rollout import (
     play_chunk,
     rollout,
 )
-from spoilfive_jax.tools.sharding import host_arrays, replicated
+from spoilfive_jax.tools.sharding import host_arrays, one_at_a_time, replicated
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,6 +223,7 @@ def _per_hand(
     return host_moments(per_deal / seats), wins
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0,))
 def _seating_part(
     env: Env[Any, Any], records: dict[str, jax.Array], held: jax.Array, count: jax.Array
@@ -238,6 +239,16 @@ def _seating_part(
     return chips, replicated(wins.sum((0, 1), dtype=jnp.int32))
 
 
+@one_at_a_time
+@jax.jit
+def _seatings_total(parts: list[tuple[jax.Array, jax.Array]]) -> tuple[jax.Array, jax.Array]:
+    """The seatings' ``_seating_part``s summed, in seating order (one program, not an eager
+    add for each: ``tools.sharding.one_at_a_time``)."""
+    per_deal = functools.reduce(jnp.add, [x[0] for x in parts])
+    return per_deal, functools.reduce(jnp.add, [x[1] for x in parts])
+
+
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0,))
 def _deal_moments(k: int, per_deal: jax.Array, seats: jax.Array, count: jax.Array) -> Moments:
     """Per batch (``k`` of them), the float32 moments of each policy's chips per deal of the
@@ -280,8 +291,7 @@ def _streamed(
                 _seating_part(env, play_chunk(env, who, (k, b), *args, sp), held, count)
                 for who, sp, held in plays
             ]
-            per_deal = functools.reduce(jnp.add, [x[0] for x in parts])
-            won = functools.reduce(jnp.add, [x[1] for x in parts])
+            per_deal, won = _seatings_total(parts)
             yield (_deal_moments(k, per_deal, jnp.asarray(seats, jnp.float32), count), won), c
 
     def add(

@@ -27,7 +27,12 @@ from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 from spoilfive_jax.tools.rollout import pipelined
-from spoilfive_jax.tools.sharding import host_arrays, replicated, shard_batch
+from spoilfive_jax.tools.sharding import (
+    host_arrays,
+    one_at_a_time,
+    replicated,
+    shard_batch,
+)
 
 if TYPE_CHECKING:  # the type only: env.py declares this module as its game's Sessions
     from spoilfive_jax.games.forty_five.env import FortyFive
@@ -121,6 +126,7 @@ def game_summary(totals: dict[str, Any], games: int, seconds: float) -> dict[str
     }
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def _games_chunk(
     env: FortyFive,
@@ -177,6 +183,7 @@ def play_games(
     return games(key, env, who, seat_policy, num_games, max_hands, batch_size, per_hand)
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(1,))
 def _totals(out: tuple[jax.Array, ...], num_teams: int, count: jax.Array) -> dict[str, jax.Array]:
     """A chunk's first ``count`` games (``_games_chunk``'s outputs, still on the device) reduced
@@ -284,6 +291,7 @@ class HandResult:
         }
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _hands_chunk(
     env: FortyFive,

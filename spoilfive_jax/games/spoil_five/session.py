@@ -23,7 +23,13 @@ from spoilfive_jax.games.spoil_five.provider import Deal
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, epoch_key, hand_chunks
 from spoilfive_jax.tools.policies import Lineup, play_deals
 from spoilfive_jax.tools.rollout import pipelined
-from spoilfive_jax.tools.sharding import batch_for, host_arrays, replicated, shard_batch
+from spoilfive_jax.tools.sharding import (
+    batch_for,
+    host_arrays,
+    one_at_a_time,
+    replicated,
+    shard_batch,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +96,7 @@ def session_summary(totals: dict[str, Any], sessions: int) -> dict[str, Any]:
     }
 
 
+@one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def _sessions_chunk(
     env: Any,
@@ -127,6 +134,7 @@ def _sessions_chunk(
     return stacks, pot, played, over, jnp.swapaxes(chips, 0, 1)
 
 
+@one_at_a_time
 @jax.jit
 def _totals(
     stacks: jax.Array, played: jax.Array, over: jax.Array, count: jax.Array
