@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from spoilfive_jax.cli import analyze, bench, play, rollout, rules, score, tournament
 from spoilfive_jax.cli.errors import PROG, CliError, Parser
 
-__all__ = ["PROG", "CliError", "build_parser", "main"]
+__all__ = ["CACHE_ENV", "PROG", "CliError", "build_parser", "compile_cache_dir", "main"]
 
 COMMANDS = (rollout, score, tournament, bench, play, analyze, rules)
 
@@ -82,8 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _interrupt.release()  # from here a Ctrl-C is a KeyboardInterrupt, caught below
         args = build_parser().parse_args(argv)  # (parsing runs no JAX computation)
+        keep_compiled_programs()
         # in a process that already ran JAX (a test), silently
         use_all_cores(getattr(args, "devices", None), warn=False)
+        _note_devices(getattr(args, "devices", None))
         return int(args.run(args))
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0
@@ -100,3 +102,72 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        if not _lost_contact(e):
+            raise
+        from spoilfive_jax.tools import distributed
+
+        distributed.end_run(f"a collective with the other processes failed ({_one_line(e)})")
+        raise  # (not reached: end_run exits)
+
+
+CACHE_ENV = "SPOILFIVE_COMPILE_CACHE"  # a directory, or "off"
+
+
+def compile_cache_dir() -> str | None:
+    """Where the command line keeps compiled programs between runs: ``$SPOILFIVE_COMPILE_CACHE``
+    (``off``: nowhere), else ``spoilfive_jax/jax`` in the user's cache directory
+    (``$XDG_CACHE_HOME``, else ``~/.cache``)."""
+    chosen = os.environ.get(CACHE_ENV, "")
+    if chosen.strip().lower() in ("off", "0", "no", "false"):
+        return None
+    if chosen:
+        return chosen
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "spoilfive_jax", "jax")
+
+
+def keep_compiled_programs() -> None:
+    """JAX's persistent compilation cache, on by default for the command line: a program
+    compiled once (an analysis, a hint, a rollout's kernel) is read back from disk by the next
+    run instead of compiled again (``docs/benchmarks.md``: the second ``spoilfive analyze``).
+    A cache the process already has (``JAX_COMPILATION_CACHE_DIR``, or set in code) is kept;
+    ``SPOILFIVE_COMPILE_CACHE=off`` turns it off."""
+    import jax
+
+    if jax.config.values.get("jax_compilation_cache_dir") or os.environ.get(
+        "JAX_COMPILATION_CACHE_DIR"
+    ):
+        return
+    where = compile_cache_dir()
+    if where is None:
+        return
+    try:
+        os.makedirs(where, exist_ok=True)
+    except OSError:  # (a read-only home: run without the cache)
+        return
+    jax.config.update("jax_compilation_cache_dir", where)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
+def _note_devices(devices: int | None) -> None:
+    """Say once on stderr when ``--devices`` asks for more devices than there are cores: allowed
+    (the results are the same), but the devices then share the cores and nothing runs faster."""
+    from spoilfive_jax.tools.cores import cpu_count
+
+    cores = cpu_count()
+    if devices is not None and devices > cores:
+        print(
+            f"{PROG}: note: --devices {devices} is more than the {cores} "
+            f"core{'s' if cores != 1 else ''} here: the devices share them (same results, "
+            "no faster)",
+            file=sys.stderr,
+        )
+
+
+def _lost_contact(error: Exception) -> bool:
+    """Whether ``error`` is a runtime error of a multi-process run: a collective that failed
+    because another process went away (its connection reset)."""
+    import jax
+
+    return isinstance(error, jax.errors.JaxRuntimeError) and jax.process_count() > 1

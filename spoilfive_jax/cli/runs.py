@@ -65,15 +65,40 @@ def join(args: argparse.Namespace) -> None:
     else:
         distributed.initialize(args.coordinator, args.num_processes, args.process_id)
     _native_stdout_to_stderr()
+    # Every process must run the same command: a difference is named now, before any work.
+    distributed.agree("the processes were given different arguments", _command(args))
+
+
+_OWN = {"run", "process_id", "_options_given"}  # what differs between processes by design
+
+
+def _command(args: argparse.Namespace) -> dict[str, Any]:
+    """The command as its options: ``--hands`` -> 10, ... (JSON values)."""
+    out: dict[str, Any] = {}
+    for dest, value in sorted(vars(args).items()):
+        if dest in _OWN:
+            continue
+        if dest == "rule_given":
+            value = {k: raw for k, (_, raw) in sorted((value or {}).items())}
+        out["--" + dest.removeprefix("rule_").replace("_", "-")] = (
+            value
+            if isinstance(value, (bool, int, float, str, list, dict, type(None)))
+            else str(value)
+        )
+    return out
 
 
 def _native_stdout_to_stderr() -> None:
-    """The collectives' library (gloo) prints a line to the C++ stdout as each process group
-    connects, which would land in ``--json -``: from here, what writes to file descriptor 1
-    goes to stderr, and Python's ``sys.stdout`` to the real stdout."""
+    """The collectives' library (gloo) prints ``[Gloo] Rank 0 is connected to 3 peer ranks``
+    to the C++ stdout as each process group connects, which would land in ``--json -`` or
+    clutter the terminal: from here, what native code writes to file descriptor 1 is dropped
+    (native errors go to file descriptor 2, which stays), and Python's ``sys.stdout`` writes to
+    the real stdout."""
     sys.stdout.flush()
     real = os.dup(1)
-    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
     sys.stdout = os.fdopen(real, "w", encoding=sys.stdout.encoding, errors="replace")
 
 

@@ -44,7 +44,7 @@ import numpy as np
 
 from spoilfive_jax.core.stats import Moments, RunStats
 from spoilfive_jax.tools.chunks import Chunk
-from spoilfive_jax.tools.distributed import any_process, is_main_process, same_everywhere
+from spoilfive_jax.tools.distributed import agree, any_process, is_main_process, same_everywhere
 
 MAGIC = b"spoilfive-checkpoint 1\n"
 STATE = "state.ckpt"
@@ -415,6 +415,7 @@ def run_chunks(
     # A multi-process run (``tools.distributed``): every process reads the checkpoint, process 0
     # alone writes it and the per-hand files, and a stop asked of any process stops them all.
     main = is_main_process()
+    agree("the processes were given different runs", run)  # (before anything is played)
     if checkpoint is not None:
         same_everywhere(
             "the hands a checkpoint holds",

@@ -19,17 +19,48 @@ alone).  Run the same script in every process::
 A streamed run's checkpoint (``tools.checkpoint``) is written by process 0 alone and read by
 every process, so its directory must be one they share; the processes agree on where they
 resume, and on a stop asked of any of them (Ctrl-C), before going on.
+
+What goes wrong between processes ends the run with one line instead of a hang:
+
+- **Waiting for the others.**  ``initialize`` says on stderr what it waits for (which
+  coordinator, how many processes, how long at most: ``JOIN_TIMEOUT_S``) when they are not all
+  there within a few seconds.
+- **Different runs.**  Every streamed run (``tools.checkpoint.run_chunks``), and every command
+  line run, first compares what it is about to play with every other process (``agree``:
+  through the coordinator's key-value store, not a collective, so nothing can hang on it): a
+  difference (``--hands 10`` in one, ``--hands 20`` in another) is a ``ValueError`` in every
+  process, naming it, before any hand is played.
+- **A lost process.**  A watchdog thread in every process posts a heartbeat to the coordinator
+  every second and reads the others'.  When a process has not posted for ``PEER_TIMEOUT_S``
+  seconds (killed, its host gone) or the coordinator cannot be reached that long, every
+  survivor prints ``spoilfive: error: lost process K ...`` on stderr and ends with exit status
+  ``LOST_PEER_EXIT`` (3) within ``PEER_TIMEOUT_S`` + 2 seconds: its collectives would otherwise
+  wait for the lost process until JAX's own heartbeat (100 s) aborts it with a C++ error.  The
+  checkpoint, written atomically after every chunk, stands at the last chunk saved, and the
+  same command resumes from it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import numpy as np
 
 _STARTED: list[dict[str, Any]] = []  # the arguments of this process's initialize, once called
+
+JOIN_TIMEOUT_S = 300  # how long initialize waits for every process to join (JAX's default)
+PEER_TIMEOUT_S = 30  # silence after which a process counts as lost (JAX's own: 100 s, fatal)
+LOST_PEER_EXIT = 3  # the exit status of a process whose run lost another process
+_ANNOUNCE_AFTER_S = 3.0  # initialize says what it waits for once it has waited this long
+_PREFIX = "spoilfive_jax/"  # this package's keys in the coordinator's key-value store
 
 
 def cluster_detected() -> bool:
@@ -85,9 +116,162 @@ def initialize(
         raise ValueError(
             "initialize must run before any JAX computation in this process (call it first)"
         )
-    jax.distributed.initialize(**args)
+    announce = _announcer(args)
+    try:
+        jax.distributed.initialize(**args, initialization_timeout=JOIN_TIMEOUT_S)
+    finally:
+        announce.set()
     _STARTED.append(args)
+    if jax.process_count() > 1:
+        _Watchdog(jax.process_index(), jax.process_count()).start()
     return jax.process_index()
+
+
+def _announcer(args: dict[str, Any]) -> threading.Event:
+    """An event to set once ``initialize`` returns; if it is not set within
+    ``_ANNOUNCE_AFTER_S``, a line on stderr says what this process waits for."""
+    done = threading.Event()
+    where = args.get("coordinator_address", "the cluster's coordinator")
+    n = args.get("num_processes")
+    others = f"the other {n - 1} process{'es' if n != 2 else ''}" if n else "the other processes"
+
+    def say() -> None:
+        if not done.wait(_ANNOUNCE_AFTER_S):
+            print(
+                f"spoilfive_jax: waiting for {others} to join at {where} (up to "
+                f"{JOIN_TIMEOUT_S} s)...",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    threading.Thread(target=say, name="spoilfive-join", daemon=True).start()
+    return done
+
+
+def _client() -> Any:
+    """The coordinator's client of this process (JAX's; None before ``initialize``)."""
+    from jax._src import distributed as jax_distributed  # (JAX keeps it private)
+
+    return jax_distributed.global_state.client
+
+
+class _Watchdog(threading.Thread):
+    """Posts this process's heartbeat (a counter) every second and ends the process, with one
+    line on stderr and ``LOST_PEER_EXIT``, once another has posted nothing for
+    ``PEER_TIMEOUT_S`` seconds or the coordinator cannot be reached that long.  A process
+    leaving normally marks itself done first (at exit), so it is never taken for lost."""
+
+    def __init__(self, me: int, count: int, on_lost: Callable[[str], None] | None = None):
+        super().__init__(name="spoilfive-watchdog", daemon=True)
+        self.me, self.count = me, count
+        self.on_lost = on_lost or _end_lost
+        self.stopping = threading.Event()
+        self.beat = 0
+
+    def run(self) -> None:
+        client = _client()
+        seen: dict[str, tuple[str, float]] = {}  # process -> (its last beat, when it changed)
+        reached = time.monotonic()
+        import atexit
+
+        atexit.register(self.leave, client)
+        while not self.stopping.wait(1.0):
+            now = time.monotonic()
+            try:
+                self.beat += 1
+                client.key_value_set(f"{_PREFIX}alive/{self.me}", str(self.beat), True)
+                beats = dict(client.key_value_dir_get(f"{_PREFIX}alive/"))
+                done = {
+                    k.rsplit("/", 1)[-1] for k, _ in client.key_value_dir_get(f"{_PREFIX}done/")
+                }
+                reached = now
+            except Exception:  # (the coordinator is gone or unreachable)
+                if now - reached > PEER_TIMEOUT_S:
+                    return self.on_lost(f"lost the coordinator (process 0) for {PEER_TIMEOUT_S} s")
+                continue
+            for k in range(self.count):
+                key = str(k)
+                if k == self.me or key in done:
+                    continue
+                beat = beats.get(f"{_PREFIX}alive/{key}", "")
+                if seen.get(key, ("", 0.0))[0] != beat:
+                    seen[key] = (beat, now)
+                elif now - seen[key][1] > PEER_TIMEOUT_S:
+                    return self.on_lost(f"lost process {k} (no heartbeat for {PEER_TIMEOUT_S} s)")
+
+    def leave(self, client: Any) -> None:
+        """At exit: mark this process done, so the others do not take it for lost.  The
+        watchdog keeps watching while JAX's own exit waits for the other processes (up to its
+        heartbeat timeout, then a C++ abort): a process lost meanwhile ends this one as above."""
+        with contextlib.suppress(Exception):  # (the coordinator is gone: nothing to tell)
+            client.key_value_set(f"{_PREFIX}done/{self.me}", "1", True)
+
+
+def _end_lost(what: str) -> None:
+    """A lost process ends the run: one line, then this process exits (its collectives would
+    wait for ever)."""
+    end_run(what)
+
+
+def end_run(what: str) -> None:
+    """End this process of a multi-process run that cannot go on (``what`` happened): one line
+    on stderr, then exit status ``LOST_PEER_EXIT`` at once, without JAX's exit, which would wait
+    for the lost process until its heartbeat timeout and then abort."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    print(
+        f"spoilfive: error: {what}; the run ends here (a checkpoint stands at its last saved "
+        "chunk: the same command resumes it)",
+        file=sys.stderr,
+        flush=True,
+    )
+    os._exit(LOST_PEER_EXIT)
+
+
+_AGREED = [0]  # agreements made by this process (each has its keys)
+
+
+def agree(what: str, facts: dict[str, Any]) -> None:
+    """A ``ValueError`` in every process unless every process gives the same ``facts`` (a dict
+    of JSON values, e.g. a run's arguments) at this point: the first difference is named
+    (``what`` says what the facts are).  Through the coordinator's key-value store, not a
+    collective: a process that never gets here (another command) is named after
+    ``JOIN_TIMEOUT_S``; nothing hangs.  Nothing in a one-process run."""
+    if jax.process_count() == 1:
+        return
+    client, me = _client(), jax.process_index()
+    _AGREED[0] += 1
+    base = f"{_PREFIX}agree/{_AGREED[0]}/"
+    mine = json.dumps(facts, sort_keys=True, default=str)
+    client.key_value_set(base + str(me), mine, True)
+    for k in range(jax.process_count()):
+        if k == me:
+            continue
+        try:
+            theirs = client.blocking_key_value_get(base + str(k), JOIN_TIMEOUT_S * 1000)
+        except Exception:
+            raise ValueError(
+                f"{what}: process {k} did not reach this run within {JOIN_TIMEOUT_S} s "
+                "(is it running the same command?)"
+            ) from None
+        if theirs != mine:
+            raise ValueError(f"{what}: {_difference(json.loads(mine), json.loads(theirs), me, k)}")
+
+
+def _difference(mine: dict[str, Any], theirs: dict[str, Any], me: int, k: int) -> str:
+    """The first fact on which two processes differ, in words."""
+    for name in sorted(set(mine) | set(theirs)):
+        if mine.get(name) != theirs.get(name):
+            return (
+                f"{name} is {_shown(mine.get(name))} in process {me} but {_shown(theirs.get(name))}"
+                f" in process {k}: give every process the same arguments"
+            )
+    return f"processes {me} and {k} differ: give every process the same arguments"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _backends_started() -> bool:
@@ -156,8 +340,13 @@ def same_everywhere(what: str, value: int, why: str) -> None:
 
 
 __all__ = [
+    "JOIN_TIMEOUT_S",
+    "LOST_PEER_EXIT",
+    "PEER_TIMEOUT_S",
+    "agree",
     "any_process",
     "cluster_detected",
+    "end_run",
     "initialize",
     "is_main_process",
     "same_everywhere",

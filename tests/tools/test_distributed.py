@@ -9,11 +9,13 @@ rollout; the slow run starts 4, and 2 with two devices each, on every tool, runs
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -121,8 +123,9 @@ def assert_close(got: Any, want: Any, where: str = "") -> None:
 def test_command_line_two_processes_print_once_what_one_prints(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    (first, _), (second, _) = finish(spoilfive([*ROLLOUT, "--json", "-"], 2, free_port()))
+    (first, err), (second, _) = finish(spoilfive([*ROLLOUT, "--json", "-"], 2, free_port()))
     assert second == ""  # process 0 alone prints
+    assert "[Gloo]" not in err  # (gloo's connection lines are dropped, not sent to stderr)
     # (stdout holds the JSON alone: the collectives' own messages go to stderr)
     assert_close(timeless(json.loads(first)), alone(capsys, [*ROLLOUT, "--json", "-"]))
 
@@ -255,3 +258,96 @@ def test_a_second_initialize_of_the_same_run_does_nothing(monkeypatch: pytest.Mo
     assert distributed.initialize() == 0  # (this process: index 0, JAX not called again)
     with pytest.raises(ValueError, match="already joined another run"):
         distributed.initialize("127.0.0.1:1234", 2, 0)
+
+
+# ---------------------------------------------------------------------------- what goes wrong
+
+
+def ended(procs: list[subprocess.Popen[str]], timeout: float) -> list[tuple[int, str]]:
+    """Every process's (exit status, stderr), each within ``timeout`` seconds (else killed)."""
+    try:
+        outs = [p.communicate(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    return [(p.returncode, err) for p, (_, err) in zip(procs, outs, strict=True)]
+
+
+def test_processes_given_different_arguments_each_name_the_difference_at_once() -> None:
+    port = free_port()
+    base = [sys.executable, "-m", "spoilfive_jax", "rollout", "--quiet", "--players", "3"]
+    base += ["--coordinator", f"127.0.0.1:{port}", "--num-processes", "2"]
+    hands = ("1000", "2000")
+    argvs = [[*base, "--hands", h, "--process-id", str(i)] for i, h in enumerate(hands)]
+    for i, (code, err) in enumerate(ended(start_all(argvs, env=env_vars()), timeout=120)):
+        assert code == 2, err[-2000:]
+        errors = [line for line in err.splitlines() if line.startswith("spoilfive: error:")]
+        assert errors == [
+            "spoilfive: error: the processes were given different arguments: --hands is "
+            f"{hands[i]} in process {i} but {hands[1 - i]} in process {1 - i}: give every "
+            "process the same arguments"
+        ]
+
+
+def test_a_library_run_refuses_processes_that_play_different_runs() -> None:
+    port = free_port()
+    code = (
+        "import sys, spoilfive_jax as sf\n"
+        "i = int(sys.argv[1])\n"
+        f"sf.distributed.initialize('127.0.0.1:{port}', 2, i)\n"
+        "try:\n"
+        "    sf.rollout(i, sf.make('spoil_five', 3), 'random', 1000, per_hand=False)\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    procs = start_all([[sys.executable, "-c", code, str(i)] for i in range(2)], env=env_vars())
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    for i, out in enumerate(outs):
+        assert out.startswith("the processes were given different runs: key is "), out
+        assert f"in process {i} but" in out and f"in process {1 - i}" in out
+
+
+def test_a_process_waiting_for_the_others_says_what_it_waits_for() -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "spoilfive_jax", *ROLLOUT, "--coordinator"]
+    argv += [f"127.0.0.1:{port}", "--num-processes", "3", "--process-id", "0"]
+    (proc,) = start_all([argv], env=env_vars())
+    timer = threading.Timer(60, proc.kill)  # (the line comes after a few seconds; a hang fails)
+    timer.start()
+    try:
+        line = proc.stderr.readline() if proc.stderr is not None else ""
+    finally:
+        timer.cancel()
+        proc.kill()
+        proc.communicate()
+    assert line.strip() == (
+        f"spoilfive_jax: waiting for the other 2 processes to join at 127.0.0.1:{port} (up to "
+        f"{distributed.JOIN_TIMEOUT_S} s)..."
+    )
+
+
+@pytest.mark.slow
+def test_a_lost_process_ends_the_others_with_one_line_and_the_checkpoint_stands(
+    tmp_path: Path,
+) -> None:
+    ck = tmp_path / "ck"
+    argv = ["rollout", "--players", "3", "--hands", str(10**10), "--quiet", "--checkpoint", str(ck)]
+    procs = spoilfive(argv, 2, free_port())
+    deadline = time.monotonic() + 240
+    while not any(ck.glob("*")) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert any(ck.glob("*")), "the run saved no checkpoint"
+    time.sleep(2)
+    procs[1].kill()  # (SIGKILL: the process is gone without a word)
+    lost = time.monotonic()
+    (code, err), _ = ended(procs, timeout=distributed.PEER_TIMEOUT_S + 60)
+    assert time.monotonic() - lost < distributed.PEER_TIMEOUT_S + 15
+    assert code == distributed.LOST_PEER_EXIT, err[-3000:]
+    assert err.strip().splitlines()[-1].startswith("spoilfive: error: ")
+    assert "the run ends here" in err and "Check failure" not in err and "[Gloo]" not in err
+    (saved,) = ck.glob("*.ckpt")
+    data = saved.read_bytes()  # MAGIC, "sha256 <digest>", then the payload it digests
+    _, _, rest = data.partition(b"sha256 ")
+    digest, _, payload = rest.partition(b"\n")
+    assert hashlib.sha256(payload).hexdigest().encode() == digest
