@@ -11,14 +11,19 @@ from typing import Any
 
 import spoilfive_jax.cli.output as output
 
+_LOG_WIDTH = 200  # the bar's width when stderr is not a terminal (a log file)
+
+
+def clock(seconds: float) -> str:
+    """``1:02:03`` / ``2:03``."""
+    m, s = divmod(round(seconds), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
 
 def eta_text(seconds: float | None) -> str:
     """``ETA 1:02:03`` / ``ETA 2:03`` for the seconds left (``ETA -`` when not known yet)."""
-    if seconds is None:
-        return "ETA -"
-    m, s = divmod(round(seconds), 60)
-    h, m = divmod(m, 60)
-    return f"ETA {h}:{m:02d}:{s:02d}" if h else f"ETA {m}:{s:02d}"
+    return "ETA -" if seconds is None else f"ETA {clock(seconds)}"
 
 
 class Progress:
@@ -40,13 +45,15 @@ class Progress:
         if self.enabled and rich is not None:
             import rich.progress as rp
 
+            console = rich.console.Console(stderr=True)
+            if not console.is_terminal:  # (a log file: the one final line, never cut at 80)
+                console = rich.console.Console(stderr=True, width=_LOG_WIDTH)
             self._bar = rp.Progress(
                 rp.TextColumn("{task.description}"),
                 rp.BarColumn(),
                 rp.MofNCompleteColumn(),
                 rp.TextColumn(f"{self.unit} · {{task.fields[rate]}} · {{task.fields[eta]}}"),
-                rp.TimeElapsedColumn(),
-                console=rich.console.Console(stderr=True),
+                console=console,
             )
             self._bar.__enter__()
             self._task = self._bar.add_task(
@@ -72,17 +79,24 @@ class Progress:
         rate, left = self.rate(done)
         speed = f"{rate:,.0f} {self.unit}/s"
         if self._bar is not None:
+            # the time left while running; the time taken once done (one time, not two)
+            when = eta_text(left) if done < total else f"took {clock(self.elapsed())}"
             self._bar.update(
-                self._task, completed=done, description=self.label, rate=speed, eta=eta_text(left)
+                self._task, completed=done, description=self.label, rate=speed, eta=when
             )
         elif self.enabled:
             line = f"{self.label}: {done:,}/{total:,} {self.unit}, {speed}, {eta_text(left)}"
             print(line, file=sys.stderr)
 
+    def elapsed(self) -> float:
+        """Seconds since the bar was made (compiling included)."""
+        return time.perf_counter() - self.start
+
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
-            if exc[0] is not None:  # failed: leave no half-drawn bar above the error line
+            if exc[0] is not None:  # failed: no half-drawn bar (nor a blank line) above the error
                 self._bar.live.transient = True
+                self._bar.console.quiet = True
             self._bar.__exit__(*exc)
 
 
