@@ -17,9 +17,8 @@ declared implementation that lacks a member (a misspelt function) is refused whe
 class is defined (``check_implementation``), and ``testing.api_test`` checks the behaviour of
 every capability a game declares.
 
-Every game has ``Rollouts``, ``AgentInfo`` and ``Teams`` from the base class (``core.generic``:
-rollouts through the public step, the plain outcome record, every seat for itself); a game
-replaces them by declaring its own.
+Every game has ``Rollouts``, ``AgentInfo``, ``Teams`` (``core.generic``) and ``Presentation``
+(``core.plain``) from the base class; a game replaces them by declaring its own.
 
 Batched arguments carry a leading batch axis B; ``ids`` uint32[B] are the hands' indices in the
 run, and a hand's deal and decisions depend only on the run's key material and its index (so
@@ -234,7 +233,8 @@ class Analysis(Protocol):
     """``analyze`` and ``pimc``: worlds consistent with what a seat knows, and playouts."""
 
     def analysis_fields(self, env: Env[Any, Any]) -> tuple[str, ...]:
-        """The per-rollout values of ``playout``; the first is what ``best`` maximises."""
+        """The per-rollout values of ``playout``, the first what ``best`` maximises (tables
+        show ``..._prob`` in %, and leave out a field NaN for every action of a position)."""
         ...
 
     def analysis_labels(self, env: Env[Any, Any]) -> dict[str, str]:
@@ -365,7 +365,7 @@ class Presentation(Protocol):
         ...
 
     def rules_text(self, env: Env[Any, Any], suit: int | None = None) -> str:
-        """``spoilfive rules``: the options in words and the card order."""
+        """``spoilfive rules``: the options and card order (``suit``: of ``cards.SUITS``)."""
         ...
 
     def default_policy(self, env: Env[Any, Any]) -> str:

@@ -5,7 +5,7 @@ compiling a bot policy once."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TextIO
 
 import jax
@@ -29,19 +29,23 @@ def prompt_action(
     legal: Collection[int],
     explain: Callable[[int], str],
     hint: Callable[[], str] | None = None,
+    numbers: Sequence[int] | None = None,
 ) -> int:
     """Show the numbered ``options`` and read lines until one names a legal action: ``q`` or
     the end of the input raises ``Quit``, ``hint`` or ``?`` shows ``hint()`` (the analysis of
     the legal moves, best first; ``help_text`` when there is no hint), ``h`` or ``help`` shows
     ``help_text``, text ``parse`` refuses (``ValueError``) and illegal actions (with
     ``explain``'s reason) are answered, then asked again.  Shared by the Spoil Five and
-    Forty-Five play loops."""
+    Forty-Five play loops.  ``numbers``: the number shown beside each option (default 1, 2,
+    ...), for a menu whose numbers ``parse`` reads otherwise (Oh Hell's bids: the number typed
+    is the bid, so each bid is shown under its own number)."""
 
     def say(text: str) -> None:
         output.write(text + "\n")
         output.flush()
 
-    menu = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(options, 1))
+    shown = list(numbers) if numbers is not None else list(range(1, len(options) + 1))
+    menu = "  ".join(f"[{i}] {label}" for i, (_, label) in zip(shown, options, strict=True))
     say(menu)
     while True:
         output.write("> ")

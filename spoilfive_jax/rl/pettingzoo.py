@@ -54,11 +54,13 @@ __all__ = ["CardGameAEC", "SpoilFiveAEC", "env", "raw_env"]
 
 def make_table(
     game: str = "spoil_five",
-    num_players: int | None = 5,
+    num_players: int | None = None,
     rules: Any = None,
 ) -> Env[Any, Any]:
     """The engine behind ``env(game=..., num_players=..., rules=...)``: ``sf.make(game,
-    num_players)``, or with ``rules`` (a rules object) the game those rules belong to."""
+    num_players)``, or with ``rules`` (a rules object) the game those rules belong to;
+    ``num_players`` None: the game's own table (``sf.make``'s: 5 for Spoil Five, 4 for the
+    family)."""
     if game not in GAMES:
         raise ValueError(f"game must be one of {GAMES}, got {game!r}")
     if rules is None:
@@ -92,7 +94,7 @@ class CardGameAEC(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 5,
+        num_players: int | None = None,
         rules: Any = None,
         render_mode: str | None = None,
         game: str = "spoil_five",
@@ -226,12 +228,13 @@ class CardGameAEC(AECEnv):
 SpoilFiveAEC = CardGameAEC  # the first name of the class, kept
 
 
-def raw_env(num_players: int = 5, rules: Any = None, **kwargs: Any) -> CardGameAEC:
-    """The environment without PettingZoo's wrappers (``game=``/``table=``: see the module)."""
+def raw_env(num_players: int | None = None, rules: Any = None, **kwargs: Any) -> CardGameAEC:
+    """The environment without PettingZoo's wrappers (``game=``/``table=``: see the module);
+    ``num_players`` None: the game's own table, as ``sf.make`` and the command line."""
     return CardGameAEC(num_players, rules, **kwargs)
 
 
-def env(num_players: int = 5, rules: Any = None, **kwargs: Any) -> AECEnv:
+def env(num_players: int | None = None, rules: Any = None, **kwargs: Any) -> AECEnv:
     """The environment wrapped in PettingZoo's ``OrderEnforcingWrapper`` (the usual entry)."""
     from pettingzoo.utils import wrappers
 

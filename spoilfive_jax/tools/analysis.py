@@ -271,18 +271,29 @@ class Analysis:
             out.append(row)
         return out
 
+    def shown(self, index: tuple[int, ...]) -> list[str]:
+        """The fields a table of one position shows: those with a value for some legal action
+        (the family's ``make_prob`` is NaN outside Auction: no empty column)."""
+        legal = self.legal[index]
+        return [
+            f
+            for f in self.fields
+            if f == self.fields[0] or not np.isnan(self.values[f][index][legal]).all()
+        ]
+
     def cells(self, index: tuple[int, ...] | int = ()) -> tuple[list[str], list[list[str]]]:
         """(column names, rows of text cells) of one position's legal actions, best first: the
         action, then per field its value and ``± se`` (probabilities in %)."""
         if isinstance(index, int):
             index = (index,)
+        fields = self.shown(index)
         columns = ["action"]
-        for f in self.fields:
+        for f in fields:
             columns += [self.labels.get(f, f), "±"]
         rows = []
         for row in self.rows(index):
             cells = [row["text"]]
-            for f in self.fields:
+            for f in fields:
                 v, se = row[f], row[f + "_se"]
                 if math.isnan(v):
                     cells += ["-", ""]
@@ -297,12 +308,13 @@ class Analysis:
         """A readable table of one position's legal actions, best first (probabilities in %)."""
         if isinstance(index, int):
             index = (index,)
+        fields = self.shown(index)
         lines = []
-        head = f"{'action':<8}" + "".join(f"{self.labels.get(f, f):>20}" for f in self.fields)
+        head = f"{'action':<8}" + "".join(f"{self.labels.get(f, f):>20}" for f in fields)
         lines.append(head)
         for row in self.rows(index):
             cells = []
-            for f in self.fields:
+            for f in fields:
                 v, se = row[f], row[f + "_se"]
                 if math.isnan(v):
                     cells.append(f"{'-':>20}")

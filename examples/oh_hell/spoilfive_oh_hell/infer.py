@@ -35,8 +35,8 @@ from spoilfive_oh_hell import game
 from spoilfive_oh_hell.rules import NUM_CARDS
 from spoilfive_oh_hell.state import State
 
-FIELDS = ("expected_points", "bid_made")
-LABELS = {"expected_points": "points", "bid_made": "P(bid made)"}
+FIELDS = ("expected_points", "bid_made_prob")
+LABELS = {"expected_points": "points", "bid_made_prob": "P(bid made) %"}
 _ALL = bits.const(range(NUM_CARDS))
 MAX_ROUNDS = 1024
 
@@ -164,7 +164,8 @@ def resample_hidden_many(env: Any, key: jax.Array, state: State, player: Any, co
 
 
 def analysis_fields(env: Any) -> tuple[str, ...]:
-    """``expected_points`` (maximised by ``best``), ``bid_made``."""
+    """``expected_points`` (maximised by ``best``), ``bid_made_prob`` (a probability: its name
+    ends in ``_prob``, so tables show it in %)."""
     return FIELDS
 
 
@@ -201,5 +202,5 @@ def playout(
     p = tile(jnp.asarray(player, jnp.int32))[:, None]
     points = jnp.take_along_axis(total, p, axis=1)[:, 0]
     made = jnp.take_along_axis(final.tricks_won == final.bids, p, axis=1)[:, 0] & ~final.illegal
-    out = {"expected_points": points, "bid_made": made.astype(jnp.float32)}
+    out = {"expected_points": points, "bid_made_prob": made.astype(jnp.float32)}
     return {k: v.reshape(b, width).astype(jnp.float32) for k, v in out.items()}

@@ -143,9 +143,11 @@ class TerminalGame(TerminalTable):
         if int(state.phase) == PHASE_BID:
             self.say(f"Your bid (0..{self.rules.num_tricks}):")
             options = [(a, f"bid {a - BID}") for a in legal]
+            numbers = [a - BID for a in legal]  # (typing K bids K: the menu says so)
         else:
             self.say("Your lead:" if not trick else "Your play:")
             options = [(c, card_symbol(c)) for c in hand if c in legal]
+            numbers = None
         return prompt_action(
             self.input,
             self.output,
@@ -155,6 +157,7 @@ class TerminalGame(TerminalTable):
             legal,
             lambda action: self._explain(state, action, hand),
             hint=lambda: self.hint(state),
+            numbers=numbers,
         )
 
     def _parse(self, text: str, options: list[tuple[int, str]], bidding: bool) -> int:

@@ -24,7 +24,8 @@ from spoilfive_oh_hell.rules import (
     parse_cards,
 )
 
-SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")
+SUIT_NAMES = ("clubs", "diamonds", "spades", "hearts")  # this game's suits, OpenSpiel's order
+CORE_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")  # ``core.cards.SUITS``' order
 
 RULE_OPTIONS = (
     RuleOption(
@@ -72,8 +73,9 @@ def rules_in_force(env: Any) -> dict[str, Any]:
 
 
 def rules_text(env: Any, suit: int | None = None) -> str:
-    """The rules in words and the card order (``suit``: 0..3 in OpenSpiel's C D S H order, the
-    trump suit to show; None: any)."""
+    """The rules in words and the card order (``suit``: the trump suit to show, an index of the
+    command line's C D H S order, ``core.cards.SUITS``, not this game's own C D S H; None:
+    any)."""
     r, n = env.rules, env.num_players
     ppt = r.points_per_trick
     if r.off_bid_penalty:
@@ -110,7 +112,7 @@ def rules_text(env: Any, suit: int | None = None) -> str:
     order = " ".join(RANKS[::-1])
     lines += ["", f"Every suit, highest first: {order}"]
     if suit is not None:
-        lines.append(f"Trump: {SUIT_NAMES[suit]}")
+        lines.append(f"Trump: {CORE_SUIT_NAMES[suit]}")
     return "\n".join(lines)
 
 
