@@ -13,7 +13,8 @@ M lines of each output, with ``...`` between).
 
 **Figures.**  The lines between ``<!-- figures: NAME -->`` and ``<!-- /figures -->`` are
 written from the JSON a benchmark script saved under ``benchmarks/results/`` (``NAME`` is a
-renderer below), with the date, machine and command that measured them.
+renderer below), with the date, machine and command that measured them, or from the
+repository's own files (the shipped agents, the size of the Oh Hell package).
 
 ``--check`` rewrites nothing: it exits 1 and shows the difference if a file is out of date.
 Timings differ from run to run, so a check compares transcripts with every duration and rate
@@ -489,7 +490,66 @@ def figure_agents(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\nPoints a hand, 95% CIs. Made by {commands}.\n"
 
 
-RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
+OH_HELL = ROOT / "examples" / "oh_hell"
+# The Oh Hell package's modules by job, as docs/new_game.md describes them (its __init__ counts
+# in the total only); a module missing here is an error, so the figure cannot go stale.
+OH_HELL_CORE = {
+    "the rules, state, observations and policies": (
+        "rules.py",
+        "state.py",
+        "game.py",
+        "observe.py",
+        "policies.py",
+    ),
+    "the env": ("env.py",),
+}
+OH_HELL_CAPABILITIES = {
+    "analysis": ("infer.py",),
+    "positions": ("history.py",),
+    "presentation": ("report.py",),
+    "terminal play": ("play.py",),
+    "rollouts and agent info": ("rollouts.py", "agent.py"),
+    "deals from a chosen order": ("deck_deals.py",),
+}
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def oh_hell_sizes() -> dict[str, Any]:
+    """Lines of each module of the Oh Hell package, its tests and its benchmark."""
+    package = OH_HELL / "spoilfive_oh_hell"
+    return {
+        "modules": {p.name: _lines(p) for p in sorted(package.glob("*.py"))},
+        "tests": sum(_lines(p) for p in (OH_HELL / "tests").glob("*.py")),
+        "benchmark": _lines(OH_HELL / "bench_oh_hell.py"),
+    }
+
+
+def figure_oh_hell_size(result: dict[str, Any]) -> str:
+    """The size of the Oh Hell package by job (docs/new_game.md), counted from its files."""
+    modules = dict(result["modules"])
+    total, count = sum(modules.values()), len(modules)
+    modules.pop("__init__.py", None)
+
+    def size(names: tuple[str, ...]) -> int:
+        return sum(modules.pop(n) for n in names)
+
+    core = [f"{job} {size(names):,}" for job, names in OH_HELL_CORE.items()]
+    parts = {job: size(names) for job, names in OH_HELL_CAPABILITIES.items()}
+    if modules:
+        raise ValueError(f"scripts/docs.py: place the Oh Hell modules {sorted(modules)} by job")
+    each = ", ".join(f"{job} {n:,}" for job, n in parts.items())
+    return (
+        f"The package is {total:,} lines of Python in {count} modules: {', '.join(core)}, the "
+        f"capabilities {sum(parts.values()):,} ({each}), with {result['tests']:,} lines of tests "
+        f"and a {result['benchmark']:,}-line benchmark.\n"
+    )
+
+
+Source = str | Callable[[], dict[str, Any]]  # a JSON file of benchmarks/results, or a function
+RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "tables": ("tables.json", figure_tables),
     "headline": ("tables.json", figure_headline),
     "memory": ("streaming_memory.json", figure_memory),
@@ -506,7 +566,8 @@ RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "best": ("best_bot.json", figure_best),
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
-    "agents": ("", figure_agents),  # (from examples/agents: ``shipped_agents``)
+    "agents": (shipped_agents, figure_agents),  # (from examples/agents)
+    "oh_hell_size": (oh_hell_sizes, figure_oh_hell_size),  # (from examples/oh_hell's files)
 }
 
 
@@ -517,10 +578,10 @@ def regenerate_figures(text: str) -> tuple[str, list[str]]:
         if match["name"] not in RENDERERS:
             raise ValueError(f"no figures named {match['name']!r}; known: {sorted(RENDERERS)}")
         source, render = RENDERERS[match["name"]]
-        if source:
+        if isinstance(source, str):
             result = json.loads((RESULTS / source).read_text(encoding="utf-8"))
         else:
-            result = shipped_agents()
+            result = source()
         fresh = render(result)
         if fresh != match["body"]:
             stale.append(diff(match["body"], fresh))

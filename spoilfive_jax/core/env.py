@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core import bits, generic
+from spoilfive_jax.core import bits, generic, plain
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.validate import check_int, check_num_players, concrete
@@ -132,6 +132,7 @@ class Env(abc.ABC, Generic[S, R]):
         caps.Rollouts: generic,
         caps.AgentInfo: generic,
         caps.Teams: generic,
+        caps.Presentation: plain,
     }
     """What the game can do beyond the core: capability kind -> its implementation (a module
     or an object; ``core.capabilities``).  A game extends the base's:
@@ -213,7 +214,9 @@ class Env(abc.ABC, Generic[S, R]):
 
     @abc.abstractmethod
     def observe(self, state: S, player: Any) -> jax.Array:
-        """float32[D]: what seat ``player`` knows of one hand (imperfect information)."""
+        """float32[D]: what seat ``player`` knows of one hand (imperfect information).  A host
+        ``player`` outside 0..N-1 is a ``ValueError``; a traced one (under jit/vmap) outside it
+        sees all zeros (every game's ``observe`` is wrapped to check: ``_checking_state``)."""
 
     @abc.abstractmethod
     def observe_full(self, state: S) -> jax.Array:
@@ -221,7 +224,8 @@ class Env(abc.ABC, Generic[S, R]):
 
     @abc.abstractmethod
     def action_str(self, action: Any) -> str:
-        """Text of an action id for people (cards as ``10♦``)."""
+        """Text of an action id for people (cards as ``10♦``).  The library calls it with ids
+        0..num_actions-1 only (``checked_step`` names an id outside that range itself)."""
 
     @abc.abstractmethod
     def builtin_policy(self, name: str) -> PolicyFn:
@@ -284,7 +288,8 @@ class Env(abc.ABC, Generic[S, R]):
             player = int(state.current_player)
             phase = self.phase_names[int(state.phase)]
             names = ", ".join(self.action_str(x) for x in legal)
-            what = self.action_str(a) if ok and a is not None else "not an action id"
+            named = ok and a is not None and 0 <= int(a) < self.num_actions
+            what = self.action_str(a) if named else f"not an action id 0..{self.num_actions - 1}"
             raise ValueError(
                 f"illegal action {action!r} ({what}) for player {player} in the {phase} "
                 f"phase; legal actions: {legal} ({names})"
@@ -413,12 +418,25 @@ def _games_of(state_cls: type) -> str:
 
 
 def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A game's ``observe``/``observe_full`` that first checks its state (``check_state``)."""
+    """A game's ``observe``/``observe_full`` that first checks its state (``check_state``), and
+    ``observe``'s seat: a host ``player`` must be an integer 0..N-1 (``ValueError``); a traced
+    one outside that range (nothing can raise under jit) sees an all-zero view."""
 
     @functools.wraps(fn)
     def checked(self: Env[Any, Any], state: Any, *args: Any, **kwargs: Any) -> Any:
         check_state(self, state, fn.__name__)
-        return fn(self, state, *args, **kwargs)
+        if fn.__name__ != "observe" or len(args) != 1 or kwargs:
+            return fn(self, state, *args, **kwargs)
+        (player,) = args
+        check_int("player", player, 0, self.num_players - 1)
+        if concrete(player) is not None:
+            return fn(self, state, player)
+        seat = jnp.asarray(player)
+        if not jnp.issubdtype(seat.dtype, jnp.integer):
+            raise ValueError(f"player must be an integer, got a traced {seat.dtype} value")
+        seen = (seat >= 0) & (seat < self.num_players)
+        view = fn(self, state, jnp.where(seen, seat, 0))
+        return jnp.where(seen, view, jnp.zeros_like(view))
 
     checked.checks_state = True  # type: ignore[attr-defined]
     return checked

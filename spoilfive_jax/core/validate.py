@@ -34,10 +34,15 @@ def as_key(key: Any, name: str = "key") -> jax.Array:
             raise ValueError(f"{name}: the seed {int(key)} does not fit in 64 bits") from None
     if isinstance(key, (jax.Array, np.ndarray)):
         typed = jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
-        if (typed and key.shape == ()) or (key.dtype == np.uint32 and key.ndim == 1):
+        raw = _raw_key_shape()  # (2,) with JAX's default threefry keys
+        if (typed and key.shape == ()) or (key.dtype == np.uint32 and key.shape == raw):
             return key if isinstance(key, jax.Array) else jax.numpy.asarray(key)
-        batch = (typed and key.ndim > 0) or (key.dtype == np.uint32 and key.ndim > 1)
+        batch = (typed and key.ndim > 0) or (
+            key.dtype == np.uint32 and key.ndim > 1 and key.shape[-len(raw) :] == raw
+        )
         shown = f"an array {key.dtype}{list(key.shape)}"
+        if key.dtype == np.uint32 and key.ndim == 1:
+            shown += f" (a raw key is uint32{list(raw)})"
         shown += " (a batch of keys: jax.vmap over it)" if batch else ""
     else:
         shown = repr(key) if len(repr(key)) <= 40 else type(key).__name__
@@ -45,6 +50,11 @@ def as_key(key: Any, name: str = "key") -> jax.Array:
         f"{name} must be one PRNG key (jax.random.PRNGKey(seed) or jax.random.key(seed)) or an "
         f"int seed, got {shown}"
     )
+
+
+def _raw_key_shape() -> tuple[int, ...]:
+    """The shape of a raw (uint32) key of JAX's default PRNG (``jax.random.PRNGKey``)."""
+    return tuple(jax.eval_shape(lambda: jax.random.PRNGKey(0)).shape)
 
 
 def check_int(name: str, value: Any, low: int, high: int | None) -> None:

@@ -1,0 +1,185 @@
+"""High Card: the smallest game the interface takes, written on the core ``Env`` alone (no
+capability of its own), as a new user's first game would be.  For the tests of what a game gets
+for free (the command line's plain presentation, ``api_test``'s contract).
+
+Each of N seats is dealt two of the cards 0..2N-1; in turn from the dealer's left each plays one
+of its two; the highest card played takes the one trick and scores 1 (the others 0).  Actions
+are the card ids, ``num_actions`` = 2N, and ``action_str`` knows only those (it raises an
+``IndexError`` for any other id, as a hurried author's would).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.env import Env, checked_deal
+from spoilfive_jax.core.validate import as_key
+
+PLAY, DONE = 0, 1
+
+
+@dataclasses.dataclass(frozen=True)
+class HighCardRules:
+    """No options."""
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    hands: jax.Array  # int32[N, 2]: each seat's cards, -1 once played
+    played: jax.Array  # int32[N]: the card each seat played, -1 before
+    dealer: jax.Array  # int32[]
+    current_player: jax.Array  # int32[]: -1 once over
+    phase: jax.Array  # int32[]
+    terminated: jax.Array  # bool[]
+    truncated: jax.Array  # bool[]
+    illegal: jax.Array  # bool[]
+    rewards: jax.Array  # float32[N]
+    tricks_won: jax.Array  # int32[N]
+    legal_set: Bits  # the legal actions (all once over)
+    _step_count: jax.Array  # int32[]
+
+    @property
+    def legal_action_mask(self) -> jax.Array:
+        return bits.to_bool(self.legal_set, 2 * self.hands.shape[-2])
+
+    def replace(self, **changes: Any) -> State:
+        return dataclasses.replace(self, **changes)
+
+
+jax.tree_util.register_dataclass(
+    State, data_fields=[f.name for f in dataclasses.fields(State)], meta_fields=[]
+)
+
+NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+class HighCard(Env[State, HighCardRules]):
+    rules_type = HighCardRules
+    default_num_players = 3
+    phase_names = ("play", "done")
+
+    @property
+    def id(self) -> str:
+        return "high_card"
+
+    @property
+    def num_actions(self) -> int:  # type: ignore[override]
+        return 2 * self.num_players
+
+    def init(self, key: jax.Array | int, dealer: Any = 0) -> State:
+        key, n = as_key(key), self.num_players
+
+        def deal(d: Any) -> State:
+            cards = jax.random.permutation(key, 2 * n).astype(jnp.int32).reshape(n, 2)
+            d = jnp.asarray(d, jnp.int32)
+            first = (d + 1) % n
+            return self._settle(
+                State(
+                    hands=cards,
+                    played=jnp.full(n, -1, jnp.int32),
+                    dealer=d,
+                    current_player=first,
+                    phase=jnp.int32(PLAY),
+                    terminated=jnp.bool_(False),
+                    truncated=jnp.bool_(False),
+                    illegal=jnp.bool_(False),
+                    rewards=jnp.zeros(n, jnp.float32),
+                    tricks_won=jnp.zeros(n, jnp.int32),
+                    legal_set=bits.const(()),
+                    _step_count=jnp.int32(0),
+                )
+            )
+
+        return checked_deal(self, dealer, deal)
+
+    def _apply(self, state: State, action: jax.Array) -> State:
+        n, p = self.num_players, state.current_player
+        hands = state.hands.at[p].set(jnp.where(state.hands[p] == action, -1, state.hands[p]))
+        played = state.played.at[p].set(action)
+        over = (played >= 0).all()
+        best = jnp.argmax(played)
+        won = jnp.where(over, (jnp.arange(n) == best).astype(jnp.int32), 0)
+        return state.replace(
+            hands=hands,
+            played=played,
+            current_player=jnp.where(over, -1, (p + 1) % n),
+            phase=jnp.where(over, DONE, PLAY),
+            terminated=over,
+            rewards=won.astype(jnp.float32),
+            tricks_won=state.tricks_won + won,
+            _step_count=state._step_count + 1,
+        )
+
+    def _end_illegal(self, state: State) -> State:
+        n = self.num_players
+        fine = -(jnp.arange(n) == state.current_player).astype(jnp.float32)
+        return state.replace(
+            current_player=jnp.int32(-1),
+            phase=jnp.int32(DONE),
+            terminated=jnp.bool_(True),
+            illegal=jnp.bool_(True),
+            rewards=fine,
+            _step_count=state._step_count + 1,
+        )
+
+    def _settle(self, state: State) -> State:
+        p = jnp.maximum(state.current_player, 0)
+        mine = (
+            jnp.zeros(2 * self.num_players, bool)
+            .at[jnp.maximum(state.hands[p], 0)]
+            .set(state.hands[p] >= 0)
+        )
+        every = jnp.ones(2 * self.num_players, bool)
+        return state.replace(legal_set=bits.from_bool(jnp.where(state.terminated, every, mine)))
+
+    @property
+    def max_decisions(self) -> int:
+        return self.num_players
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (2 * self.num_players * 2,)
+
+    @property
+    def full_observation_shape(self) -> tuple[int, ...]:
+        return (2 * self.num_players * (self.num_players + 1),)
+
+    def observe(self, state: State, player: Any) -> jax.Array:
+        m = 2 * self.num_players
+        own = jnp.zeros(m).at[jnp.maximum(state.hands[player], 0)].set(state.hands[player] >= 0)
+        seen = jnp.zeros(m).at[jnp.maximum(state.played, 0)].set(state.played >= 0)
+        return jnp.concatenate([own, seen]).astype(jnp.float32)
+
+    def observe_full(self, state: State) -> jax.Array:
+        m = 2 * self.num_players
+        views = [
+            jnp.zeros(m).at[jnp.maximum(state.hands[s], 0)].set(state.hands[s] >= 0)
+            for s in range(self.num_players)
+        ]
+        seen = jnp.zeros(m).at[jnp.maximum(state.played, 0)].set(state.played >= 0)
+        return jnp.concatenate([*views, seen]).astype(jnp.float32)
+
+    def action_str(self, action: Any) -> str:
+        return NAMES[: self.num_actions][int(action)]  # (an IndexError outside 0..2N-1)
+
+    @property
+    def policy_names(self) -> tuple[str, ...]:
+        return ("random", "highest")
+
+    def builtin_policy(self, name: str) -> Any:
+        def random(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
+            logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+            return jax.random.categorical(key, logits).astype(jnp.int32)
+
+        def highest(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
+            return jnp.max(state.hands[player]).astype(jnp.int32)
+
+        if name not in self.policy_names:
+            raise ValueError(f"unknown policy {name!r} for high_card")
+        return {"random": random, "highest": highest}[name]
