@@ -9,7 +9,6 @@ What belongs to one game lives under it: ``sf.spoil_five`` (``SpoilFive``, ``Sta
 point in the group ``spoilfive_jax.games``; ``capabilities`` lists what a game can declare.
 """
 
-import warnings as _warnings
 from typing import Any as _Any
 
 # First, before JAX: in the ``spoilfive`` command, a Ctrl-C while it imports is one line.
@@ -24,6 +23,7 @@ from spoilfive_jax.core.cards import card_symbol as card_symbol
 from spoilfive_jax.core.cards import parse_cards as parse_cards
 from spoilfive_jax.core.cards import plain_order as plain_order
 from spoilfive_jax.core.cards import trump_order as trump_order
+from spoilfive_jax.core.deprecation import deprecated as _deprecated
 from spoilfive_jax.core.env import Env as Env
 from spoilfive_jax.games import forty_five as forty_five
 from spoilfive_jax.games import spoil_five as spoil_five
@@ -125,12 +125,10 @@ _MOVED: dict[str, tuple[_Any, str]] = {
 def __getattr__(name: str) -> _Any:
     if name in _MOVED:
         home, attr = _MOVED[name]
-        _warnings.warn(
+        _deprecated(
             f"spoilfive_jax.{name} is deprecated: use "
             f"{home.__name__.replace('spoilfive_jax.games.', 'spoilfive_jax.')}.{attr} "
-            "(game-specific names live under their game)",
-            DeprecationWarning,
-            stacklevel=2,
+            "(game-specific names live under their game)"
         )
         return getattr(home, attr)
     raise AttributeError(f"module 'spoilfive_jax' has no attribute {name!r}")

@@ -15,7 +15,7 @@ trained with advice, a built-in policy's choice: ``rl.network.agent_input``); ``
     from spoilfive_jax.rl.agent import load_policy
 
     ppo = load_policy("examples/agents/ppo_seat.npz")
-    env = sf.SpoilFive(5)
+    env = sf.make("spoil_five", 5)
     print(sf.evaluate(0, env, {"ppo": ppo, "heuristic": "heuristic"}, num_hands=20_000).table())
 
 Every game's agent is saved and loaded alike (``examples/agents/<game id>_ppo.npz`` for the

@@ -8,7 +8,8 @@ tool takes a policy it accepts a *policy spec*:
 - a name, resolved through ``env.builtin_policy(name)`` (``env.policy_names``: ``"random"``
   and ``"heuristic"`` everywhere (each game's own), ``"greedy"`` in the Forty-Five family);
 - a callable; one that carries a ``policy_name`` attribute (a game's built-in policy object,
-  e.g. ``sf.HEURISTIC``) is resolved by that name, so a game can refuse another game's player;
+  e.g. ``sf.spoil_five.policies.HEURISTIC``) is resolved by that name, so a game can refuse
+  another game's player;
 - a list or tuple with one of those per seat;
 - an unbound spec: an object with ``bind(env) -> policy`` (``sf.pimc(num_samples=...)`` without
   an env), bound here to the tool's env.

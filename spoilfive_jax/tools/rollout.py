@@ -57,8 +57,8 @@ def check_env(env: Any) -> Env[Any, Any]:
     """``env`` itself, or ``ValueError`` unless it is a game environment."""
     if not isinstance(env, Env):
         raise ValueError(
-            "env must be a game environment (a spoilfive_jax.Env: sf.SpoilFive(...), "
-            f"sf.FortyFive(...) or sf.make(game_id)), got {type(env).__name__}"
+            "env must be a game environment (a spoilfive_jax.Env: sf.make(game_id), "
+            f"sf.spoil_five.SpoilFive(...), ...), got {type(env).__name__}"
         )
     return env
 

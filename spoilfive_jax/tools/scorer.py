@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import warnings
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
@@ -21,6 +20,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.deprecation import deprecated
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import (
     Moments,
@@ -331,10 +331,9 @@ def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:
     either ``env`` or ``rules`` the table was Spoil Five's; that default is deprecated (a tool
     names no game), and goes with the next release."""
     if rules is None:
-        warnings.warn(
+        deprecated(
             "score_hands without env= or rules= is deprecated: pass the table, e.g. "
             "env=sf.make('spoil_five', 5)",
-            DeprecationWarning,
             stacklevel=3,
         )
         return make("spoil_five", num_players)

@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import math
 import types
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.deprecation import deprecated
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.stats import (
     Moments,
@@ -74,13 +74,13 @@ class TournamentResult:
     @property
     def mean_chips(self) -> np.ndarray:
         """Deprecated: ``mean_reward``."""
-        warnings.warn("mean_chips is deprecated: use mean_reward", DeprecationWarning, 2)
+        deprecated("mean_chips is deprecated: use mean_reward")
         return self.mean_reward
 
     @property
     def mean_points(self) -> np.ndarray:
         """Deprecated: ``mean_reward``."""
-        warnings.warn("mean_points is deprecated: use mean_reward", DeprecationWarning, 2)
+        deprecated("mean_points is deprecated: use mean_reward")
         return self.mean_reward
 
     def table(self) -> str:

@@ -531,6 +531,6 @@ def test_console_script() -> None:
 def test_svg_of_a_played_hand() -> None:
     """The picture of a state reached through the terminal game parses as XML."""
     state = deal([DEALER, LEADS_2C, "7C 6D 2S AS 8D"], "9H")
-    root = ET.fromstring(sf.render_svg(state))
+    root = ET.fromstring(sf.spoil_five.render_svg(state))
     shown = {g.attrib["data-card"] for g in root.iter("{http://www.w3.org/2000/svg}g")}
     assert {"7C", "6D", "2C", "KC", "9H"} <= shown

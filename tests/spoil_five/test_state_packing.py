@@ -201,7 +201,7 @@ def test_per_seat_values_round_trip() -> None:
 
 
 def test_replace_of_every_field_of_a_word_starts_from_zero() -> None:
-    state = sf.SpoilFive(3).init(jax.random.PRNGKey(5))
+    state = sf.spoil_five.SpoilFive(3).init(jax.random.PRNGKey(5))
     values = {"trick_num": 0, "jinker": -1, "robbed": False, "illegal": False, "_step_count": 0}
     assert set(values) == set(RECORD.fields)
     changes = pack_changes(state.replace(record=jnp.int32(-1)), values, (STATUS, RECORD))
@@ -214,7 +214,7 @@ def test_replace_of_every_field_of_a_word_starts_from_zero() -> None:
 def test_the_kernel_status_word_of_a_public_state_reads_back_its_trick() -> None:
     """``fast.status_word`` (policies) and ``infer._status_word`` (analysis playouts) write the
     kernel's fields with their offsets: nothing led reads -1, as the public State says."""
-    env = sf.SpoilFive(4, sf.Rules(rob="forced"))
+    env = sf.spoil_five.SpoilFive(4, sf.spoil_five.Rules(rob="forced"))
     key = jax.random.PRNGKey(6)
     seen_rob = seen_trick = False
     for _ in range(30):

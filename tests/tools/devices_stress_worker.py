@@ -10,6 +10,7 @@ most runs of this size.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -18,7 +19,7 @@ import numpy as np
 import spoilfive_jax as sf
 
 
-def first_legal(key: jax.Array, state: sf.State, player: jax.Array) -> jax.Array:
+def first_legal(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
     """A user's policy: its hands play on the general step, whose loop reduces over the
     whole batch at every decision (a collective in the loop)."""
     return jnp.argmax(state.legal_action_mask)

@@ -60,9 +60,11 @@ def test_sizes_must_be_positive_integers(value: object) -> None:
     with pytest.raises(ValueError, match="num_hands must be a positive integer"):
         sf.rollout(0, env, num_hands=value)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
-        sf.score_hands(0, [[0, 1, 2, 3, 4]], 5, 1, num_rollouts=4, batch_size=value)  # type: ignore[arg-type]
+        sf.score_hands(
+            0, [[0, 1, 2, 3, 4]], 5, 1, env=sf.make("spoil_five"), num_rollouts=4, batch_size=value
+        )  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_rollouts must be"):
-        sf.score_hands(0, [[0, 1, 2, 3, 4]], 5, 1, num_rollouts=value)  # type: ignore[arg-type]
+        sf.score_hands(0, [[0, 1, 2, 3, 4]], 5, 1, env=sf.make("spoil_five"), num_rollouts=value)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_hands must be a positive integer"):
         sf.evaluate(0, env, ["random", "heuristic"], num_hands=value)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_sessions must be a positive integer"):

@@ -8,6 +8,7 @@ import pytest
 import spoilfive_jax as sf
 
 C = sf.parse_cards
+FIVE = sf.make("spoil_five", 5)
 
 
 def test_score_hands_contract_and_strong_beats_weak():
@@ -17,7 +18,7 @@ def test_score_hands_contract_and_strong_beats_weak():
         hands,
         [sf.card_id("9H"), sf.card_id("9H"), sf.card_id("KD")],
         [1, 1, 2],
-        num_players=5,
+        env=sf.make("spoil_five", 5),
         num_rollouts=1000,
     )
     for f in ("win_prob", "spoil_prob", "expected_chips"):
@@ -33,8 +34,12 @@ def test_score_hands_contract_and_strong_beats_weak():
 
 def test_score_hands_converges_like_one_over_sqrt_r():
     hand = [C("5D AH KD QC 9S")]  # wins about half the time: a stable spread estimate
-    small = sf.score_hands(1, hand, sf.card_id("8D"), 3, num_players=5, num_rollouts=400)
-    large = sf.score_hands(1, hand, sf.card_id("8D"), 3, num_players=5, num_rollouts=6400)
+    small = sf.score_hands(
+        1, hand, sf.card_id("8D"), 3, env=sf.make("spoil_five", 5), num_rollouts=400
+    )
+    large = sf.score_hands(
+        1, hand, sf.card_id("8D"), 3, env=sf.make("spoil_five", 5), num_rollouts=6400
+    )
     ratio = small.expected_chips_se[0] / large.expected_chips_se[0]
     assert 3.2 < ratio < 4.8  # sqrt(6400 / 400) = 4
     assert abs(small.win_prob[0] - large.win_prob[0]) < 4 * small.win_prob_se[0]
@@ -44,7 +49,9 @@ def test_score_hands_suit_symmetry_under_random_play():
     """Swapping the two black suits (trump red) is a symmetry of the rules: same chances."""
     hand = C("KC 2C 9S 3S 7D")
     mirror = C("KS 2S 9C 3C 7D")
-    est = sf.score_hands(2, [hand, mirror], sf.card_id("4D"), 2, num_players=4, num_rollouts=4000)
+    est = sf.score_hands(
+        2, [hand, mirror], sf.card_id("4D"), 2, env=sf.make("spoil_five", 4), num_rollouts=4000
+    )
     diff = abs(est.win_prob[0] - est.win_prob[1])
     assert diff < 4 * np.hypot(est.win_prob_se[0], est.win_prob_se[1])
     chips = abs(est.expected_chips[0] - est.expected_chips[1])
@@ -67,7 +74,7 @@ def test_score_hands_is_unbiased_against_plain_rollouts():
     seat_cards = sf.core.bits.Bits(state.hands.lo[seat], state.hands.hi[seat])
     held = np.flatnonzero(np.asarray(sf.core.bits.to_bool(seat_cards, 52)))
     assert sorted(held.tolist()) == sorted(hands[0].tolist())
-    est = sf.score_hands(3, hands, turnup, seat, num_players=n, num_rollouts=40)
+    est = sf.score_hands(3, hands, turnup, seat, env=sf.make("spoil_five", n), num_rollouts=40)
     direct = sf.rollout(4, env, "random", num_hands=20000)
     rate = (direct.winner == seat).mean()
     se = np.hypot(est.win_prob.std() / np.sqrt(q), np.sqrt(rate * (1 - rate) / 20000))
@@ -76,17 +83,17 @@ def test_score_hands_is_unbiased_against_plain_rollouts():
 
 def test_score_hands_validation():
     with pytest.raises(ValueError, match="shape"):
-        sf.score_hands(0, [[1, 2, 3]], 4, 1)
+        sf.score_hands(0, [[1, 2, 3]], 4, 1, env=FIVE)
     with pytest.raises(ValueError, match="duplicate"):
-        sf.score_hands(0, [[1, 1, 2, 3, 4]], 9, 1)
+        sf.score_hands(0, [[1, 1, 2, 3, 4]], 9, 1, env=FIVE)
     with pytest.raises(ValueError, match="turn-up"):
-        sf.score_hands(0, [[1, 2, 3, 4, 5]], 5, 1)
+        sf.score_hands(0, [[1, 2, 3, 4, 5]], 5, 1, env=FIVE)
     with pytest.raises(ValueError, match="outside"):
-        sf.score_hands(0, [[1, 2, 3, 4, 52]], 9, 1)
+        sf.score_hands(0, [[1, 2, 3, 4, 52]], 9, 1, env=FIVE)
     with pytest.raises(ValueError, match="seat"):
-        sf.score_hands(0, [[1, 2, 3, 4, 5]], 9, 5, num_players=5)
+        sf.score_hands(0, [[1, 2, 3, 4, 5]], 9, 5, env=FIVE)
     with pytest.raises(ValueError, match="num_rollouts"):
-        sf.score_hands(0, [[1, 2, 3, 4, 5]], 9, 1, num_rollouts=1)
+        sf.score_hands(0, [[1, 2, 3, 4, 5]], 9, 1, num_rollouts=1, env=FIVE)
 
 
 def test_evaluate_heuristic_beats_random_with_confidence():
