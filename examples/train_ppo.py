@@ -28,6 +28,13 @@ the agent in each seat in turn against bots, paired with the bots' own result on
 an ``sf.evaluate`` tournament against the heuristic and, with ``--pimc-hands``, one against
 ``sf.pimc(env, 64)``); ``OUT/history.json``, ``OUT/eval.json`` and the learning curve
 ``OUT/learning_curve.png`` are written.
+
+A run keeps its progress: the whole training state is saved to ``--checkpoint`` (default
+``OUT/<name>.ckpt.npz``) every ``--save-every`` updates (default: every ``--eval-every``), and
+the same command resumes from it after the last update saved, as if never stopped (bit for
+bit).  Ctrl-C stops the training after the update in progress: the agent and the history so
+far are written, the checkpoint is saved, and the script exits with status 130 without the
+final evaluation; a second Ctrl-C quits at once.
 """
 
 from __future__ import annotations
@@ -35,7 +42,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import sys
+import threading
 import time
+from types import FrameType
 from typing import Any
 
 import jax
@@ -130,6 +141,33 @@ def write_run(out: str, path: str, cfg: PPOConfig, result: Any, meta: dict[str, 
             print("matplotlib is not installed: no learning-curve plot (pip install matplotlib)")
 
 
+class _CtrlC:
+    """A first Ctrl-C asks the training to stop after the update in progress (``stop()`` is
+    then True); a second raises ``KeyboardInterrupt``.  Installed for the ``with`` block only."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._old: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nstopping after this update (Ctrl-C again to quit at once)", file=sys.stderr)
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
 def _quiet(*_: Any, **__: Any) -> None:
     """``print`` for the processes other than process 0."""
 
@@ -203,6 +241,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--init", default=None, help="start from this saved agent's parameters")
     ap.add_argument("--name", default=None, help="default: <game>_ppo (Spoil Five: ppo_seat)")
     ap.add_argument("--out", default="runs/ppo")
+    ap.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="FILE",
+        help="the training state, saved as it goes and resumed by the same command "
+        "(default OUT/<name>.ckpt.npz)",
+    )
+    ap.add_argument(
+        "--save-every", type=int, default=None, help="updates between saves (default --eval-every)"
+    )
     g = ap.add_argument_group("many processes (sf.distributed: all three, in every process)")
     g.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address and a free port")
     g.add_argument("--num-processes", type=int, metavar="N", help="processes in all")
@@ -249,17 +297,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         params = load_agent(args.init).params
     say(f"training {cfg}")
-    result = train(
-        cfg,
-        args.updates,
-        seed=args.seed,
-        warmup_updates=args.warmup,
-        max_cpu_seconds=None if args.cpu_minutes is None else 60 * args.cpu_minutes,
-        eval_every=args.eval_every,
-        eval_hands=args.eval_hands,
-        params=params,
-        log=say,
-    )
+    checkpoint = args.checkpoint or os.path.join(args.out, name + ".ckpt.npz")
+    try:
+        with _CtrlC() as stop:
+            result = train(
+                cfg,
+                args.updates,
+                seed=args.seed,
+                warmup_updates=args.warmup,
+                max_cpu_seconds=None if args.cpu_minutes is None else 60 * args.cpu_minutes,
+                eval_every=args.eval_every,
+                eval_hands=args.eval_hands,
+                params=params,
+                log=say,
+                should_stop=stop,
+                checkpoint=checkpoint,
+                save_every=args.eval_every if args.save_every is None else args.save_every,
+            )
+    except KeyboardInterrupt:
+        print(f"interrupted: the last checkpoint ({checkpoint}) stands", file=sys.stderr)
+        raise SystemExit(130) from None
     say(
         f"trained {result.updates} updates, {result.hands} hands, {result.decisions} decisions "
         f"in {result.cpu_seconds:.0f} s CPU ({result.wall_seconds:.0f} s wall)"
@@ -279,6 +336,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     path = os.path.join(args.out, name + ".npz")
     if main_process:
         write_run(args.out, path, cfg, result, meta)
+    if result.stopped:
+        say(
+            f"stopped after {result.updates} updates: saved {path} and the history so far; the "
+            f"same command resumes from {checkpoint}"
+        )
+        raise SystemExit(130)
 
     # Final evaluation through the public API, with the agent reloaded from disk (in a run of
     # several processes, where the others may not see process 0's disk: the same parameters,

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
+import json
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -18,7 +22,10 @@ import numpy as np
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.rl.network import agent_input, apply, choose
 from spoilfive_jax.rl.ppo import PPOConfig, State, init_runner, update
+from spoilfive_jax.tools.checkpoint import write_atomic
+from spoilfive_jax.tools.distributed import is_main_process
 from spoilfive_jax.tools.policies import play_out
+from spoilfive_jax.tools.sharding import host_arrays
 
 # --------------------------------------------------------------------------- evaluation
 
@@ -105,6 +112,7 @@ class TrainResult:
     decisions: int  # learner decisions collected
     cpu_seconds: float  # process CPU time (all threads)
     wall_seconds: float
+    stopped: bool = False  # ``should_stop`` ended the training before ``num_updates``
 
 
 def train(
@@ -118,6 +126,9 @@ def train(
     eval_hands: int = 2048,
     log: Callable[[str], Any] | None = print,
     params: Any = None,
+    should_stop: Callable[[], bool] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    save_every: int = 0,
 ) -> TrainResult:
     """``warmup_updates`` imitation iterations (``update(..., imitate=True)``: learn the
     heuristic's choices in the learner's seat), then ``num_updates`` PPO updates; stop early
@@ -126,61 +137,143 @@ def train(
 
     Every ``eval_every`` updates (0: only at the end) the greedy agent is measured in one seat
     against random and heuristic bots (``seat_evaluation``) and a row is logged.
-    """
-    cpu0, wall0 = time.process_time(), time.perf_counter()
+
+    ``should_stop()``, asked after every update: True ends the training there (a row is
+    logged, ``stopped`` set).  ``checkpoint``, a ``.npz`` file: the whole training state is
+    saved there atomically every ``save_every`` updates (0: only) when the training ends or
+    stops; the same call resumes from it, bit for bit as if never stopped (another run's
+    checkpoint is a ``ValueError``).  Process 0 writes it, every process reads it."""
     total = warmup_updates + num_updates
-    key = jax.random.PRNGKey(seed)
-    key, k_init = jax.random.split(key)
+    key, k_init = jax.random.split(jax.random.PRNGKey(seed))
     runner = init_runner(cfg, k_init, total, params)
-    history: list[dict[str, float]] = []
-    hands = 0
-    chips_sum = 0.0
-    hands_window = 0
-    done_updates = 0
-    for u in range(total):
+    run = {"config": repr(cfg), "seed": seed, "updates": num_updates, "warmup": warmup_updates}
+    p = _Progress(key=np.asarray(key).tolist())
+    saved = load_training(checkpoint, run, runner) if checkpoint is not None else None
+    if saved is not None:
+        runner, p = saved[0], _Progress(**saved[1])
+        if log is not None:
+            log(f"resuming at update {p.done} of {total} from {checkpoint}")
+    cpu0, wall0 = time.process_time() - p.cpu_s, time.perf_counter() - p.wall_s
+    stopped = False
+    for u in range(p.done, total):
         imitate = u < warmup_updates
         runner, metrics = update(cfg, total, runner, imitate)
         m = jax.device_get(metrics)
-        hands += int(m["hands"])
-        hands_window += int(m["hands"])
-        chips_sum += float(m["chips"])
-        done_updates = u + 1
-        cpu = time.process_time() - cpu0
-        out_of_time = max_cpu_seconds is not None and cpu > max_cpu_seconds
-        last = done_updates in (total, warmup_updates) or out_of_time
-        if (eval_every and done_updates % eval_every == 0) or last:
-            key, k_eval = jax.random.split(key)
-            row: dict[str, Any] = {
-                "update": done_updates,
-                "phase": "imitate" if imitate else "ppo",
-                "hands": hands,
-                "decisions": done_updates * cfg.num_envs * cfg.num_steps,
-                "cpu_s": cpu,
-                "wall_s": time.perf_counter() - wall0,
-                "train_chips": chips_sum / max(hands_window, 1),
-                "entropy": float(m["entropy"]),
-                "approx_kl": float(m["approx_kl"]),
-            }
+        p.hands += int(m["hands"])
+        p.window += int(m["hands"])
+        p.chips_sum += float(m["chips"])
+        p.done = u + 1
+        p.cpu_s, p.wall_s = time.process_time() - cpu0, time.perf_counter() - wall0
+        out_of_time = max_cpu_seconds is not None and p.cpu_s > max_cpu_seconds
+        stopped = should_stop is not None and bool(should_stop()) and p.done < total
+        ending = out_of_time or stopped or p.done == total
+        if (eval_every and p.done % eval_every == 0) or ending or p.done == warmup_updates:
+            row = _row(cfg, p, m, "imitate" if imitate else "ppo")
             # (over several devices the parameters are laid out on all of them, and in a run of
             # several processes on devices this process cannot address: measured from the host)
             params = runner.params if cfg.num_devices == 1 else jax.device_get(runner.params)
+            key, k_eval = jax.random.split(jnp.asarray(p.key, jnp.uint32))
+            p.key = np.asarray(key).tolist()
             row.update(_evaluation_row(cfg, params, k_eval, eval_hands))
-            history.append(row)
-            chips_sum, hands_window = 0.0, 0
+            p.history.append(row)
+            p.chips_sum, p.window = 0.0, 0
             if log is not None:
                 log(_log_line(row))
-        if out_of_time:
+        if checkpoint is not None and (ending or (save_every and p.done % save_every == 0)):
+            save_training(checkpoint, run, runner, dataclasses.asdict(p))
+        if out_of_time or stopped:
             break
     return TrainResult(
         params=jax.device_get(runner.params),
         config=cfg,
-        history=history,
-        updates=done_updates,
-        hands=hands,
-        decisions=done_updates * cfg.num_envs * cfg.num_steps,
+        history=p.history,
+        updates=p.done,
+        hands=p.hands,
+        decisions=p.done * cfg.num_envs * cfg.num_steps,
         cpu_seconds=time.process_time() - cpu0,
         wall_seconds=time.perf_counter() - wall0,
+        stopped=stopped,
     )
+
+
+@dataclasses.dataclass
+class _Progress:
+    """Where a training run is (what a checkpoint keeps besides the runner's arrays)."""
+
+    key: list[int]  # the evaluations' key (uint32[2] as a list)
+    done: int = 0  # updates done
+    hands: int = 0  # training hands finished
+    window: int = 0  # hands since the last logged row
+    chips_sum: float = 0.0  # their rewards' sum
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    cpu_s: float = 0.0  # CPU and wall seconds so far, every earlier session included
+    wall_s: float = 0.0
+
+
+def _row(cfg: PPOConfig, p: _Progress, m: dict[str, Any], phase: str) -> dict[str, Any]:
+    """A logged row's training columns."""
+    return {
+        "update": p.done,
+        "phase": phase,
+        "hands": p.hands,
+        "decisions": p.done * cfg.num_envs * cfg.num_steps,
+        "cpu_s": p.cpu_s,
+        "wall_s": p.wall_s,
+        "train_chips": p.chips_sum / max(p.window, 1),
+        "entropy": float(m["entropy"]),
+        "approx_kl": float(m["approx_kl"]),
+    }
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def save_training(
+    path: str | os.PathLike[str], run: dict[str, Any], runner: Any, counters: dict[str, Any]
+) -> None:
+    """The training state in ``path`` (one ``.npz``, written atomically by process 0): every
+    array of ``runner`` (gathered to the host from every device and process), and ``run`` and
+    ``counters`` as JSON."""
+    leaves = host_arrays(jax.tree.leaves(runner))  # (every process: a collective when spread)
+    if not is_main_process():
+        return
+    buf = io.BytesIO()
+    meta = json.dumps({"run": run, "counters": counters}, default=float)
+    np.savez(buf, meta=np.array(meta), **{f"leaf_{i}": x for i, x in enumerate(leaves)})
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, buf.getvalue())
+
+
+def load_training(
+    path: str | os.PathLike[str], run: dict[str, Any], template: Any
+) -> tuple[Any, dict[str, Any]] | None:
+    """(the runner, the counters) saved in ``path``, laid out as ``template`` (a fresh runner of
+    the same run: each array on the template's devices), or None when there is no file yet;
+    ``ValueError`` for a checkpoint of another run."""
+    target = Path(path)
+    if not target.exists():
+        return None
+    with np.load(target) as data:
+        meta = json.loads(str(data["meta"]))
+        leaves = [data[f"leaf_{i}"] for i in range(len(data.files) - 1)]
+    if meta["run"] != run:
+        differs = sorted(k for k in run if meta["run"].get(k) != run[k])
+        raise ValueError(
+            f"checkpoint {target} is of another training run (its {', '.join(differs)} "
+            "differ): give a new checkpoint file, or the run's own arguments"
+        )
+    flat, tree = jax.tree.flatten(template)
+    if len(flat) != len(leaves):
+        raise ValueError(f"checkpoint {target} does not hold this run's training state")
+
+    def placed(like: jax.Array, host: np.ndarray) -> jax.Array:
+        if host.shape != like.shape or host.dtype != like.dtype:
+            raise ValueError(f"checkpoint {target} does not hold this run's training state")
+        return jax.make_array_from_callback(host.shape, like.sharding, lambda index: host[index])
+
+    runner = jax.tree.unflatten(tree, [placed(x, h) for x, h in zip(flat, leaves, strict=True)])
+    return runner, meta["counters"]
 
 
 def _evaluation_row(

@@ -95,3 +95,71 @@ def test_shipped_agent_loads_and_plays():
     assert meta["game"] == "spoil_five" and meta["observation_shape"] == [
         *sf.spoil_five.SpoilFive(3).observation_shape
     ]
+
+
+SMALL = agent.PPOConfig(
+    num_players=3, num_envs=16, num_steps=4, minibatches=2, epochs=1, hidden=(16,)
+)
+
+
+def test_training_stopped_and_resumed_from_its_checkpoint_is_the_training_never_stopped(
+    tmp_path,
+):
+    whole = agent.train(SMALL, 4, seed=0, eval_hands=64, log=None)
+    asked = []
+
+    def stop() -> bool:  # (Ctrl-C's stop, asked after every update: the second says stop)
+        asked.append(True)
+        return len(asked) == 2
+
+    ck = tmp_path / "run.ckpt.npz"
+    part = agent.train(SMALL, 4, seed=0, eval_hands=64, log=None, should_stop=stop, checkpoint=ck)
+    assert (part.updates, part.stopped) == (2, True) and ck.exists()
+    said: list[str] = []
+    rest = agent.train(SMALL, 4, seed=0, eval_hands=64, log=said.append, checkpoint=ck)
+    assert said[0] == f"resuming at update 2 of 4 from {ck}"
+    assert (rest.updates, rest.stopped, rest.hands) == (4, False, whole.hands)
+    for a, b in zip(jax.tree.leaves(whole.params), jax.tree.leaves(rest.params), strict=True):
+        assert np.array_equal(a, b)  # bit for bit
+    assert [r["update"] for r in rest.history] == [2, 4]
+    with pytest.raises(ValueError, match=r"another training run .*seed"):
+        agent.train(SMALL, 4, seed=1, eval_hands=64, log=None, checkpoint=ck)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_train_ppo_writes_the_agent_and_the_history_and_resumes(tmp_path):
+    import signal
+
+    from conftest import ROOT
+
+    out = tmp_path / "run"
+    argv = [sys.executable, str(ROOT / "examples" / "train_ppo.py"), "--updates", "1000"]
+    argv += ["--num-envs", "16", "--num-steps", "4", "--minibatches", "2", "--epochs", "1"]
+    argv += ["--hidden", "16", "--eval-every", "2", "--eval-hands", "64", "--num-players", "3"]
+    argv += ["--devices", "1", "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:  # (the second logged row: two evaluations done)
+        if line.startswith("ppo") and line.split()[1] == "4":
+            proc.send_signal(signal.SIGINT)
+            break
+    rest, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "stopping after this update" in err
+    assert "stopped after" in rest and "the same command resumes" in rest
+    history = json.loads((out / "history.json").read_text())
+    assert history and history[-1]["update"] >= 4
+    assert agent.load_agent(out / "ppo_seat.npz").game == "spoil_five"
+    again = subprocess.run(
+        [*argv[:3], "6", *argv[4:], "--final-hands", "64", "--tournament-hands", "64"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "another training run" in again.stderr  # (other --updates: not this run)
+    resumed = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert resumed.stdout is not None
+    first = next(x for x in resumed.stdout if not x.startswith("training"))
+    resumed.kill()
+    resumed.communicate()
+    assert first.startswith("resuming at update ")
