@@ -17,8 +17,9 @@ project's env, one hand a game.
   cannot see with the game's exact resampler (``Analysis.resample_hidden``), seeded from
   ``sampler``: the world keeps the player's view and legal actions.  The world's history keeps
   the original deal's chance outcomes (only the hidden cards differ).  It is a Python method:
-  OpenSpiel's Python algorithms (``open_spiel.python.algorithms.ismcts``) call it, its C++
-  ones (``pyspiel.ISMCTSBot``) cannot.
+  OpenSpiel's Python algorithms (``open_spiel.python.algorithms.ismcts``) call it.  Never give
+  these games to OpenSpiel's C++ bots (``pyspiel.ISMCTSBot``, ``pyspiel.MCTSBot``, ...): with
+  a Python game they crash the interpreter (a segmentation fault) instead of raising.
 - **Returns** are the env's rewards summed over the hand (chips or points), in
   ``DeckDeals.reward_bounds``; the utility is general-sum (a spoilt pot carries over).
 
