@@ -60,6 +60,7 @@ from spoilfive_jax.rl.network import (
     network_for,
 )
 from spoilfive_jax.tools.pimc import pimc
+from spoilfive_jax.tools.sharding import one_at_a_time
 
 LEARNER = 0
 OPPONENTS = ("heuristic", "random", "self")
@@ -331,6 +332,7 @@ def _mesh(cfg: PPOConfig) -> Mesh:
     return Mesh(np.array(devices[: cfg.num_devices]), (_AXIS,))
 
 
+@one_at_a_time  # (over several CPU devices: tools.sharding)
 @functools.partial(jax.jit, static_argnums=(0, 1, 3))
 def update(
     cfg: PPOConfig, num_updates: int, runner: Runner, imitate: bool = False
