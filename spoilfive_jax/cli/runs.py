@@ -69,7 +69,10 @@ def join(args: argparse.Namespace) -> None:
     distributed.agree("the processes were given different arguments", _command(args))
 
 
-_OWN = {"run", "process_id", "_options_given"}  # what differs between processes by design
+# What may differ between processes: the id, each host's own devices, where a host writes (only
+# process 0 does) or finds the shared checkpoint, and whether it shows a bar.
+_OWN = {"run", "process_id", "_options_given", "devices", "quiet", "checkpoint"}
+_OWN |= {"json", "csv", "parquet", "plot"}
 
 
 def _command(args: argparse.Namespace) -> dict[str, Any]:

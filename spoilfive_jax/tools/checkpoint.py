@@ -415,7 +415,8 @@ def run_chunks(
     # A multi-process run (``tools.distributed``): every process reads the checkpoint, process 0
     # alone writes it and the per-hand files, and a stop asked of any process stops them all.
     main = is_main_process()
-    agree("the processes were given different runs", run)  # (before anything is played)
+    # (what is played, before any of it; where process 0 alone writes the hands may differ)
+    agree("the processes were given different runs", loop.run)
     if checkpoint is not None:
         same_everywhere(
             "the hands a checkpoint holds",

@@ -189,15 +189,25 @@ class _Watchdog(threading.Thread):
                 if now - reached > PEER_TIMEOUT_S:
                     return self.on_lost(f"lost the coordinator (process 0) for {PEER_TIMEOUT_S} s")
                 continue
-            for k in range(self.count):
-                key = str(k)
-                if k == self.me or key in done:
-                    continue
-                beat = beats.get(f"{_PREFIX}alive/{key}", "")
-                if seen.get(key, ("", 0.0))[0] != beat:
-                    seen[key] = (beat, now)
-                elif now - seen[key][1] > PEER_TIMEOUT_S:
-                    return self.on_lost(f"lost process {k} (no heartbeat for {PEER_TIMEOUT_S} s)")
+            lost = self.silent(beats, done, seen, now)
+            if lost is not None:
+                return self.on_lost(f"lost process {lost} (no heartbeat for {PEER_TIMEOUT_S} s)")
+
+    def silent(
+        self, beats: dict[str, str], done: set[str], seen: dict[str, tuple[str, float]], now: float
+    ) -> int | None:
+        """The first other process, not done, whose beat has not changed for
+        ``PEER_TIMEOUT_S`` (``seen``: each one's last beat and when it changed, updated)."""
+        for k in range(self.count):
+            key = str(k)
+            if k == self.me or key in done:
+                continue
+            beat = beats.get(f"{_PREFIX}alive/{key}", "")  # ("" until its first beat)
+            if key not in seen or seen[key][0] != beat:
+                seen[key] = (beat, now)
+            elif now - seen[key][1] > PEER_TIMEOUT_S:
+                return k
+        return None
 
     def leave(self, client: Any) -> None:
         """At exit: mark this process done, so the others do not take it for lost.  The

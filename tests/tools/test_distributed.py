@@ -351,3 +351,15 @@ def test_a_lost_process_ends_the_others_with_one_line_and_the_checkpoint_stands(
     _, _, rest = data.partition(b"sha256 ")
     digest, _, payload = rest.partition(b"\n")
     assert hashlib.sha256(payload).hexdigest().encode() == digest
+
+
+def test_the_watchdog_names_a_process_silent_too_long_and_no_other() -> None:
+    dog = distributed._Watchdog(0, 4, on_lost=lambda what: None)
+    seen: dict[str, tuple[str, float]] = {}
+    alive = "spoilfive_jax/alive/"
+    # process 1 beats, 2 has not posted yet (a first look must not fail), 3 has left
+    assert dog.silent({alive + "1": "5"}, {"3"}, seen, 0.0) is None
+    t = distributed.PEER_TIMEOUT_S
+    assert dog.silent({alive + "1": "6", alive + "2": "1"}, {"3"}, seen, t - 1) is None
+    assert dog.silent({alive + "1": "7", alive + "2": "1"}, {"3"}, seen, 2 * t) == 2
+    assert dog.silent({alive + "1": "8", alive + "2": "2"}, {"3"}, seen, 2 * t + 1) is None
