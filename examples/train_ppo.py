@@ -150,7 +150,9 @@ class _CtrlC:
         self._old: Any = None
 
     def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread():
+        main = threading.current_thread() is threading.main_thread()
+        # (a process started to ignore Ctrl-C, as a shell's background job is, keeps ignoring it)
+        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._old = signal.signal(signal.SIGINT, self._handler)
         return self
 
@@ -336,7 +338,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     path = os.path.join(args.out, name + ".npz")
     if main_process:
         write_run(args.out, path, cfg, result, meta)
-    if result.stopped:
+    if result.stopped or stop():  # (a Ctrl-C during the last update: no evaluation either)
         say(
             f"stopped after {result.updates} updates: saved {path} and the history so far; the "
             f"same command resumes from {checkpoint}"

@@ -165,9 +165,18 @@ def _note_devices(devices: int | None) -> None:
         )
 
 
+_CONTACT = ("Gloo", "Connection reset", "Connection closed", "UNAVAILABLE", "Socket closed")
+
+
 def _lost_contact(error: Exception) -> bool:
-    """Whether ``error`` is a runtime error of a multi-process run: a collective that failed
-    because another process went away (its connection reset)."""
+    """Whether ``error`` is a collective of a multi-process run that failed because another
+    process went away (its connection reset); any other error is reported as it is."""
     import jax
 
-    return isinstance(error, jax.errors.JaxRuntimeError) and jax.process_count() > 1
+    from spoilfive_jax.tools import distributed
+
+    return (
+        isinstance(error, jax.errors.JaxRuntimeError)
+        and bool(distributed._STARTED)
+        and any(word in str(error) for word in _CONTACT)
+    )

@@ -69,21 +69,27 @@ def join(args: argparse.Namespace) -> None:
     distributed.agree("the processes were given different arguments", _command(args))
 
 
-# What may differ between processes: the id, each host's own devices, where a host writes (only
-# process 0 does) or finds the shared checkpoint, and whether it shows a bar.
-_OWN = {"run", "process_id", "_options_given", "devices", "quiet", "checkpoint"}
-_OWN |= {"json", "csv", "parquet", "plot"}
+# What may differ between processes: the id, each host's own devices and whether it shows a
+# bar; of the files, only the paths (only process 0 writes; whether there is one is compared:
+# it decides which collectives a run makes).
+_OWN = {"run", "process_id", "_options_given", "devices", "quiet"}
+_PATHS = {"json", "csv", "parquet", "plot", "checkpoint"}
 
 
 def _command(args: argparse.Namespace) -> dict[str, Any]:
-    """The command as its options: ``--hands`` -> 10, ... (JSON values)."""
+    """The command as its options: ``--hands`` -> 10, a file option -> whether it is given,
+    each rule option under its own flag (JSON values)."""
     out: dict[str, Any] = {}
     for dest, value in sorted(vars(args).items()):
         if dest in _OWN:
             continue
         if dest == "rule_given":
-            value = {k: raw for k, (_, raw) in sorted((value or {}).items())}
-        out["--" + dest.removeprefix("rule_").replace("_", "-")] = (
+            for name, (_, raw) in sorted((value or {}).items()):
+                out["--" + name.replace("_", "-")] = raw
+            continue
+        if dest in _PATHS:
+            value = value is not None
+        out["--" + dest.replace("_", "-")] = (
             value
             if isinstance(value, (bool, int, float, str, list, dict, type(None)))
             else str(value)

@@ -425,9 +425,9 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def checked(self: Env[Any, Any], state: Any, *args: Any, **kwargs: Any) -> Any:
         check_state(self, state, fn.__name__)
-        if fn.__name__ != "observe" or len(args) != 1 or kwargs:
+        if fn.__name__ != "observe" or len(args) + len(kwargs) != 1:
             return fn(self, state, *args, **kwargs)
-        (player,) = args
+        (player,) = args or tuple(kwargs.values())
         check_int("player", player, 0, self.num_players - 1)
         if concrete(player) is not None:
             return fn(self, state, player)

@@ -23,7 +23,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.rl.network import agent_input, apply, choose
 from spoilfive_jax.rl.ppo import PPOConfig, State, init_runner, update
 from spoilfive_jax.tools.checkpoint import write_atomic
-from spoilfive_jax.tools.distributed import is_main_process
+from spoilfive_jax.tools.distributed import any_process, is_main_process, same_everywhere
 from spoilfive_jax.tools.policies import play_out
 from spoilfive_jax.tools.sharding import host_arrays
 
@@ -153,6 +153,8 @@ def train(
         runner, p = saved[0], _Progress(**saved[1])
         if log is not None:
             log(f"resuming at update {p.done} of {total} from {checkpoint}")
+    if checkpoint is not None:
+        same_everywhere("the updates a checkpoint holds", p.done, f"{checkpoint} must be shared")
     cpu0, wall0 = time.process_time() - p.cpu_s, time.perf_counter() - p.wall_s
     stopped = False
     for u in range(p.done, total):
@@ -164,8 +166,9 @@ def train(
         p.chips_sum += float(m["chips"])
         p.done = u + 1
         p.cpu_s, p.wall_s = time.process_time() - cpu0, time.perf_counter() - wall0
-        out_of_time = max_cpu_seconds is not None and p.cpu_s > max_cpu_seconds
-        stopped = should_stop is not None and bool(should_stop()) and p.done < total
+        # (decided together: every process of a multi-process run stops at the same update)
+        out_of_time = any_process(max_cpu_seconds is not None and p.cpu_s > max_cpu_seconds)
+        stopped = any_process(should_stop is not None and bool(should_stop())) and p.done < total
         ending = out_of_time or stopped or p.done == total
         if (eval_every and p.done % eval_every == 0) or ending or p.done == warmup_updates:
             row = _row(cfg, p, m, "imitate" if imitate else "ppo")

@@ -407,6 +407,8 @@ def run_chunks(
     """Play ``loop``'s chunks (resumed from ``checkpoint``), one call dispatched ahead of the
     one pooled; see the module's docstring."""
     begin = time.perf_counter()
+    # (what is played, before any of it; where process 0 alone writes the hands may differ)
+    agree("the processes were given different runs", loop.run)
     run = dict(loop.run)
     if writer is not None:
         run["writer"] = writer.describe()
@@ -415,8 +417,6 @@ def run_chunks(
     # A multi-process run (``tools.distributed``): every process reads the checkpoint, process 0
     # alone writes it and the per-hand files, and a stop asked of any process stops them all.
     main = is_main_process()
-    # (what is played, before any of it; where process 0 alone writes the hands may differ)
-    agree("the processes were given different runs", loop.run)
     if checkpoint is not None:
         same_everywhere(
             "the hands a checkpoint holds",

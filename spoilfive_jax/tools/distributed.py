@@ -24,7 +24,8 @@ What goes wrong between processes ends the run with one line instead of a hang:
 
 - **Waiting for the others.**  ``initialize`` says on stderr what it waits for (which
   coordinator, how many processes, how long at most: ``JOIN_TIMEOUT_S``) when they are not all
-  there within a few seconds.
+  there within a few seconds, and past ``JOIN_TIMEOUT_S`` ends the process with one line and
+  ``LOST_PEER_EXIT`` (JAX's own time-out aborts in C++).
 - **Different runs.**  Every streamed run (``tools.checkpoint.run_chunks``), and every command
   line run, first compares what it is about to play with every other process (``agree``:
   through the coordinator's key-value store, not a collective, so nothing can hang on it): a
@@ -117,8 +118,8 @@ def initialize(
             "initialize must run before any JAX computation in this process (call it first)"
         )
     announce = _announcer(args)
-    try:
-        jax.distributed.initialize(**args, initialization_timeout=JOIN_TIMEOUT_S)
+    try:  # (JAX's own time-out aborts in C++: the announcer ends the process first, in words)
+        jax.distributed.initialize(**args, initialization_timeout=JOIN_TIMEOUT_S + 60)
     finally:
         announce.set()
     _STARTED.append(args)
@@ -136,13 +137,15 @@ def _announcer(args: dict[str, Any]) -> threading.Event:
     others = f"the other {n - 1} process{'es' if n != 2 else ''}" if n else "the other processes"
 
     def say() -> None:
-        if not done.wait(_ANNOUNCE_AFTER_S):
-            print(
-                f"spoilfive_jax: waiting for {others} to join at {where} (up to "
-                f"{JOIN_TIMEOUT_S} s)...",
-                file=sys.stderr,
-                flush=True,
-            )
+        if done.wait(_ANNOUNCE_AFTER_S):
+            return
+        print(
+            f"spoilfive_jax: waiting for {others} to join at {where} (up to {JOIN_TIMEOUT_S} s)...",
+            file=sys.stderr,
+            flush=True,
+        )
+        if not done.wait(JOIN_TIMEOUT_S - _ANNOUNCE_AFTER_S):
+            end_run(f"{others} did not join at {where} within {JOIN_TIMEOUT_S} s", saved=False)
 
     threading.Thread(target=say, name="spoilfive-join", daemon=True).start()
     return done
@@ -223,18 +226,20 @@ def _end_lost(what: str) -> None:
     end_run(what)
 
 
-def end_run(what: str) -> None:
+def end_run(what: str, saved: bool = True) -> None:
     """End this process of a multi-process run that cannot go on (``what`` happened): one line
     on stderr, then exit status ``LOST_PEER_EXIT`` at once, without JAX's exit, which would wait
-    for the lost process until its heartbeat timeout and then abort."""
+    for the lost process until its heartbeat timeout and then abort.  ``saved``: the run may
+    have saved a checkpoint (the line says it stands)."""
     with contextlib.suppress(Exception):
         sys.stdout.flush()
-    print(
-        f"spoilfive: error: {what}; the run ends here (a checkpoint stands at its last saved "
-        "chunk: the same command resumes it)",
-        file=sys.stderr,
-        flush=True,
+    kept = (
+        " (a checkpoint, if the run keeps one, stands at its last saved chunk: the same "
+        "command resumes it)"
+        if saved
+        else ""
     )
+    print(f"spoilfive: error: {what}; the run ends here{kept}", file=sys.stderr, flush=True)
     os._exit(LOST_PEER_EXIT)
 
 

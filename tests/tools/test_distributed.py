@@ -363,3 +363,13 @@ def test_the_watchdog_names_a_process_silent_too_long_and_no_other() -> None:
     assert dog.silent({alive + "1": "6", alive + "2": "1"}, {"3"}, seen, t - 1) is None
     assert dog.silent({alive + "1": "7", alive + "2": "1"}, {"3"}, seen, 2 * t) == 2
     assert dog.silent({alive + "1": "8", alive + "2": "2"}, {"3"}, seen, 2 * t + 1) is None
+
+
+def test_processes_may_differ_in_paths_but_not_in_which_files_they_write() -> None:
+    from spoilfive_jax.cli import runs
+
+    parse = cli.build_parser().parse_args
+    one = runs._command(parse(["rollout", "--json", "a.json", "--devices", "2", "--follow", "led"]))
+    two = runs._command(parse(["rollout", "--json", "b.json", "--quiet", "--follow", "led"]))
+    assert one == two and one["--json"] is True and one["--follow"] == "led"
+    assert runs._command(parse(["rollout", "--follow", "led"]))["--json"] is False
