@@ -138,11 +138,9 @@ def train(
     Every ``eval_every`` updates (0: only at the end) the greedy agent is measured in one seat
     against random and heuristic bots (``seat_evaluation``) and a row is logged.
 
-    ``should_stop()``, asked after every update: True ends the training there (a row is
-    logged, ``stopped`` set).  ``checkpoint``, a ``.npz`` file: the whole training state is
-    saved there atomically every ``save_every`` updates (0: only) when the training ends or
-    stops; the same call resumes from it, bit for bit as if never stopped (another run's
-    checkpoint is a ``ValueError``).  Process 0 writes it, every process reads it."""
+    ``should_stop()`` True after an update (in any process) ends the training there.
+    ``checkpoint``, a ``.npz``: the whole state, saved atomically every ``save_every`` updates
+    and at the end; the same call resumes from it bit for bit (process 0 writes it)."""
     total = warmup_updates + num_updates
     key, k_init = jax.random.split(jax.random.PRNGKey(seed))
     runner = init_runner(cfg, k_init, total, params)
