@@ -42,17 +42,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
-from types import FrameType
 from typing import Any
 
 import jax
 import numpy as np
 
 import spoilfive_jax as sf
+from spoilfive_jax.cli.runs import Stop
 from spoilfive_jax.rl.agent import (
     Agent,
     PPOConfig,
@@ -139,35 +137,6 @@ def write_run(out: str, path: str, cfg: PPOConfig, result: Any, meta: dict[str, 
             plot(result.history, os.path.join(out, "learning_curve.png"), unit)
         except ImportError:
             print("matplotlib is not installed: no learning-curve plot (pip install matplotlib)")
-
-
-class _CtrlC:
-    """A first Ctrl-C asks the training to stop after the update in progress (``stop()`` is
-    then True); a second raises ``KeyboardInterrupt``.  Installed for the ``with`` block only."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self._old: Any = None
-
-    def __enter__(self) -> _CtrlC:
-        main = threading.current_thread() is threading.main_thread()
-        # (a process started to ignore Ctrl-C, as a shell's background job is, keeps ignoring it)
-        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            self._old = signal.signal(signal.SIGINT, self._handler)
-        return self
-
-    def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        print("\nstopping after this update (Ctrl-C again to quit at once)", file=sys.stderr)
-
-    def __call__(self) -> bool:
-        return self.requested
-
-    def __exit__(self, *exc: object) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
 
 
 def _quiet(*_: Any, **__: Any) -> None:
@@ -301,7 +270,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say(f"training {cfg}")
     checkpoint = args.checkpoint or os.path.join(args.out, name + ".ckpt.npz")
     try:
-        with _CtrlC() as stop:
+        with Stop(unit="update") as stop:  # (the command line's Ctrl-C)
             result = train(
                 cfg,
                 args.updates,

@@ -418,14 +418,21 @@ def start_all(argvs: list[list[str]], **kw: Any) -> list[subprocess.Popen[str]]:
     ]
 
 
-def finish(procs: list[subprocess.Popen[str]], timeout: float = 300) -> list[tuple[str, str]]:
-    """Every process's (stdout, stderr), each asserted to have exited 0."""
+def communicate_all(
+    procs: list[subprocess.Popen[str]], timeout: float = 300
+) -> list[tuple[str, str]]:
+    """Every process's (stdout, stderr), each within ``timeout`` seconds (the rest killed)."""
     try:
-        outs = [p.communicate(timeout=timeout) for p in procs]
+        return [p.communicate(timeout=timeout) for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
+
+
+def finish(procs: list[subprocess.Popen[str]], timeout: float = 300) -> list[tuple[str, str]]:
+    """Every process's (stdout, stderr), each asserted to have exited 0."""
+    outs = communicate_all(procs, timeout)
     for p, (_, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err[-3000:]
     return outs

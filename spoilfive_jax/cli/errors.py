@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 PROG = "spoilfive"
@@ -50,21 +51,31 @@ class _Once(argparse.Action):
         given: dict[str, tuple[str, Any]] = getattr(namespace, _GIVEN, None) or {}
         value = self.const if self.nargs == 0 else values
         flag = option_string or self.option_strings[0]
-        if self.dest in given and given[self.dest][1] != value:
-            before = _written(*given[self.dest], takes_value=self.nargs != 0)
-            now = _written(flag, values, takes_value=self.nargs != 0)
-            parser.error(f"{before} and {now} contradict each other; give one")
-        given[self.dest] = (flag, value)
+        takes_value = self.nargs != 0
+
+        def written(flag: str, value: Any) -> str:  # ``--hands 10``, ``--quiet``
+            shown = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+            return f"{flag} {shown}" if takes_value else flag
+
+        record_once(parser, given, self.dest, flag, value, written)
         setattr(namespace, _GIVEN, given)
         super().__call__(parser, namespace, values, option_string)
 
 
-def _written(flag: str, value: Any, takes_value: bool) -> str:
-    """An option as the user wrote it: ``--hands 10`` or ``--quiet``."""
-    if not takes_value:
-        return flag
-    shown = " ".join(map(str, value)) if isinstance(value, list) else str(value)
-    return f"{flag} {shown}"
+def record_once(
+    parser: argparse.ArgumentParser,
+    given: dict[str, tuple[str, Any]],
+    key: str,
+    flag: str,
+    value: Any,
+    written: Callable[[str, Any], str],
+) -> None:
+    """``given[key] = (flag, value)``, unless ``key`` was given before with another value: then
+    the parser's error naming both as the user wrote them (``written(flag, value)``)."""
+    if key in given and given[key][1] != value:
+        before, now = written(*given[key]), written(flag, value)
+        parser.error(f"{before} and {now} contradict each other; give one")
+    given[key] = (flag, value)
 
 
 def int_at_least(low: int):  # type: ignore[no-untyped-def]

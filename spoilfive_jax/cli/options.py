@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from spoilfive_jax.cli.errors import CliError, int_at_least
+from spoilfive_jax.cli.errors import CliError, int_at_least, record_once
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.present import RuleOption
@@ -44,11 +44,7 @@ class _RuleAction(argparse.Action):
         given: dict[str, tuple[str, str]] = dict(getattr(namespace, "rule_given", None) or {})
         raw = self.const if values is None or values == [] else values
         name = self.dest.removeprefix("rule_")
-        flag = option_string or self.option_strings[0]
-        if name in given and given[name][1] != raw:
-            first = _as_given(*given[name])
-            parser.error(f"{first} and {_as_given(flag, raw)} contradict each other; give one")
-        given[name] = (flag, raw)
+        record_once(parser, given, name, option_string or self.option_strings[0], raw, _as_given)
         namespace.rule_given = given
 
 

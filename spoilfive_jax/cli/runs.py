@@ -130,12 +130,12 @@ def checkpoint_of(args: argparse.Namespace, names: Sequence[str]) -> Checkpoint 
 
 
 class Stop:
-    """Ctrl-C (SIGINT) asks the run to stop after the chunk in progress: ``stop()`` is then
-    True (the library's ``should_stop``).  A second Ctrl-C raises ``KeyboardInterrupt``.
+    """Ctrl-C (SIGINT) asks the run to stop after the chunk (``unit``) in progress: ``stop()``
+    is then True (the library's ``should_stop``).  A second Ctrl-C raises ``KeyboardInterrupt``.
     The handler is installed for the ``with`` block only (main thread; else nothing)."""
 
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled, self.requested = enabled, False
+    def __init__(self, enabled: bool = True, unit: str = "chunk") -> None:
+        self.enabled, self.requested, self.unit = enabled, False, unit
         self._old: Any = None
 
     def __enter__(self) -> Stop:
@@ -150,7 +150,7 @@ class Stop:
             raise KeyboardInterrupt
         self.requested = True
         print(
-            f"\n{PROG}: stopping after this chunk (Ctrl-C again to quit at once)",
+            f"\n{PROG}: stopping after this {self.unit} (Ctrl-C again to quit at once)",
             file=sys.stderr,
             flush=True,
         )

@@ -6,6 +6,7 @@ functions that take traced inputs document what they do with bad ones instead.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +35,7 @@ def as_key(key: Any, name: str = "key") -> jax.Array:
             raise ValueError(f"{name}: the seed {int(key)} does not fit in 64 bits") from None
     if isinstance(key, (jax.Array, np.ndarray)):
         typed = jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
-        raw = _raw_key_shape()  # (2,) with JAX's default threefry keys
+        raw = _raw_key_shape(str(jax.config.values["jax_default_prng_impl"]))  # (2,)
         if (typed and key.shape == ()) or (key.dtype == np.uint32 and key.shape == raw):
             return key if isinstance(key, jax.Array) else jax.numpy.asarray(key)
         batch = (typed and key.ndim > 0) or (
@@ -52,8 +53,10 @@ def as_key(key: Any, name: str = "key") -> jax.Array:
     )
 
 
-def _raw_key_shape() -> tuple[int, ...]:
-    """The shape of a raw (uint32) key of JAX's default PRNG (``jax.random.PRNGKey``)."""
+@functools.cache
+def _raw_key_shape(impl: str) -> tuple[int, ...]:
+    """The shape of a raw (uint32) key of JAX's default PRNG ``impl`` (once per impl: tracing
+    ``jax.random.PRNGKey`` costs about 0.2 ms, too much for every ``init``)."""
     return tuple(jax.eval_shape(lambda: jax.random.PRNGKey(0)).shape)
 
 

@@ -43,6 +43,7 @@ What goes wrong between processes ends the run with one line instead of a hang:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -167,18 +168,16 @@ class _Watchdog(threading.Thread):
     def __init__(self, me: int, count: int, on_lost: Callable[[str], None] | None = None):
         super().__init__(name="spoilfive-watchdog", daemon=True)
         self.me, self.count = me, count
-        self.on_lost = on_lost or _end_lost
-        self.stopping = threading.Event()
+        self.on_lost = on_lost or end_run
         self.beat = 0
 
     def run(self) -> None:
         client = _client()
         seen: dict[str, tuple[str, float]] = {}  # process -> (its last beat, when it changed)
         reached = time.monotonic()
-        import atexit
-
         atexit.register(self.leave, client)
-        while not self.stopping.wait(1.0):
+        while True:
+            time.sleep(1.0)
             now = time.monotonic()
             try:
                 self.beat += 1
@@ -218,12 +217,6 @@ class _Watchdog(threading.Thread):
         heartbeat timeout, then a C++ abort): a process lost meanwhile ends this one as above."""
         with contextlib.suppress(Exception):  # (the coordinator is gone: nothing to tell)
             client.key_value_set(f"{_PREFIX}done/{self.me}", "1", True)
-
-
-def _end_lost(what: str) -> None:
-    """A lost process ends the run: one line, then this process exits (its collectives would
-    wait for ever)."""
-    end_run(what)
 
 
 def end_run(what: str, saved: bool = True) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import env_vars, finish, free_port, start_all
+from conftest import communicate_all, env_vars, finish, free_port, start_all
 
 import spoilfive_jax as sf
 from spoilfive_jax import cli
@@ -265,12 +265,7 @@ def test_a_second_initialize_of_the_same_run_does_nothing(monkeypatch: pytest.Mo
 
 def ended(procs: list[subprocess.Popen[str]], timeout: float) -> list[tuple[int, str]]:
     """Every process's (exit status, stderr), each within ``timeout`` seconds (else killed)."""
-    try:
-        outs = [p.communicate(timeout=timeout) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+    outs = communicate_all(procs, timeout)
     return [(p.returncode, err) for p, (_, err) in zip(procs, outs, strict=True)]
 
 
