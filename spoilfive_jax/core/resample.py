@@ -317,8 +317,9 @@ def rob_spec(
 ) -> HiddenSpec:
     """The ``HiddenSpec`` of a robbing game: the ``unseen`` cards dealt in ``sizes`` int32[N]
     away from the public record ``cannot_hold`` uint32[N] x 2; the ace of trumps ``ace`` held
-    by nobody when ``nobody`` (robbing was forced and nobody robbed) and, when ``bound`` (another
-    seat robbed), by the robber ``robbed_by`` (-1: nobody robbed) or its unseen discard."""
+    by nobody when ``nobody`` (no seat had a rob decision) and, when ``bound`` (another seat had
+    the rob decision), by that seat ``robbed_by`` or, given ``has_discard`` (it robbed), its
+    unseen discard."""
     seats = jnp.arange(sizes.shape[0])
     ace_bit = bits.bit(ace)
     extra = bits.where(nobody, ace_bit, Bits(jnp.uint32(0), jnp.uint32(0)))

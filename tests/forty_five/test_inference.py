@@ -162,8 +162,8 @@ def test_the_bot_keeps_the_worlds_the_plays_point_to() -> None:
     sample = jax.jit(sample_worlds, static_argnums=(0, 4, 5, 6, 7))
     resample = jax.jit(env.capability(caps.Analysis).resample_hidden_many, static_argnums=(0, 4))
     candidates = resample(env, jax.random.fold_in(key, 0), s, me, 128)
-    plain = sample(env, key, s, me, 16, False, 0, None)  # (lanes don't depend on the count)
-    first = jax.tree.map(lambda x: x[:16], candidates)
+    plain = sample(env, key, s, me, 16, False, 0, None)  # without inference: the resampler's
+    first = resample(env, jax.random.fold_in(key, 0), s, me, 16)
     assert all(jax.tree.leaves(jax.tree.map(lambda a, b: bool(jnp.all(a == b)), plain, first)))
     # nearly hard inference: every kept world is one of the likeliest of the 128 drawn
     model = play_model(env, "heuristic", 1e-6)

@@ -9,8 +9,9 @@ The same reading as Spoil Five's (``games.spoil_five.infer``) with the family's 
 - the unseen cards go to the other hands (each holding none of its ``cannot_hold`` cards), the
   other seats' discards, and the stock (in Auction the cards still to be drawn, in a uniformly
   random order);
-- a robber of an ace of trumps that was not turned up held that ace: it is in its hand or is its
-  rob discard; under ``rob="forced"`` a hand in which nobody robbed dealt it to nobody.
+- the rob decision is public from the rob phase on (its seat acts, robbing or declining): the
+  seat that had it was dealt the ace of trumps (in its hand, or its rob discard when it robbed,
+  until played), and a hand with no rob decision dealt that ace to nobody.
 
 Auction exchanges add no constraint: the cards a seat discarded and drew are unseen and every
 choice was legal whatever they were; plays after the exchange constrain the current hand only.
@@ -102,13 +103,19 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
             known_extra_hi = known_extra_hi | jnp.where(holds_jk, jk.hi, jnp.uint32(0))
             sizes = sizes - holds_jk.astype(jnp.int32)
         if rules.robbing:
+            # From the rob phase on, the rob decision is public (its seat acts, robbing or
+            # declining): that seat was dealt the ace of trumps, and with no rob decision
+            # nobody was.  (During the joker exchange nobody knows yet.)
             turned_ace = state.turnup % 13 == 0
-            early = (state.phase == game.PHASE_ROB) | (state.phase == game.PHASE_JOKER)
-            nobody = (rules.rob == "forced") & ~state.robbed & ~early & ~turned_ace
-            bound = state.robbed & (state.robber != p) & ~turned_ace
+            known_yet = state.phase != game.PHASE_JOKER
+            shown = (state.robber >= 0) & known_yet
+            nobody = ~shown & known_yet & ~turned_ace
+            bound = shown & (state.robber != p) & ~turned_ace
+            robbed_by = jnp.where(bound, state.robber, robbed_by)
+    has_discard = state.robbed & (state.robber != p) & bound
     unseen = Bits(jnp.uint32(deck.lo), jnp.uint32(deck.hi)).without(seen)
     sizes = jnp.where(seats == p, 0, sizes)
-    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, bound)
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, has_discard)
     known = Bits(
         jnp.where(seats == p, mine.lo, known_extra_lo),
         jnp.where(seats == p, mine.hi, known_extra_hi),
@@ -217,14 +224,14 @@ def _zeros(n: int) -> Bits:
 
 
 def _entitled(state: State, hands: Bits, rules: FortyFiveRules) -> jax.Array:
-    """``robber`` of a resampled world (hidden when nobody robbed; see Spoil Five's)."""
+    """``robber`` of a resampled world: public from the rob phase on (``hidden_spec``); during
+    the joker exchange, the world's own holder of the ace of trumps."""
     if not rules.robbing:
         return state.robber
     ace = jnp.maximum(state.trump, 0) * 13
     unrobbed = unrobbed_robber(state, hands, ace)
-    early = state.phase == game.PHASE_JOKER
-    out = jnp.where(state.robbed | early, state.robber, unrobbed)
-    return out.astype(jnp.int32)
+    not_yet_public = state.phase == game.PHASE_JOKER
+    return jnp.where(not_yet_public, unrobbed, state.robber).astype(jnp.int32)
 
 
 # --------------------------------------------------------------------------- playouts

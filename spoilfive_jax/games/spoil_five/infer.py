@@ -9,8 +9,9 @@ per-seat ``cannot_hold`` record, hand sizes) and states the constraints on the u
 - a seat that robbed an ace of trumps that was not turned up held that ace at the deal: the ace
   is in its hand or is its (hidden) discard, and nobody else holds it; the robber holds the
   turn-up until it plays it;
-- under ``rob="forced"`` a hand past the rob decision in which nobody robbed dealt the ace of
-  trumps to nobody (it is in the stock).
+- the rob decision is public (its seat acts: it robs or declines), so the seat that had it
+  was dealt the ace of trumps (it holds it, or it is its discard, until it plays it), and a
+  hand with no rob decision dealt that ace to nobody (it is in the stock).
 
 ``resample_hidden`` draws a full ``State`` uniformly from the deals consistent with that
 (``core.resample.deal_hidden``): the unseen cards are re-dealt to the other hands, the rob
@@ -42,7 +43,6 @@ from spoilfive_jax.core.resample import (
     deal_hidden_many,
     play_out,
     rob_spec,
-    unrobbed_robber,
 )
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
@@ -107,11 +107,14 @@ def hidden_spec(state: State, player: jax.Array | int, rules: Rules) -> tuple[Hi
         nobody = jnp.bool_(False)
         bound = jnp.bool_(False)
     else:
-        past_rob = state.phase != game.PHASE_ROB
-        nobody = (rules.rob == "forced") & ~state.robbed & past_rob & ~turned_ace
-        bound = state.robbed & (state.robber != p) & ~turned_ace
+        # The rob decision is public (its seat acts, robbing or declining), so its seat was
+        # dealt the ace of trumps; a hand with no rob decision dealt the ace to nobody.
+        shown = state.robber >= 0
+        nobody = ~shown & ~turned_ace
+        bound = shown & (state.robber != p) & ~turned_ace
     has_discard = state.robbed & (state.robber != p)
-    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, robbed_by, nobody, bound, has_discard)
+    holder = jnp.where(bound, state.robber, robbed_by)
+    spec = rob_spec(unseen, sizes, state.cannot_hold, ace, holder, nobody, bound, has_discard)
     known_lo = jnp.where(seats == p, mine.lo, jnp.uint32(0))
     known_hi = jnp.where(seats == p, mine.hi, jnp.uint32(0))
     held = (seats == robbed_by) & turn_held
@@ -144,21 +147,12 @@ def resample_hidden_many(
 
 
 def _world(state: State, spec: HiddenSpec, known: Bits, deal: HiddenDeal, rules: Rules) -> State:
+    """The world of ``deal``: the seat's known cards and the dealt hidden ones; the robber is
+    public (``hidden_spec``), so it is kept."""
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     discard = jnp.where(spec.has_discard, deal.discard, state.discard).astype(jnp.int32)
     discard = jnp.where(state.robbed, discard, game.NO_CARD)
-    return state.replace(hands=hands, discard=discard, robber=_entitled(state, hands, rules))
-
-
-def _entitled(state: State, hands: Bits, rules: Rules) -> jax.Array:
-    """``robber`` of a resampled world: who robbed; else (hidden when nobody robbed) the
-    dealer for a turned-up ace, the world's holder of the ace of trumps, or, once the ace was
-    played, the seat that played it (kept: that play is public)."""
-    if rules.rob == "off":
-        return state.robber
-    ace = state.trump * 13
-    unrobbed = unrobbed_robber(state, hands, ace)
-    return jnp.where(state.robbed, state.robber, unrobbed).astype(jnp.int32)
+    return state.replace(hands=hands, discard=discard)
 
 
 # --------------------------------------------------------------------------- playouts
