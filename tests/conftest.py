@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib.machinery
 import importlib.util
 import os
 import socket
@@ -40,6 +41,33 @@ import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.tools import cores as _cores
+
+
+def _pin_tests_package() -> None:
+    """Make ``tests`` this directory, whatever else is installed.
+
+    ``tests/`` is a namespace package (no ``__init__.py``), and Python prefers a regular package
+    of the same name anywhere on ``sys.path`` to a namespace package found earlier: pgx 2.6
+    installs a top-level ``tests`` package into site-packages, and ``from tests.forty_five...
+    import`` then resolved to it (collection failed).  Registering this directory as the
+    ``tests`` package before any test module is imported settles the name for the run.
+    (``tests/rl/test_pgx_tests_package.py`` checks it against a regular ``tests`` package put
+    first on the path.)"""
+    here = str(Path(__file__).resolve().parent)
+    current = sys.modules.get("tests")
+    if current is not None and list(getattr(current, "__path__", [])) == [here]:
+        return
+    spec = importlib.machinery.ModuleSpec("tests", None, is_package=True)
+    spec.submodule_search_locations = [here]
+    sys.modules["tests"] = importlib.util.module_from_spec(spec)
+    for name, module in list(sys.modules.items()):  # submodules of another ``tests``
+        file = getattr(module, "__file__", None) or ""
+        if name.startswith("tests.") and not file.startswith(here + os.sep):
+            del sys.modules[name]
+
+
+_pin_tests_package()
+
 
 # The suite's programs run on tiny batches, so LLVM's optimisations cost far more time than they
 # save: the default run compiles them at level 0 (about a fifth less time; the results are the
