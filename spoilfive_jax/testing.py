@@ -19,7 +19,10 @@ once under ``jax.jit(jax.vmap(...))``, and checks the interface the rest of the 
 - ``observe`` (of the seat to act, and of every seat) / ``observe_full``: shapes, float32,
   finite, and every seat's view its own (no two seats see the same thing in a live hand);
 - ``legal_actions`` agrees with the mask, ``checked_step`` raises ``ValueError`` for an illegal
-  action and for a finished hand, ``action_str`` names every legal action.
+  action and for a finished hand, ``action_str`` names every legal action;
+- what a seat knows (with ``capabilities``: ``tools.knowledge_check``): the public record
+  ``state.moves``, the hand's deal replayed through it, the information states and observation
+  kinds, and every world the game's resampler draws replayed from its own deal.
 
 A failure raises ``AssertionError`` (or the game's own exception) with a message naming the game,
 the check and the hand.  Each call compiles ``env``'s batched init and step once (plus the single
@@ -39,6 +42,7 @@ import numpy as np
 from spoilfive_jax.core.env import Env, transition
 from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.conformance import check_capabilities
+from spoilfive_jax.tools.knowledge_check import check_knowledge
 
 __all__ = ["api_test"]
 
@@ -69,7 +73,9 @@ def api_test(
 
     ``seed`` picks the deals and the random actions; ``no_jit=False`` skips the comparison of
     one decision taken without ``jax.jit`` (the slowest part for big tables).
-    ``capabilities``: also check every capability the game declares (``tools.conformance``).
+    ``capabilities``: also check what a seat knows (the record, the deal replayed through it,
+    the worlds: ``tools.knowledge_check``) and every capability the game declares
+    (``tools.conformance``).
     Raises ``AssertionError`` naming the first broken rule.
     """
     if not isinstance(env, Env):
@@ -83,6 +89,7 @@ def api_test(
     t.check_illegal(history)
     t.check_single_hand(history, actions, no_jit)
     if capabilities:
+        check_knowledge(env, history, seed)
         check_capabilities(env, history, seed)
 
 

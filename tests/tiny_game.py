@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from spoilfive_jax.core import bits
+from spoilfive_jax.core import bits, record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, checked_deal
 from spoilfive_jax.core.validate import as_key
@@ -43,6 +43,7 @@ class State:
     tricks_won: jax.Array  # int32[N]
     legal_set: Bits  # the legal actions (all once over)
     _step_count: jax.Array  # int32[]
+    moves: jax.Array  # int32[N]: the public record (``core.record``), written by the core step
 
     @property
     def legal_action_mask(self) -> jax.Array:
@@ -93,6 +94,7 @@ class HighCard(Env[State, HighCardRules]):
                     tricks_won=jnp.zeros(n, jnp.int32),
                     legal_set=bits.const(()),
                     _step_count=jnp.int32(0),
+                    moves=record.empty(n),
                 )
             )
 
@@ -133,7 +135,7 @@ class HighCard(Env[State, HighCardRules]):
         mine = (
             jnp.zeros(2 * self.num_players, bool)
             .at[jnp.maximum(state.hands[p], 0)]
-            .set(state.hands[p] >= 0)
+            .max(state.hands[p] >= 0)  # (max: a played card's -1 also lands on card 0)
         )
         every = jnp.ones(2 * self.num_players, bool)
         return state.replace(legal_set=bits.from_bool(jnp.where(state.terminated, every, mine)))
@@ -141,6 +143,37 @@ class HighCard(Env[State, HighCardRules]):
     @property
     def max_decisions(self) -> int:
         return self.num_players
+
+    # What a seat knows: the dealer, its two cards, and the record.
+    def public_start(self, state: State) -> jax.Array:
+        return state.dealer[None]
+
+    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
+        return (("dealer", "seat"),)
+
+    def dealt_state(self, state: State) -> State:
+        n = self.num_players
+        hands = jnp.sort(jnp.concatenate([state.hands, state.played[:, None]], 1), 1)[:, 1:]
+        first = (state.dealer + 1) % n
+        return self._settle(
+            state.replace(
+                hands=hands,
+                played=jnp.full(n, -1, jnp.int32),
+                current_player=first,
+                phase=jnp.int32(PLAY),
+                terminated=jnp.bool_(False),
+                illegal=jnp.bool_(False),
+                rewards=jnp.zeros(n, jnp.float32),
+                tricks_won=jnp.zeros(n, jnp.int32),
+                _step_count=jnp.int32(0),
+                moves=record.empty(n),
+            )
+        )
+
+    def private_cards(self, state: State, player: jax.Array) -> Bits:
+        mine = jnp.concatenate([state.hands[player], state.played[player][None]])
+        dealt = bits.from_positions(jnp.where(mine >= 0, mine, -1))
+        return Bits(dealt.lo[None], dealt.hi[None])
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -152,17 +185,31 @@ class HighCard(Env[State, HighCardRules]):
 
     def observe(self, state: State, player: Any) -> jax.Array:
         m = 2 * self.num_players
-        own = jnp.zeros(m).at[jnp.maximum(state.hands[player], 0)].set(state.hands[player] >= 0)
-        seen = jnp.zeros(m).at[jnp.maximum(state.played, 0)].set(state.played >= 0)
+        own = (
+            jnp.zeros(m)
+            .at[jnp.maximum(state.hands[player], 0)]
+            .max((state.hands[player] >= 0).astype(jnp.float32))
+        )
+        seen = (
+            jnp.zeros(m)
+            .at[jnp.maximum(state.played, 0)]
+            .max((state.played >= 0).astype(jnp.float32))
+        )
         return jnp.concatenate([own, seen]).astype(jnp.float32)
 
     def observe_full(self, state: State) -> jax.Array:
         m = 2 * self.num_players
         views = [
-            jnp.zeros(m).at[jnp.maximum(state.hands[s], 0)].set(state.hands[s] >= 0)
+            jnp.zeros(m)
+            .at[jnp.maximum(state.hands[s], 0)]
+            .max((state.hands[s] >= 0).astype(jnp.float32))
             for s in range(self.num_players)
         ]
-        seen = jnp.zeros(m).at[jnp.maximum(state.played, 0)].set(state.played >= 0)
+        seen = (
+            jnp.zeros(m)
+            .at[jnp.maximum(state.played, 0)]
+            .max((state.played >= 0).astype(jnp.float32))
+        )
         return jnp.concatenate([*views, seen]).astype(jnp.float32)
 
     def action_str(self, action: Any) -> str:

@@ -16,6 +16,13 @@ write: ``id``, ``init``, ``_apply``, ``_end_illegal``, ``max_decisions``,
 ends the hand through the game's ``_end_illegal``, since nothing can raise under jit; a legal
 one goes through ``_apply``), ``_settle`` (optional), ``legal_actions``, ``checked_step`` and
 ``capability``.  Equality, hashing and ``repr`` come from the table and the rules.
+
+What a seat knows (``core.record``, ``core.knowledge``): every state's ``moves`` field is the
+public record, written by the shared step; a game writes ``public_start``,
+``public_start_fields``, ``private_cards`` (named by ``private_card_sets``), ``dealt_state``
+and, when some action is private, ``private_action``; the core writes from them
+``information_state`` (perfect recall) and its string, ``observe_public``, ``observe_private``
+and their shapes.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core import bits, generic, plain
+from spoilfive_jax.core import bits, generic, knowledge, plain, record
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.validate import check_int, check_num_players, concrete
@@ -296,6 +303,88 @@ class Env(abc.ABC, Generic[S, R]):
             )
         return self.step(state, jnp.int32(int(a)))
 
+    # ------------------------------------------------------------------ what a seat knows
+    # (``core.record``, ``core.knowledge``): three hooks a game writes (``public_start``,
+    # ``public_start_fields``, ``private_cards``; ``private_action`` when some action is
+    # private), and the information state and observation kinds written once from them.
+
+    private_card_sets: ClassVar[tuple[str, ...]] = ("dealt",)
+    """The names of the card sets ``private_cards`` returns, in order."""
+
+    def private_action(self, state: S, action: jax.Array) -> jax.Array:
+        """bool[]: ``action`` by ``current_player`` is seen by that seat only (a rob's
+        discard); the others see that it took a hidden action.  Default: every action is
+        public."""
+        del state, action
+        return jnp.bool_(False)
+
+    def public_start(self, state: S) -> jax.Array:
+        """int32[K]: the facts of the deal every seat knows (the dealer, the turn-up, the pot or
+        the scores), one per ``public_start_fields``; what a seat knows is these, its
+        ``private_cards`` and the record ``state.moves``."""
+        raise caps.MissingCapability(
+            f"{self.id} does not say what its seats know: write Env.public_start, "
+            "public_start_fields and private_cards (core.knowledge)"
+        )
+
+    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
+        """(name, kind) of each ``public_start`` value; kind: ``core.knowledge.FIELD_KINDS``."""
+        raise caps.MissingCapability(
+            f"{self.id} does not say what its seats know: write Env.public_start_fields"
+        )
+
+    def private_cards(self, state: S, player: jax.Array) -> Bits:
+        """uint32[C] x 2: the card sets only ``player`` has seen, named by
+        ``private_card_sets`` (its hand as dealt, before any exchange; cards it drew).  Its
+        own private actions are in the record."""
+        raise caps.MissingCapability(
+            f"{self.id} does not say what its seats know: write Env.private_cards"
+        )
+
+    def dealt_state(self, state: S) -> S:
+        """The first state of the hand ``state`` is in, before any decision: every seat's
+        cards as dealt (``private_cards``), the stock as it was, the public facts.  Replaying
+        ``state.moves`` from it gives ``state`` back (the conformance checks' world check)."""
+        raise caps.MissingCapability(
+            f"{self.id} cannot rebuild a hand's deal: write Env.dealt_state (core.knowledge)"
+        )
+
+    def information_state(self, state: S, player: Any) -> jax.Array:
+        """float32[I]: seat ``player``'s perfect-recall information state (layout:
+        ``core.knowledge``); checked as ``observe`` is."""
+        check_state(self, state, "information_state")
+        return seat_view(self, player, lambda p: knowledge.information_state(self, state, p))
+
+    def observe_public(self, state: S) -> jax.Array:
+        """float32[P]: what every seat knows: the public facts of the deal and the public
+        record (``core.knowledge``)."""
+        check_state(self, state, "observe_public")
+        return knowledge.observe_public(self, state)
+
+    def observe_private(self, state: S, player: Any) -> jax.Array:
+        """float32[64 C]: what seat ``player`` alone knows: its ``private_cards`` as masks."""
+        check_state(self, state, "observe_private")
+        return seat_view(self, player, lambda p: knowledge.observe_private(self, state, p))
+
+    @property
+    def information_state_shape(self) -> tuple[int, ...]:
+        return knowledge.shapes(self)["information_state"]
+
+    @property
+    def public_observation_shape(self) -> tuple[int, ...]:
+        return knowledge.shapes(self)["public"]
+
+    @property
+    def private_observation_shape(self) -> tuple[int, ...]:
+        return knowledge.shapes(self)["private"]
+
+    def information_state_string(self, state: S, player: int) -> str:
+        """Host: ``information_state`` in words, for one hand (``core.knowledge``)."""
+        check_state(self, state, "information_state_string")
+        check_one_hand(state, "information_state_string", "index the batch first")
+        check_int("player", player, 0, self.num_players - 1)
+        return knowledge.information_state_string(self, state, int(player))
+
     def capability(self, kind: type[C], needed_by: str = "") -> C:
         """The game's implementation of capability ``kind`` (``core.capabilities``), or one
         ``MissingCapability`` (a ``ValueError``) naming the game, the capability and, given
@@ -417,6 +506,21 @@ def _games_of(state_cls: type) -> str:
     return "/".join(found)
 
 
+def seat_view(env: Env[Any, Any], player: Any, view: Callable[[Any], jax.Array]) -> jax.Array:
+    """``view(player)`` with the seat checked: a host ``player`` must be an integer 0..N-1
+    (``ValueError``); a traced one outside that range (nothing can raise under jit) sees an
+    all-zero view."""
+    check_int("player", player, 0, env.num_players - 1)
+    if concrete(player) is not None:
+        return view(player)
+    seat = jnp.asarray(player)
+    if not jnp.issubdtype(seat.dtype, jnp.integer):
+        raise ValueError(f"player must be an integer, got a traced {seat.dtype} value")
+    seen = (seat >= 0) & (seat < env.num_players)
+    out = view(jnp.where(seen, seat, 0))
+    return jnp.where(seen, out, jnp.zeros_like(out))
+
+
 def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A game's ``observe``/``observe_full`` that first checks its state (``check_state``), and
     ``observe``'s seat: a host ``player`` must be an integer 0..N-1 (``ValueError``); a traced
@@ -428,15 +532,7 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
         if fn.__name__ != "observe" or len(args) + len(kwargs) != 1:
             return fn(self, state, *args, **kwargs)
         (player,) = args or tuple(kwargs.values())
-        check_int("player", player, 0, self.num_players - 1)
-        if concrete(player) is not None:
-            return fn(self, state, player)
-        seat = jnp.asarray(player)
-        if not jnp.issubdtype(seat.dtype, jnp.integer):
-            raise ValueError(f"player must be an integer, got a traced {seat.dtype} value")
-        seen = (seat >= 0) & (seat < self.num_players)
-        view = fn(self, state, jnp.where(seen, seat, 0))
-        return jnp.where(seen, view, jnp.zeros_like(view))
+        return seat_view(self, player, lambda p: fn(self, state, p))
 
     checked.checks_state = True  # type: ignore[attr-defined]
     return checked
@@ -456,7 +552,8 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
         return jnp.where(live, jnp.where(legal, p, f), d)
 
-    return env._settle(jax.tree.map(choose, played, fouled, done))
+    out = env._settle(jax.tree.map(choose, played, fouled, done))
+    return _recorded(env, state, out, action)
 
 
 def transition_legal(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
@@ -464,7 +561,19 @@ def transition_legal(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     state without the illegal-action branch, which the step computes for every hand (a quarter
     of the family's step).  An illegal action is applied unchecked: its state is unspecified."""
     played, done = env._apply(state, action), _zero_rewards(state)
-    return env._settle(jax.tree.map(lambda p, d: jnp.where(state.terminated, d, p), played, done))
+    out = env._settle(jax.tree.map(lambda p, d: jnp.where(state.terminated, d, p), played, done))
+    return _recorded(env, state, out, action)
+
+
+def _recorded(env: Env[Any, Any], before: Any, after: Any, action: jax.Array) -> Any:
+    """``after`` with the decision taken in ``before`` (a live hand) added to its public
+    record ``moves`` (``core.record``); a state without ``moves`` as it is."""
+    if not hasattr(before, "moves"):
+        return after
+    t = jnp.where(before.terminated, -1, before._step_count)
+    private = env.private_action(before, action)
+    moves = record.written(before.moves, t, before.current_player, action, private)
+    return after.replace(moves=moves)
 
 
 def _zero_rewards(state: Any) -> Any:

@@ -97,9 +97,9 @@ def test_family_attributes(env):
     assert env.full_observation_shape == (242 + 116 * n + 106 * n + 106,)
     state = jax.eval_shape(env.init, jax.random.PRNGKey(0))
     assert state.rules == env.rules
-    # the rules are static metadata: no extra leaf (5 bitset fields hold two words each: hands,
-    # legal_set, discards, played, cannot_hold)
-    assert len(jax.tree.leaves(state)) == len(dataclasses.fields(family_game.State)) - 1 + 5
+    # the rules are static metadata: no extra leaf (6 bitset fields hold two words each: hands,
+    # legal_set, discards, played, cannot_hold, drawn)
+    assert len(jax.tree.leaves(state)) == len(dataclasses.fields(family_game.State)) - 1 + 6
 
 
 @pytest.mark.parametrize(

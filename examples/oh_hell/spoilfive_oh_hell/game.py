@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.tricks import next_seat, seat_bits
 from spoilfive_oh_hell.rules import BID, BONUS, NUM_CARDS, NUM_SUITS, OhHellRules
@@ -93,6 +94,7 @@ def new_hand(
         rewards=jnp.zeros(n, jnp.float32),
         legal_set=_zero(),
         _step_count=i32(0),
+        moves=record.empty(n * (rules.num_tricks + 1)),
         num_actions=num_actions(rules),
     )
     return with_legal(state, rules)

@@ -40,6 +40,7 @@ class State:
     rewards: jax.Array  # float32[N]: the hand's score (OpenSpiel's returns), on the step ending it
     legal_set: Bits  # uint32[] x 2: the legal actions of current_player (all once over)
     _step_count: jax.Array  # int32[]: decisions taken
+    moves: jax.Array  # int32[N + N*T]: PUBLIC record of every decision (``core.record``)
     num_actions: int = dataclasses.field(default=58, metadata={"static": True})
     # 53 + T: cards 0..51 and bids 52..52+T (static: the length of ``legal_action_mask``)
 

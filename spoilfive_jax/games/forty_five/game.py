@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.phases as phases
-from spoilfive_jax.core import bits, tricks
+from spoilfive_jax.core import bits, record, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import draw_deck, hands_from_deck
 from spoilfive_jax.core.validate import check_num_players
@@ -185,6 +185,8 @@ def new_hand(
         stock=jnp.asarray(stock, i32).reshape(stock_size(n, rules)),
         stock_top=i32(0),
         pending=i32(0),
+        drawn=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
+        moves=record.empty(max_decisions(n, rules)),
         scores=jnp.asarray(scores, i32).reshape(num_teams(n)),
         hand_points=jnp.zeros(num_teams(n), i32),
         game_over=jnp.bool_(False),

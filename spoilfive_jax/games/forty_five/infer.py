@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.endgame as endgame
 import spoilfive_jax.games.forty_five.game as game
+from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import transition, transition_legal
 from spoilfive_jax.core.resample import (
@@ -45,7 +46,7 @@ from spoilfive_jax.core.resample import (
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.fast_play import KINDS
 from spoilfive_jax.games.forty_five.fast_playout import playout_kernel
-from spoilfive_jax.games.forty_five.game import JOKER, State
+from spoilfive_jax.games.forty_five.game import JOKER, NUM_CARD_IDS, State
 from spoilfive_jax.games.forty_five.policies import SUPPORTED, builtin_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
@@ -123,6 +124,52 @@ def hidden_spec(state: State, player: jax.Array, rules: FortyFiveRules) -> tuple
     return spec, known
 
 
+def private_cards(state: State, player: jax.Array) -> Bits:
+    """uint32[2] x 2: ``player``'s hand as dealt and its Auction draws (``Env.private_cards``)."""
+    p = jnp.asarray(player, jnp.int32)
+    drew = seat_bits(state.drawn, p)
+    had = seat_bits(state.hands, p) | record.cards_of(state.moves, p, NUM_CARD_IDS)
+    took = drew
+    took = bits.where(state.robbed & (state.robber == p), took | bits.bit(state.turnup), took)
+    joker = bits.bit(jnp.int32(JOKER))
+    took = bits.where(state.joker_up & (state.dealer == p), took | joker, took)
+    dealt = had.without(took)
+    return Bits(jnp.stack([dealt.lo, drew.lo]), jnp.stack([dealt.hi, drew.hi]))
+
+
+def dealt_state(state: State, rules: FortyFiveRules) -> State:
+    """The hand's first state (``Env.dealt_state``): each seat's dealt hand, the turn-up (the
+    joker first when it was turned up) and the Auction stock, whose drawn part is rebuilt from
+    the draws (the seats draw in turn from the dealer's left, each its own cards)."""
+    n = state.tricks_won.shape[0]
+    sets = jax.vmap(lambda q: private_cards(state, q))(jnp.arange(n))
+    hands = Bits(sets.lo[:, 0], sets.hi[:, 0])
+    stock = state.stock
+    if stock.shape[0]:
+        order = (state.dealer + 1 + jnp.arange(n)) % n
+        counts = bits.count(state.drawn)[order]
+        start = jnp.cumsum(counts) - counts
+        idx = jnp.arange(5)
+        cards = jax.vmap(lambda q: _members(Bits(state.drawn.lo[q], state.drawn.hi[q])))(order)
+        pos = jnp.where(idx[None, :] < counts[:, None], start[:, None] + idx[None, :], -1)
+        top = (
+            jnp.full(stock.shape[0], -1, jnp.int32)
+            .at[pos.reshape(-1)]
+            .set(cards.reshape(-1), mode="drop")
+        )
+        i = jnp.arange(stock.shape[0])
+        stock = jnp.where(i < state.stock_top, top, stock)
+    turnup = jnp.where(state.joker_up, JOKER, state.turnup)
+    scores = state.scores - state.hand_points
+    return game.new_hand(hands, turnup, state.turnup, stock, state.dealer, scores, n, rules)
+
+
+def _members(s: Bits) -> jax.Array:
+    """int32[5]: the (at most 5) members of ``s`` in ascending order, then -1s."""
+    c = bits.count(s)
+    return jnp.stack([jnp.where(k < c, bits.nth(s, jnp.int32(k)), -1) for k in range(5)])
+
+
 def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array | int) -> State:
     """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand at
     ``env``'s table): the other hands, the other seats' discards and the
@@ -183,7 +230,56 @@ def _world(
         fresh = shuffled[jnp.clip(off + i - state.stock_top, 0, size - 1)]
         stock = jnp.where(i >= state.stock_top, fresh, -1).astype(jnp.int32)
     world = state.replace(hands=hands, discards=discards, stock=stock)
-    return world.replace(robber=_entitled(state, hands, rules))
+    k_drawn = jax.random.fold_in(k_rest, 1)
+    world = world.replace(
+        robber=_entitled(state, hands, rules),
+        moves=_world_moves(world, p, slot, deal.discard),
+        drawn=_world_draws(k_drawn, world, p),
+    )
+    return world.replace(legal_set=game.legal_set(world, rules))  # (another seat may act)
+
+
+def _world_moves(world: State, p: jax.Array, slot: jax.Array, rob_discard: jax.Array) -> jax.Array:
+    """The world's record: each other seat's private actions are the cards the world laid away
+    for it (``discards``), in ascending order, the rob's discard (``slot``) its last."""
+    moves = world.moves
+    theirs = record.others_private(moves, p)
+    who = jnp.maximum(record.actors(moves), 0)
+    same = (who[:, None] == who[None, :]) & theirs[None, :]
+    rank = jnp.sum(
+        same & (jnp.arange(moves.shape[0])[None, :] < jnp.arange(moves.shape[0])[:, None]), 1
+    )
+    total = jnp.sum(same, 1)
+    laid = Bits(world.discards.lo[who], world.discards.hi[who])
+    slot_card = jnp.where(slot[who], rob_discard, -1)
+    rest = jax.vmap(lambda s, c: bits.where(c >= 0, s.without(bits.bit(jnp.maximum(c, 0))), s))(
+        laid, slot_card
+    )
+    plain = jax.vmap(lambda s, r: bits.nth(s, r))(rest, rank)
+    action = jnp.where((slot_card >= 0) & (rank == total - 1), slot_card, plain)
+    return record.with_actions(moves, theirs, action)
+
+
+def _world_draws(key: jax.Array, world: State, p: jax.Array) -> Bits:
+    """The world's Auction draws: for each other seat, as many cards as it drew (public), a
+    uniform choice among the cards it holds or has played (each split of them into dealt and
+    drawn is its own deal); ``p``'s own as they were."""
+    n = world.tricks_won.shape[0]
+    if not world.stock.shape[0]:
+        return world.drawn
+    plays = world.trick_plays.astype(jnp.int32).T  # [N, 5]
+    pool = Bits(world.hands.lo, world.hands.hi) | bits.from_positions(plays)
+    want = bits.count(world.drawn)
+    u = jax.random.uniform(key, (n, 64))
+    mask = bits.to_bool(pool, 64)
+    order = jnp.argsort(jnp.where(mask, u, 2.0), axis=1)
+    rank = jnp.argsort(order, axis=1)
+    chosen = bits.from_bool(mask & (rank < want[:, None]))
+    seats = jnp.arange(n)
+    return Bits(
+        jnp.where(seats == p, world.drawn.lo, chosen.lo),
+        jnp.where(seats == p, world.drawn.hi, chosen.hi),
+    )
 
 
 def _shuffled(key: jax.Array, rest: Bits) -> jax.Array:

@@ -160,7 +160,7 @@ def name_trump(state: State, d: Decision, m: Move) -> tuple[Move, jax.Array]:
 
 def discard_and_draw(
     state: State, d: Decision, m: Move, bidder: jax.Array
-) -> tuple[Move, dict[str, jax.Array]]:
+) -> tuple[Move, dict[str, Any]]:
     """PHASE_DISCARD: lay a card away, or DONE and draw back to five from the stock; after the
     dealer the seat after the bidder leads.  Also returns the stock's changes."""
     n = d.seats.shape[0]
@@ -185,6 +185,7 @@ def discard_and_draw(
     stock = {
         "stock_top": jnp.where(draws, state.stock_top + state.pending, state.stock_top),
         "pending": jnp.where(lays, state.pending + 1, jnp.where(draws, 0, state.pending)),
+        "drawn": set_seat(state.drawn, d.cur, refill, draws),
     }
     return move, stock
 

@@ -106,6 +106,8 @@ class State(StateBase):
     stock: jax.Array  # int32[S]: the undealt cards, top first (HIDDEN; Auction draws from it)
     stock_top: jax.Array  # int32[]: cards drawn from ``stock`` so far
     pending: jax.Array  # int32[]: cards the seat discarding has laid away, drawn on DONE
+    drawn: Bits  # uint32[N] x 2: the cards each seat drew from the stock (HIDDEN; Auction)
+    moves: jax.Array  # int32[T]: PUBLIC record of every decision in order (``core.record``)
     scores: jax.Array  # int32[T]: game scores (before this hand; after it once terminated)
     hand_points: jax.Array  # int32[T]: the hand's points per team once it is over, else 0
     game_over: jax.Array  # bool[]: this hand ended the game

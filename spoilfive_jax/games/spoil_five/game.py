@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
@@ -182,6 +183,7 @@ def new_hand(
         cannot_hold=Bits(jnp.zeros(n, jnp.uint32), jnp.zeros(n, jnp.uint32)),
         pot=carried + antes(dealer, carried, n, rules).sum(),
         carried=carried,
+        moves=record.empty(5 * n + 2),
     )
     return with_legal(state, rules)
 

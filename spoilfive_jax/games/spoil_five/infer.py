@@ -32,6 +32,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
+from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.env import transition
@@ -125,6 +126,16 @@ def hidden_spec(state: State, player: jax.Array | int, rules: Rules) -> tuple[Hi
     return spec, known
 
 
+def dealt_hand(state: State, player: jax.Array) -> Bits:
+    """uint32[1] x 2: the hand ``player`` was dealt (``Env.private_cards``): what it holds now
+    and every card it played or laid away (``core.record.cards_of``), less a robbed turn-up."""
+    p = jnp.asarray(player, jnp.int32)
+    had = seat_bits(state.hands, p) | record.cards_of(state.moves, p, NUM_CARDS)
+    took = state.robbed & (state.robber == p)
+    out = bits.where(took, had.without(bits.bit(state.turnup)), had)
+    return Bits(out.lo[None], out.hi[None])
+
+
 def resample_hidden(env: Any, key: jax.Array, state: State, player: jax.Array | int) -> State:
     """A State drawn uniformly from the deals consistent with what ``player`` knows (one hand
     at ``env``'s table).
@@ -152,7 +163,12 @@ def _world(state: State, spec: HiddenSpec, known: Bits, deal: HiddenDeal, rules:
     hands = Bits(known.lo | deal.hands.lo, known.hi | deal.hands.hi)
     discard = jnp.where(spec.has_discard, deal.discard, state.discard).astype(jnp.int32)
     discard = jnp.where(state.robbed, discard, game.NO_CARD)
-    return state.replace(hands=hands, discard=discard)
+    # the robber's discard in the record is the world's (when it is another seat's)
+    player = jnp.where(spec.has_discard, spec.bound_seat, -1)
+    theirs = record.others_private(state.moves, -1) & (record.actors(state.moves) == player)
+    moves = record.with_actions(state.moves, theirs, jnp.broadcast_to(discard, state.moves.shape))
+    world = state.replace(hands=hands, discard=discard, moves=moves)
+    return game.with_legal(world, rules)  # (the seat to act may be another)
 
 
 # --------------------------------------------------------------------------- playouts

@@ -92,6 +92,7 @@ class State(StateBase):
     #   ``core.tricks.revealed_void``
     pot: jax.Array  # int32[]: chips in the pot (carried + antes + penalties)
     carried: jax.Array  # int32[]: chips carried in from spoiled hands
+    moves: jax.Array  # int32[5N+2]: PUBLIC record of every decision in order (``core.record``)
 
     # Packed (read-only; ``replace`` writes them by name).
     current_player = Unpacked(STATUS)  # int32[]: seat to act; -1 once terminated

@@ -1,0 +1,168 @@
+"""What a seat knows, exactly: perfect-recall information states and the observation kinds.
+
+A seat knows three things (``core.record``): the public facts of the deal
+(``Env.public_start``: the dealer, the turn-up, the pot or the scores), the cards it alone has
+seen (``Env.private_cards``: its hand as dealt, and the cards it drew, in Auction) and the
+public record ``state.moves`` as it saw it (its own private actions as taken, another seat's as
+``HIDDEN``).  Everything else a seat has ever seen follows from those and the rules, so the
+kinds below are exact:
+
+- ``information_state`` (perfect recall), float32[I] with I = N + K + 64 C + T (N + A + 1):
+  the seat one-hot [N]; the public facts as numbers [K] (-1: none); the private card sets as
+  64-card masks [C, 64]; then one row per decision t < T (T = ``max_decisions``) of the actor
+  one-hot [N] and the action one-hot [A + 1] as the seat saw it (column A = ``HIDDEN`` = A:
+  another seat's private action), all zeros for a decision not taken yet.  Two histories give
+  one seat equal information states exactly when everything that seat has seen is equal, in
+  the same order.
+- ``observe_public`` (what every seat and an onlooker know), float32[K + T (N + A + 1)]: the
+  public facts and the public record, laid out as above.
+- ``observe_private`` (what the seat alone knows), float32[64 C]: its private card sets.
+- the game's own ``observe`` is the seat's imperfect-recall view (its hand now and the public
+  state of play), and ``observe_full`` the perfect-information view.
+
+The strings (``information_state_string``, ``public_string``, ``private_string``) say the same
+in words: ``seat 2 | dealer 2, turnup Q♦, carried 2 | dealt 9♠ 9♥ 10♠ K♠ 6♠ | 0:6♥ 1:2♥
+2:9♥ ...``, ``1:?`` for another seat's private action.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core import record
+
+if TYPE_CHECKING:
+    from spoilfive_jax.core.env import Env
+
+CARD_SLOTS = 64  # a private card set as a mask over the card ids 0..63
+FIELD_KINDS = ("seat", "card", "number", "flag")
+"""How ``Env.public_start_fields`` names each public fact's kind (for the strings; a card is
+written as its action, ``Env.action_str``: a game's card ids are its card actions)."""
+
+
+def hidden_action(env: Env[Any, Any]) -> int:
+    """The action id of another seat's private action in a seat's view: ``num_actions``."""
+    return int(env.num_actions)
+
+
+def record_rows(env: Env[Any, Any], moves: jax.Array, player: jax.Array | int) -> jax.Array:
+    """float32[T * (N + A + 1)]: the record ``moves`` int32[T] as ``player`` saw it (-1: the
+    public record), one row per decision: actor one-hot [N], seen action one-hot [A + 1]."""
+    n, a = env.num_players, hidden_action(env) + 1
+    who = record.actors(moves)
+    what = record.seen_by(moves, player, hidden_action(env))
+    actor = (who[:, None] == jnp.arange(n)).astype(jnp.float32)
+    action = (what[:, None] == jnp.arange(a)).astype(jnp.float32)
+    return jnp.concatenate([actor, action], axis=1).reshape(-1)
+
+
+def _private_masks(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+    sets = env.private_cards(state, player)
+    return bits.to_bool(sets, CARD_SLOTS).astype(jnp.float32).reshape(-1)
+
+
+def _start(env: Env[Any, Any], state: Any) -> jax.Array:
+    return jnp.asarray(env.public_start(state)).astype(jnp.float32).reshape(-1)
+
+
+def information_state(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+    """float32[I]: seat ``player``'s perfect-recall information state (module docstring)."""
+    p = jnp.asarray(player, jnp.int32)
+    seat = (jnp.arange(env.num_players) == p).astype(jnp.float32)
+    parts = [seat, _start(env, state), _private_masks(env, state, p)]
+    return jnp.concatenate([*parts, record_rows(env, state.moves, p)])
+
+
+def observe_public(env: Env[Any, Any], state: Any) -> jax.Array:
+    """float32[K + T (N + A + 1)]: the public facts and the public record."""
+    return jnp.concatenate([_start(env, state), record_rows(env, state.moves, -1)])
+
+
+def observe_private(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+    """float32[64 C]: the card sets only seat ``player`` has seen."""
+    return _private_masks(env, state, jnp.asarray(player, jnp.int32))
+
+
+def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
+    """The shapes of the three kinds at ``env``'s table."""
+    n, k = env.num_players, len(env.public_start_fields())
+    c = len(env.private_card_sets)
+    rows = env.max_decisions * (n + hidden_action(env) + 1)
+    return {
+        "information_state": (n + k + CARD_SLOTS * c + rows,),
+        "public": (k + rows,),
+        "private": (CARD_SLOTS * c,),
+    }
+
+
+# ---------------------------------------------------------------------- strings (host)
+
+
+def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
+    if value < 0 and kind in ("seat", "card"):
+        return "none"
+    if kind == "card":  # (a game's card ids are its card actions)
+        return env.action_str(value)
+    if kind == "flag":
+        return "yes" if value else "no"
+    return str(value)
+
+
+def public_start_text(env: Env[Any, Any], state: Any) -> str:
+    """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
+    values = np.asarray(jax.device_get(env.public_start(state))).reshape(-1)
+    fields = env.public_start_fields()
+    return ", ".join(
+        f"{name} {_fact(env, kind, int(v))}" for (name, kind), v in zip(fields, values, strict=True)
+    )
+
+
+def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
+    """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
+    sets = env.private_cards(state, jnp.int32(player))
+    masks = np.asarray(jax.device_get(bits.to_bool(sets, CARD_SLOTS))).reshape(-1, CARD_SLOTS)
+    parts = []
+    for name, mask in zip(env.private_card_sets, masks, strict=True):
+        cards = " ".join(env.action_str(int(c)) for c in np.flatnonzero(mask))
+        parts.append(f"{name} {cards or '-'}")
+    return ", ".join(parts)
+
+
+def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
+    """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
+    moves = np.asarray(jax.device_get(state.moves))
+    who = np.asarray(record.actors(moves))
+    what = np.asarray(record.seen_by(moves, player, hidden_action(env)))
+    shown = [
+        f"{w}:{'?' if a == hidden_action(env) else env.action_str(int(a))}"
+        for w, a in zip(who, what, strict=True)
+        if w >= 0
+    ]
+    return " ".join(shown) or "-"
+
+
+def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
+    """Seat ``player``'s perfect-recall information state in words (module docstring)."""
+    return " | ".join(
+        [
+            f"seat {player}",
+            public_start_text(env, state),
+            private_text(env, state, player),
+            record_text(env, state, player),
+        ]
+    )
+
+
+def public_string(env: Env[Any, Any], state: Any) -> str:
+    """The public facts and the public record in words."""
+    return f"{public_start_text(env, state)} | {record_text(env, state, -1)}"
+
+
+def private_string(env: Env[Any, Any], state: Any, player: int) -> str:
+    """The card sets only ``player`` has seen, in words."""
+    return f"seat {player} | {private_text(env, state, player)}"
