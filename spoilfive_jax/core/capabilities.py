@@ -4,10 +4,7 @@ The core ``Env`` (``core.env``) is what every game must be: an id, seats, action
 step, observations, action text and built-in policies.  Everything else a tool needs is a
 *capability*: a ``typing.Protocol`` below, implemented by any object whose attributes match it
 (a module of functions, or an instance of a class), and declared by the game in its class's
-``capabilities`` mapping::
-
-    class SpoilFive(Env[State, Rules]):
-        capabilities = {**Env.capabilities, HandScoring: provider, Analysis: infer, ...}
+``capabilities`` mapping (``{**Env.capabilities, HandScoring: provider, ...}``).
 
 Every capability function takes the env first (``cap.outcome(env, state, rewards)``), so one
 module of plain functions serves every table and rules of its game.  A tool asks for what it
@@ -469,8 +466,7 @@ class Teams(Protocol):
 
 @runtime_checkable
 class DeckDeals(Protocol):
-    """Hands dealt from a chosen order of the pack: what a chance model that deals one card at
-    a time needs (the OpenSpiel games of ``spoilfive_jax.openspiel``)."""
+    """Hands dealt from a chosen order of the pack (the OpenSpiel games' chance nodes)."""
 
     def deck_size(self, env: Env[Any, Any]) -> int:
         """Cards in the pack: card ids ``0 .. deck_size - 1``."""
@@ -489,6 +485,10 @@ class DeckDeals(Protocol):
     def reward_bounds(self, env: Env[Any, Any]) -> tuple[float, float]:
         """The least and the most one seat's rewards can sum to over a hand dealt so, every
         action legal (an outside framework's game information)."""
+        ...
+
+    def deck_of(self, env: Env[Any, Any], state: Any) -> np.ndarray:
+        """Host: a pack order (int[deck_size]) dealing ``state``'s hand (with ``state.moves``)."""
         ...
 
 

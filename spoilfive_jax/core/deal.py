@@ -64,3 +64,24 @@ def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
     holds_ace = bits.has(hands, trump * 13)  # the ace of trumps (A♥ if hearts)
     holder = jnp.where(holds_ace.any(), jnp.argmax(holds_ace).astype(jnp.int32), -1)
     return jnp.where(turnup % 13 == 0, dealer, holder).astype(jnp.int32)
+
+
+def deck_with_hands(env: Any, deals: Any, first: Any, dealer: int, head: list[int]) -> np.ndarray:
+    """Host: an order of the pack (int32[deck_size]) that deals hand ``first``'s cards: each
+    seat's dealt cards (``env.private_cards(first, seat)[0]``) at the positions ``deals``
+    (the game's ``DeckDeals``) deals that seat, then ``head`` (the turn-up, ...; -1s skipped)
+    at the next positions in order, then every other card in ascending order.  The positions
+    come from dealing the pack in its own order (card i at position i)."""
+    size = int(deals.deck_size(env))
+    ident = deals.init_from_deck(env, np.arange(size, dtype=np.int32), dealer)
+    deck = np.full(size, -1, np.int32)
+    for seat in range(env.num_players):
+        where = np.asarray(bits.to_bool(env.private_cards(ident, jnp.int32(seat)), 64))[0]
+        cards = np.asarray(bits.to_bool(env.private_cards(first, jnp.int32(seat)), 64))[0]
+        deck[np.flatnonzero(where)] = np.flatnonzero(cards)
+    shown = [int(c) for c in head if int(c) >= 0]
+    free = np.flatnonzero(deck < 0)
+    deck[free[: len(shown)]] = shown
+    rest = sorted(set(range(size)) - set(deck[deck >= 0].tolist()))
+    deck[deck < 0] = rest
+    return deck

@@ -3,10 +3,12 @@ seat in turn from the dealer's left, then the trump card turned up."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
+from spoilfive_jax.core.deal import deck_with_hands
 from spoilfive_oh_hell.rules import BONUS, NUM_CARDS
 
 
@@ -26,6 +28,13 @@ def init_from_deck(env: Any, deck: np.ndarray, dealer: int) -> Any:
     hands = np.empty((n, t), np.int32)
     hands[seats] = by_turn.T
     return env.init_from_deal(hands, order[n * t], dealer)
+
+
+def deck_of(env: Any, state: Any) -> np.ndarray:
+    """An order of the pack that deals ``state``'s hand: the hands as dealt, the trump card."""
+    first = env.dealt_state(state)
+    head = [int(state.trump_card)]
+    return deck_with_hands(env, sys.modules[__name__], first, int(state.dealer), head)
 
 
 def reward_bounds(env: Any) -> tuple[float, float]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-from spoilfive_jax.games.forty_five.state import deck_prefix
+from spoilfive_jax.core.deal import deck_with_hands
+from spoilfive_jax.games.forty_five.state import JOKER, deck_prefix
 
 
 def deck_size(env: Any) -> int:
@@ -21,6 +23,19 @@ def deal_length(env: Any) -> int:
 
 def init_from_deck(env: Any, deck: np.ndarray, dealer: int) -> Any:
     return env.init_from_deck(np.asarray(deck, np.int32), dealer)
+
+
+def deck_of(env: Any, state: Any) -> np.ndarray:
+    """An order of the pack that deals ``state``'s hand: the hands as dealt, then the joker and
+    the turn-up (or the turn-up) or, in Auction, the stock with the draws where they were."""
+    first = env.dealt_state(state)
+    if env.rules.auction:
+        head = np.asarray(first.stock).tolist()
+    elif bool(state.joker_up):
+        head = [JOKER, int(state.turnup)]
+    else:
+        head = [int(state.turnup)]
+    return deck_with_hands(env, sys.modules[__name__], first, int(state.dealer), head)
 
 
 def reward_bounds(env: Any) -> tuple[float, float]:

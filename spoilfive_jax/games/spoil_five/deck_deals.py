@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.deal import deck_with_hands
 
 
 def deck_size(env: Any) -> int:
@@ -20,6 +22,14 @@ def deal_length(env: Any) -> int:
 
 def init_from_deck(env: Any, deck: np.ndarray, dealer: int) -> Any:
     return env.init_from_deck(np.asarray(deck, np.int32), dealer)
+
+
+def deck_of(env: Any, state: Any) -> np.ndarray:
+    """An order of the pack that deals ``state``'s hand: the hands as dealt, the turn-up."""
+    first = env.dealt_state(state)
+    return deck_with_hands(
+        env, sys.modules[__name__], first, int(state.dealer), [int(state.turnup)]
+    )
 
 
 def reward_bounds(env: Any) -> tuple[float, float]:
