@@ -7,12 +7,13 @@ project's env, one hand a game.
   the hand starts from that order (``DeckDeals.init_from_deck``) and every later node is a
   decision of the env's seat to act, its legal actions the env's.
 - **Observations.**  The observation tensor, for any player, is the env's
-  ``observe(state, player)``; the information-state tensor is the same vector (the env's view
-  of what the player knows: its hand and the public record the game keeps), so the
-  information state is not perfect-recall: two move orders that leave the same record share
-  it.  The strings are the seat and a digest of the tensor, so equal strings mean equal views
-  (searches key their nodes on them: they must be cheap); ``str(state)`` is the game's text of
-  the table (``Rendering``, else the ``AgentInfo`` state text).
+  ``observe(state, player)``.  The information-state tensor is the env's perfect-recall
+  ``information_state(state, player)`` where the env has one (``information_states``), else
+  the observation again (then two move orders that leave the same record share it).  The
+  observation string is the seat and a digest of the tensor (searches key their nodes on it:
+  it must be cheap); the information-state string is the env's ``information_state_string``
+  where it has one, else that digest.  ``str(state)`` is the game's text of the table
+  (``Rendering``, else the ``AgentInfo`` state text).
 - **Resampling.**  ``resample_from_infostate(player, sampler)`` redraws the cards the player
   cannot see with the game's exact resampler (``Analysis.resample_hidden``), seeded from
   ``sampler``: the world keeps the player's view and legal actions.  The world's history keeps
@@ -21,10 +22,22 @@ project's env, one hand a game.
   these games to OpenSpiel's C++ bots (``pyspiel.ISMCTSBot``, ``pyspiel.MCTSBot``, ...): with
   a Python game they crash the interpreter (a segmentation fault) instead of raising.
 - **Returns** are the env's rewards summed over the hand (chips or points), in
-  ``DeckDeals.reward_bounds``; the utility is general-sum (a spoilt pot carries over).
+  ``DeckDeals.reward_bounds``.  The utility is constant-sum, with its ``utility_sum``, at a
+  table where every hand's returns sum to one value (``utility_sum``: Twenty-Five), else
+  general-sum (a spoilt pot carries over; the best-trump bonus may go unclaimed; a failed bid).
+- **Pickling and serialization.**  A game pickles as its name and parameters (loading it again
+  registers it); a state's Python side is its table (pickled as the game's name and parameters)
+  and its node (the dealt cards, or the packed env state with what the queries read), so
+  ``pickle``, ``state.serialize()`` / ``game.deserialize_state`` and
+  ``pyspiel.serialize_game_and_state`` round-trip.
 
-Each env step is one jitted call and one read back to the host: tens of microseconds on a
-CPU, as much as OpenSpiel's own Python games spend, far from the batched kernels' rates.
+**Speed.**  Every node of a hand lives on the host: the env state packed into one int32 vector
+(``_Layout``) with, beside it, the seat to act, the rewards, the legal actions and every
+seat's observation (and information state), all written by ONE jitted call per decision and
+read back in one transfer.  Queries read that copy; a node is immutable and shared, so a clone
+copies two references (``__deepcopy__`` returns the object itself), and a node remembers its
+last child, so a clone that takes the same action as its original (OpenSpiel's checks do) gets
+the child without another call.  The texts are made once a node, when first asked for.
 """
 
 from __future__ import annotations
@@ -32,43 +45,356 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pyspiel
 
 from spoilfive_jax import registry
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, transition_legal
+from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+
+# ------------------------------------------------------------------------ packing
+
+
+@dataclasses.dataclass(frozen=True)
+class _Leaf:
+    """One array of the env state in the packed vector: ``flat[offset : offset + size]``."""
+
+    offset: int
+    size: int
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def kind(self) -> str:
+        """How it packs: "bits" (32-bit, bit for bit), "float" (as float32), "int" (widened)."""
+        if self.dtype.itemsize == 4 and self.dtype != np.int32:
+            return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "bits"
+        return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "int"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """How one table's env state packs into one int32 vector: 32-bit arrays bit for bit,
+    booleans and smaller integers widened, smaller floats as float32.  ``unpack`` gives the
+    state back from a packed vector, host (numpy) or traced."""
+
+    treedef: Any
+    leaves: tuple[_Leaf, ...]
+    size: int
+
+    @classmethod
+    def of(cls, state: Any) -> _Layout:
+        """The layout of states shaped as ``state`` (arrays or ``jax.ShapeDtypeStruct``s)."""
+        leaves, treedef = jax.tree_util.tree_flatten_with_path(state)
+        out, offset = [], 0
+        for path, leaf in leaves:
+            dtype, shape = np.dtype(leaf.dtype), tuple(int(d) for d in np.shape(leaf))
+            number = jnp.issubdtype(dtype, jnp.number) or jnp.issubdtype(dtype, jnp.bool_)
+            if dtype.itemsize > 4 or not number or jnp.issubdtype(dtype, jnp.complexfloating):
+                raise ValueError(
+                    f"the OpenSpiel games pack the env state into int32: field "
+                    f"{jax.tree_util.keystr(path)} is {dtype} (booleans, integers and floats "
+                    "of at most 32 bits pack)"
+                )
+            size = int(np.prod(shape, dtype=np.int64))
+            out.append(_Leaf(offset, size, shape, dtype))
+            offset += size
+        return cls(treedef, tuple(out), offset)
+
+    def pack(self, state: Any) -> jax.Array:
+        """int32[size] (traced): ``state`` packed."""
+        parts = [jnp.zeros(0, jnp.int32)]
+        for leaf, x in zip(self.leaves, jax.tree.leaves(state), strict=True):
+            x = jnp.asarray(x).reshape(-1)
+            if leaf.kind == "float":
+                x = jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)
+            elif leaf.kind == "bits":
+                x = jax.lax.bitcast_convert_type(x, jnp.int32)
+            parts.append(x.astype(jnp.int32))
+        return jnp.concatenate(parts)
+
+    def unpack(self, flat: Any) -> Any:
+        """The state packed in ``flat`` int32[size]: numpy arrays from a numpy vector (views
+        where the dtype is 32-bit), traced arrays from a traced one."""
+        host = isinstance(flat, np.ndarray)
+        out = []
+        for leaf in self.leaves:
+            x = flat[leaf.offset : leaf.offset + leaf.size]
+            if leaf.kind != "int":
+                wide = np.dtype(np.float32) if leaf.kind == "float" else leaf.dtype
+                x = x.view(wide) if host else jax.lax.bitcast_convert_type(x, wide)
+            if x.dtype != leaf.dtype:
+                x = x != 0 if leaf.dtype == np.bool_ else x.astype(leaf.dtype)
+            out.append(x.reshape(leaf.shape))
+        return jax.tree.unflatten(self.treedef, out)
+
+
+class _Sizes(NamedTuple):
+    """A step's output, in order: the packed state, the seat to act, the terminated flag, the
+    rewards [N] and the legal mask [A].  The views (``_Programs.views``): every seat's
+    observation [N, D] and information state [N, I] (I = 0: the env has none, the observation
+    stands in)."""
+
+    state: int
+    players: int
+    actions: int
+    observation: int
+    information: int
+
+
+class InformationStates(NamedTuple):
+    """An env's perfect-recall information states: the tensor (jittable, one seat), its shape
+    and its text (host)."""
+
+    tensor: Callable[[Any, Any], jax.Array]
+    shape: tuple[int, ...]
+    text: Callable[[Any, int], str]
+
+
+def information_states(env: Env[Any, Any]) -> InformationStates | None:
+    """HOOK (issue 41): where the OpenSpiel games take their information states from.
+
+    The env's ``information_state(state, player)`` (float32, ``information_state_shape``) and
+    ``information_state_string(state, player)`` (host text) when the env has them and they
+    work for its game; None otherwise, and the games use the observation and its digest (not
+    perfect-recall).  A game that does not say what its seats know raises
+    ``MissingCapability`` (a ``ValueError``) from ``information_state_shape``."""
+    tensor = getattr(env, "information_state", None)
+    text = getattr(env, "information_state_string", None)
+    if tensor is None or text is None:
+        return None
+    try:
+        shape = tuple(int(d) for d in env.information_state_shape)  # type: ignore[attr-defined]
+    except (AttributeError, caps.MissingCapability, NotImplementedError):
+        return None
+    return InformationStates(tensor, shape, text)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Programs:
+    """The jitted calls of one table.  ``start`` (a dealt env state), ``refresh`` (a packed
+    state), ``step`` (packed state, action), ``resample`` (seed, packed state, seat; None
+    without the ``Analysis`` capability) and ``deal`` (the pack, the dealer: None where
+    ``DeckDeals.init_from_deck`` cannot be traced) each return one int32 vector, a step's
+    output (``_Sizes``); ``views`` (a packed state) returns every seat's observation and
+    information state, float32."""
+
+    layout: _Layout
+    sizes: _Sizes
+    start: Callable[[Any], jax.Array]
+    refresh: Callable[[np.ndarray], jax.Array]
+    step: Callable[[np.ndarray, np.int32], jax.Array]
+    views: Callable[[np.ndarray], jax.Array]
+    resample: Callable[[np.int32, np.ndarray, np.int32], jax.Array] | None
+    deal: Callable[[np.ndarray, int], jax.Array] | None
+
+
+def _emitters(
+    env: Env[Any, Any], layout: _Layout
+) -> tuple[Callable[[Any], jax.Array], Callable[[Any], jax.Array], _Sizes]:
+    """(what a step writes of a state: one int32 vector; what the views write: float32; the
+    ``_Sizes``)."""
+    seats = jnp.arange(env.num_players, dtype=jnp.int32)
+    infos = information_states(env)
+
+    def emit(state: Any) -> jax.Array:
+        rewards = jnp.asarray(state.rewards, jnp.float32).reshape(-1)
+        parts = [
+            layout.pack(state),
+            jnp.asarray(state.current_player, jnp.int32).reshape(1),
+            jnp.asarray(state.terminated, jnp.int32).reshape(1),
+            jax.lax.bitcast_convert_type(rewards, jnp.int32),
+            jnp.asarray(state.legal_action_mask, jnp.int32).reshape(-1),
+        ]
+        return jnp.concatenate(parts)
+
+    def views(state: Any) -> jax.Array:
+        parts = [jax.vmap(lambda p: env.observe(state, p))(seats).reshape(-1)]
+        if infos is not None:
+            parts.append(jax.vmap(lambda p: infos.tensor(state, p))(seats).reshape(-1))
+        return jnp.concatenate(parts).astype(jnp.float32)
+
+    observation = int(np.prod(env.observation_shape))
+    information = 0 if infos is None else int(np.prod(infos.shape))
+    sizes = _Sizes(layout.size, env.num_players, env.num_actions, observation, information)
+    return emit, views, sizes
+
+
+def _dealer(env: Env[Any, Any], emit: Callable[[Any], jax.Array]) -> Any:
+    """The jitted deal (pack, dealer) -> a step's output, where the game's
+    ``DeckDeals.init_from_deck`` can be traced with the pack as an array (a game that reads the
+    pack on the host cannot: then None, and each hand is dealt on the host)."""
+    deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
+    pack = jax.ShapeDtypeStruct((deals.deck_size(env),), jnp.int32)
+    try:
+        jax.eval_shape(lambda deck: deals.init_from_deck(env, deck, 0), pack)
+    except jax.errors.JAXTypeError:
+        return None
+    return jax.jit(
+        lambda deck, dealer: emit(deals.init_from_deck(env, deck, dealer)), static_argnums=1
+    )
 
 
 @functools.cache
-def _programs(env: Env[Any, Any]) -> Any:
-    """The jitted calls of one table (compiled once per table and shape)."""
-
-    def view(state: Any) -> tuple[Any, ...]:
-        return state.current_player, state.terminated, state.rewards, state.legal_action_mask
-
-    step = jax.jit(lambda s, a: (s2 := env.step(s, a), view(s2)))
-    first = jax.jit(lambda s: view(s))
-    observe = jax.jit(env.observe)
+def _programs(env: Env[Any, Any]) -> _Programs:
+    """The jitted calls of one table (compiled once per table, at its first use)."""
+    layout = _Layout.of(jax.eval_shape(lambda: env.init(jax.random.PRNGKey(0), 0)))
+    emit, views, sizes = _emitters(env, layout)
     resample = None
     analysis = caps.declared(env, caps.Analysis)
     if analysis is not None:
-        resample = jax.jit(lambda k, s, p: analysis.resample_hidden(env, k, s, p))
-    return step, first, observe, resample
+
+        def redraw(seed: jax.Array, flat: jax.Array, player: jax.Array) -> jax.Array:
+            key = jax.random.PRNGKey(seed)
+            return emit(analysis.resample_hidden(env, key, layout.unpack(flat), player))
+
+        resample = jax.jit(redraw)
+    return _Programs(
+        layout,
+        sizes,
+        start=jax.jit(emit),
+        refresh=jax.jit(lambda flat: emit(layout.unpack(flat))),
+        step=jax.jit(lambda flat, a: emit(transition_legal(env, layout.unpack(flat), a))),
+        views=jax.jit(lambda flat: views(layout.unpack(flat))),
+        resample=resample,
+        deal=_dealer(env, emit),
+    )
 
 
-def rule_parameters(game_id: str) -> dict[str, Any]:
-    """The OpenSpiel parameters of ``game_id`` and their defaults: ``players``, ``dealer`` and
-    every rule option (a choice as its name, a flag as a bool, a number as an int, deal packets
-    as ``"2_3"``: OpenSpiel reads a value of digits and signs as a number)."""
+# ------------------------------------------------------------------------ the nodes
+
+
+class _Deal:
+    """A chance node: the cards dealt so far, in order.  Immutable (a clone shares it)."""
+
+    __slots__ = ("_outcomes", "child", "dealt")
+
+    def __init__(self, dealt: tuple[int, ...]) -> None:
+        self.dealt = dealt
+        self.child: tuple[int, _Deal | _Hand] | None = None  # the last action taken from here
+        self._outcomes: list[tuple[int, float]] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Deal:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Deal, (self.dealt,))
+
+    def outcomes(self, deck_size: int) -> list[tuple[int, float]]:
+        if self._outcomes is None:
+            seen = set(self.dealt)
+            rest = [c for c in range(deck_size) if c not in seen]
+            self._outcomes = [(c, 1.0 / len(rest)) for c in rest]
+        return self._outcomes
+
+
+class _Hand:
+    """A node of the hand after the deal, host side: a step's output ``out`` (``_Sizes``) read
+    into the seat to act, the legal actions and the returns so far.  Immutable (a clone shares
+    it); the seats' observations and information states (one call), the texts and the unpacked
+    env state are made when first asked for.  It pickles as its table, packed state
+    and returns: unpickling computes the rest again (one call)."""
+
+    __slots__ = (
+        "_information_text",
+        "_state",
+        "_text",
+        "_views",
+        "child",
+        "legal",
+        "out",
+        "over",
+        "player",
+        "returns",
+        "table",
+    )
+
+    def __init__(self, table: Table, out: np.ndarray, returns: np.ndarray) -> None:
+        out = np.array(out, np.int32)
+        out.flags.writeable = False
+        s, n, a = table.programs.sizes[:3]
+        self.table, self.out = table, out
+        self.player, self.over = int(out[s]), bool(out[s + 1])
+        self.returns = np.asarray(returns, np.float64) + out[s + 2 : s + 2 + n].view(np.float32)
+        self.returns.flags.writeable = False
+        at = s + 2 + n
+        self.legal: list[int] = [] if self.over else np.flatnonzero(out[at : at + a]).tolist()
+        self.child: tuple[int, _Deal | _Hand] | None = None
+        self._views: tuple[np.ndarray, np.ndarray] | None = None
+        self._state: Any = None
+        self._text: str | None = None
+        self._information_text: dict[int, str] = {}
+
+    @classmethod
+    def packed(cls, table: Table, flat: np.ndarray, before: np.ndarray) -> _Hand:
+        """The node of packed state ``flat`` with returns ``before`` its rewards."""
+        return cls(table, np.asarray(table.programs.refresh(np.asarray(flat, np.int32))), before)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Hand:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        s, n = self.table.programs.sizes[:2]
+        before = self.returns - self.out[s + 2 : s + 2 + n].view(np.float32)
+        return (_Hand.packed, (self.table, self.flat, before))
+
+    @property
+    def flat(self) -> np.ndarray:
+        """int32[S]: the packed env state."""
+        return self.out[: self.table.programs.sizes.state]
+
+    @property
+    def env_state(self) -> Any:
+        """The env state (numpy arrays), unpacked once."""
+        if self._state is None:
+            self._state = self.table.programs.layout.unpack(self.flat)
+        return self._state
+
+    def views(self) -> tuple[np.ndarray, np.ndarray]:
+        """(float32[N, D] every seat's observation, float32[N, I] its information state), made
+        by one call when first asked for (read-only)."""
+        if self._views is None:
+            _, n, _, d, i = self.table.programs.sizes
+            both = np.array(self.table.programs.views(self.flat), np.float32)
+            both.flags.writeable = False
+            self._views = both[: n * d].reshape(n, d), both[n * d :].reshape(n, i)
+        return self._views
+
+    @property
+    def text(self) -> str:
+        """The game's text of the table, made once."""
+        if self._text is None:
+            self._text = table_text(self.table.env, self.env_state, None)
+        return self._text
+
+    def information_text(self, player: int) -> str | None:
+        """The env's ``information_state_string`` for ``player`` (made once), or None where
+        the env has none."""
+        infos = information_states(self.table.env)
+        if infos is None:
+            return None
+        text = self._information_text.get(player)
+        if text is None:
+            text = self._information_text[player] = infos.text(self.env_state, player)
+        return text
+
+
+# ------------------------------------------------------------------------ the tables
+
+
+@functools.cache
+def _rule_parameters(game_id: str) -> tuple[tuple[str, Any], ...]:
     env = registry.make(game_id)
     params: dict[str, Any] = {"players": env.num_players, "dealer": 0}
     shown = caps.declared(env, caps.Presentation)
     if shown is None:
-        return params
+        return tuple(params.items())
     in_force = shown.rules_in_force(env)
     for option in shown.rule_options():
         if option.name == "preset":
@@ -76,7 +402,14 @@ def rule_parameters(game_id: str) -> dict[str, Any]:
         elif option.name in in_force:
             value = in_force[option.name]
             params[option.name] = "_".join(map(str, value)) if option.kind == "packets" else value
-    return params
+    return tuple(params.items())
+
+
+def rule_parameters(game_id: str) -> dict[str, Any]:
+    """The OpenSpiel parameters of ``game_id`` and their defaults: ``players``, ``dealer`` and
+    every rule option (a choice as its name, a flag as a bool, a number as an int, deal packets
+    as ``"2_3"``: OpenSpiel reads a value of digits and signs as a number)."""
+    return dict(_rule_parameters(game_id))
 
 
 def table(game_id: str, params: dict[str, Any]) -> tuple[Env[Any, Any], int]:
@@ -109,26 +442,139 @@ def table(game_id: str, params: dict[str, Any]) -> tuple[Env[Any, Any], int]:
     return env, dealer
 
 
-@dataclasses.dataclass(frozen=True)
-class Table:
-    """What the states of one game share: the env, the dealer and how the pack is dealt.
-    Immutable, so a cloned state shares it (``__deepcopy__``)."""
+def utility_sum(env: Env[Any, Any]) -> float | None:
+    """The one value every hand's returns sum to at this table and rules, or None when they
+    may sum to different values (a general-sum game).
 
+    A game's ``DeckDeals`` may say (an optional ``utility_sum(env)``); else the Forty-Five
+    family's rules decide: 5 points a trick and nothing else (Twenty-Five: no best-trump
+    bonus, no doubled jink, no bid) give every team's points together 25, so the seats' returns
+    sum to 25 times a team's size.  Every other game and rule set is general-sum: Spoil Five
+    (a spoilt pot), Forty-Five (the best-trump bonus goes unclaimed when nobody plays a trump),
+    Auction (a failed bid), ``hoyle`` scoring, Oh Hell (the bid bonus)."""
+    deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
+    declared = getattr(deals, "utility_sum", None)
+    if callable(declared):
+        value = declared(env)
+        return None if value is None else float(value)
+    rules = env.rules
+    if not isinstance(rules, FortyFiveRules):
+        return None
+    if rules.bonus or rules.scoring != "best_trump" or rules.jink == "announced" or rules.auction:
+        return None
+    return 25.0 * env.num_players / num_teams(env.num_players)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Table:
+    """What the states of one game share: the env, the dealer, how the pack is dealt, the
+    jitted calls and the texts of the actions.  Immutable, so a cloned state shares it
+    (``__deepcopy__``); it pickles as the game's name and parameters."""
+
+    game_id: str
+    params: tuple[tuple[str, Any], ...]
     env: Env[Any, Any]
     dealer: int
     deals: Any  # the game's DeckDeals implementation
     deck_size: int
     deal_length: int
+    programs: _Programs
+    root: _Deal
+    action_text: tuple[str, ...]
+    chance_text: tuple[str, ...]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_table, (self.game_id, self.params))
+
+    def start(self, dealt: tuple[int, ...]) -> _Hand:
+        """The first node of the hand dealt so (the rest of the pack in card order)."""
+        seen = set(dealt)
+        deck = np.array([*dealt, *(c for c in range(self.deck_size) if c not in seen)], np.int32)
+        p, none = self.programs, np.zeros(self.env.num_players)
+        if p.deal is not None:  # one compiled call
+            return _Hand(self, np.asarray(p.deal(deck, self.dealer)), none)
+        state = self.deals.init_from_deck(self.env, deck, self.dealer)
+        if jax.tree.structure(state) != p.layout.treedef:
+            raise ValueError(
+                f"{self.env.id}: DeckDeals.init_from_deck gave a state shaped unlike env.init's"
+            )
+        return _Hand(self, np.asarray(p.start(state)), none)
+
+    def child(self, node: _Deal | _Hand, action: int) -> _Deal | _Hand:
+        """The node after ``action`` (the last one taken from ``node`` is remembered);
+        ``ValueError`` for a card already dealt or an action that is not legal."""
+        last = node.child
+        if last is not None and last[0] == action:
+            return last[1]
+        new: _Deal | _Hand
+        if isinstance(node, _Deal):
+            if not 0 <= action < self.deck_size or action in node.dealt:
+                raise ValueError(f"chance outcome {action} is not a card left in the pack")
+            dealt = (*node.dealt, action)
+            new = self.start(dealt) if len(dealt) == self.deal_length else _Deal(dealt)
+        else:
+            if action not in node.legal:
+                raise ValueError(f"action {action} is not legal for seat {node.player}")
+            out = self.programs.step(node.flat, np.int32(action))
+            new = _Hand(self, np.asarray(out), node.returns)
+        node.child = (action, new)
+        return new
+
+    @functools.cached_property
+    def game_type(self) -> pyspiel.GameType:
+        return game_type(self.game_id, self.env)
+
+    @functools.cached_property
+    def game_info(self) -> pyspiel.GameInfo:
+        low, high = self.deals.reward_bounds(self.env)
+        return pyspiel.GameInfo(
+            num_distinct_actions=self.env.num_actions,
+            max_chance_outcomes=self.deck_size,
+            num_players=self.env.num_players,
+            min_utility=float(low),
+            max_utility=float(high),
+            utility_sum=utility_sum(self.env),
+            max_game_length=self.env.max_decisions,
+        )
 
 
 @functools.cache
 def _table(game_id: str, params: tuple[tuple[str, Any], ...]) -> Table:
     env, dealer = table(game_id, dict(params))
     deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
-    return Table(env, dealer, deals, deals.deck_size(env), deals.deal_length(env))
+    size = deals.deck_size(env)
+    cards = tuple(env.action_str(c) for c in range(size))
+    return Table(
+        game_id,
+        params,
+        env,
+        dealer,
+        deals,
+        size,
+        deals.deal_length(env),
+        _programs(env),
+        _Deal(()),
+        tuple(env.action_str(a) for a in range(env.num_actions)),
+        tuple(f"deal {c}" for c in cards),
+    )
+
+
+def _params_key(params: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(params.items()))
+
+
+def load(game_id: str, params: dict[str, Any]) -> pyspiel.Game:
+    """``python_<game_id>`` with ``params``, registered first if need be (what an unpickled
+    game calls, in a process that may not have imported this package)."""
+    from spoilfive_jax.openspiel import register
+
+    return pyspiel.load_game(register(game_id), params)
+
+
+# ------------------------------------------------------------------------ the game
 
 
 class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
@@ -139,27 +585,28 @@ class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         given = dict(params or {})
-        t = _table(self.game_id, tuple(sorted(given.items())))
-        low, high = t.deals.reward_bounds(t.env)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=t.env.num_actions,
-            max_chance_outcomes=t.deck_size,
-            num_players=t.env.num_players,
-            min_utility=low,
-            max_utility=high,
-            utility_sum=None,
-            max_game_length=t.deal_length + t.env.max_decisions,
-        )
-        super().__init__(game_type(self.game_id), info, {**rule_parameters(self.game_id), **given})
+        t = _table(self.game_id, _params_key(given))
+        super().__init__(t.game_type, t.game_info, {**rule_parameters(self.game_id), **given})
+        self._table = t
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (load, (self.game_id, dict(self.get_parameters())))
 
     @property
     def table(self) -> Table:
-        """(Read from the game's parameters, so that a copy OpenSpiel rebuilds has it too.)"""
-        return _table(self.game_id, tuple(sorted(self.get_parameters().items())))
+        """(Read again from the game's parameters if OpenSpiel hands back a bare copy.)"""
+        t = self.__dict__.get("_table")
+        if t is None:
+            t = _table(self.game_id, _params_key(self.get_parameters()))
+        return t  # type: ignore[no-any-return]
 
     @property
     def env(self) -> Env[Any, Any]:
         return self.table.env
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The deal's chance nodes: the cards dealt one by one."""
+        return self.table.deal_length
 
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self)
@@ -167,100 +614,121 @@ class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            return InformationStateObserver(self.table)
         return Observer(self.table)
 
 
 class OpenSpielState(pyspiel.State):  # type: ignore[misc]
     """A hand: the deal's chance nodes, then the env's decisions.  ``env_state`` is the env's
-    ``State`` once the deal is complete (None before)."""
+    ``State`` once the deal is complete (numpy arrays; None before)."""
 
     def __init__(self, game: OpenSpielGame) -> None:
         super().__init__(game)
-        self._table = game.table  # (not the game itself: OpenSpiel rebuilds a copy of it bare)
-        self.env_state: Any = None
-        self._dealt: list[int] = []
-        self._player, self._over = pyspiel.PlayerId.CHANCE, False
-        self._legal: list[int] = []
-        self._returns = np.zeros(game.env.num_players)
+        # (the table, not the game itself: OpenSpiel may hand back a bare copy of the game)
+        self._table = game.table
+        self._node: _Deal | _Hand = self._table.root
+
+    @property
+    def env_state(self) -> Any:
+        node = self._node
+        return node.env_state if isinstance(node, _Hand) else None
 
     # ---------------------------------------------------------------- the OpenSpiel surface
 
     def current_player(self) -> int:
-        if self._over:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return int(self._player)
+        node = self._node
+        if isinstance(node, _Deal):
+            return int(pyspiel.PlayerId.CHANCE)
+        return int(pyspiel.PlayerId.TERMINAL) if node.over else node.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(self._legal) if player == self._player else []
+        node = self._node
+        if isinstance(node, _Deal) or player != node.player:
+            return []
+        return list(node.legal)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        rest = sorted(set(range(self._table.deck_size)) - set(self._dealt))
-        return [(c, 1.0 / len(rest)) for c in rest]
+        node = self._node
+        return node.outcomes(self._table.deck_size) if isinstance(node, _Deal) else []
 
     def _apply_action(self, action: int) -> None:
         """A chance card, or the seat's decision; ``ValueError`` for a card already dealt or
         an action that is not legal (OpenSpiel does not check, and the env would end the hand
         with its illegal-action penalty)."""
-        if self.env_state is None:
-            if not 0 <= int(action) < self._table.deck_size or int(action) in self._dealt:
-                raise ValueError(f"chance outcome {action} is not a card left in the pack")
-            self._dealt.append(int(action))
-            if len(self._dealt) == self._table.deal_length:
-                self._start()
-            return
-        if int(action) not in self._legal:
-            raise ValueError(f"action {action} is not legal for seat {self._player}")
-        step = _programs(self._table.env)[0]
-        self.env_state, view = step(self.env_state, np.int32(action))
-        self._read(view)
+        self._node = self._table.child(self._node, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        text = self._table.env.action_str(action)
-        return f"deal {text}" if player == pyspiel.PlayerId.CHANCE else text
+        t = self._table
+        texts = t.chance_text if player == pyspiel.PlayerId.CHANCE else t.action_text
+        if not 0 <= action < len(texts):
+            raise ValueError(f"action {action} is not an action id 0..{len(texts) - 1}")
+        return texts[action]
 
     def is_terminal(self) -> bool:
-        return self._over
+        node = self._node
+        return isinstance(node, _Hand) and node.over
 
     def returns(self) -> list[float]:
-        return [float(r) for r in self._returns]
+        node = self._node
+        if isinstance(node, _Deal):
+            return [0.0] * self._table.env.num_players
+        return node.returns.tolist()  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
-        if self.env_state is None:
-            return "dealing: " + " ".join(self._table.env.action_str(c) for c in self._dealt)
-        return table_text(self._table.env, self.env_state, None)
+        node, t = self._node, self._table
+        if isinstance(node, _Deal):
+            return "dealing: " + " ".join(t.chance_text[c][5:] for c in node.dealt)
+        return node.text
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielState:
         """A copy whose hidden cards (those ``player_id`` cannot see) are redrawn uniformly
         among the deals consistent with its view, seeded by ``probability_sampler()``."""
-        resample = _programs(self._table.env)[3]
+        t, node = self._table, self._node
+        resample = t.programs.resample
         if resample is None:
-            raise ValueError(f"{self._table.env.id} has no resampler (the Analysis capability)")
-        if self.env_state is None:
+            raise ValueError(f"{t.env.id} has no resampler (the Analysis capability)")
+        if isinstance(node, _Deal):
             raise ValueError("resample_from_infostate during the deal: nothing is hidden yet")
+        self._check_player(player_id)
         seed = int(float(probability_sampler()) * 2**31)
-        world = resample(jax.random.PRNGKey(seed), self.env_state, np.int32(player_id))
+        out = resample(np.int32(seed), node.flat, np.int32(player_id))
         copy = self.clone()
-        copy.env_state = world
-        # the seat to act is public, its legal actions are not (unless it is ``player_id``)
-        mask = jax.device_get(_programs(self._table.env)[1](world)[3])
-        copy._legal = np.flatnonzero(np.asarray(mask)).tolist()
+        # the seat to act is public, its legal actions are not (unless it is ``player_id``):
+        # the world's are its own
+        copy._node = _Hand(t, np.asarray(out), node.returns)
         return copy
 
-    # ---------------------------------------------------------------- helpers
+    # ---------------------------------------------------------------- the host cache
 
-    def _start(self) -> None:
-        g = self._table
-        rest = sorted(set(range(g.deck_size)) - set(self._dealt))
-        deck = np.array(self._dealt + rest, np.int32)
-        self.env_state = g.deals.init_from_deck(g.env, deck, g.dealer)
-        self._read(_programs(g.env)[1](self.env_state))
+    def observation_array(self, player: int) -> np.ndarray | None:
+        """float32[D]: the env's ``observe(env_state, player)``, read from the node (a
+        read-only view); None during the deal."""
+        self._check_player(player)
+        node = self._node
+        return None if isinstance(node, _Deal) else node.views()[0][player]
 
-    def _read(self, view: Any) -> None:
-        player, over, rewards, mask = jax.device_get(view)
-        self._returns += np.asarray(rewards, np.float64)
-        self._over = bool(over)
-        self._player = int(pyspiel.PlayerId.TERMINAL) if self._over else int(player)
-        self._legal = np.flatnonzero(np.asarray(mask)).tolist()
+    def information_state_array(self, player: int) -> np.ndarray | None:
+        """float32: seat ``player``'s information state (``information_states``; the
+        observation where the env has none); None during the deal."""
+        self._check_player(player)
+        node = self._node
+        if isinstance(node, _Deal):
+            return None
+        observations, information = node.views()
+        return information[player] if information.size else observations[player]
+
+    def information_state_text(self, player: int) -> str | None:
+        """The env's ``information_state_string`` (made once a node), or None where the env has
+        none (the observers then write a digest of the tensor)."""
+        self._check_player(player)
+        node = self._node
+        return None if isinstance(node, _Deal) else node.information_text(player)
+
+    def _check_player(self, player: int) -> None:
+        n = self._table.env.num_players
+        if not 0 <= int(player) < n:
+            raise ValueError(f"player must be a seat 0..{n - 1}, got {player}")
 
 
 class Observer:
@@ -273,20 +741,43 @@ class Observer:
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
+    def _array(self, state: OpenSpielState, player: int) -> np.ndarray | None:
+        return state.observation_array(player)
+
     def set_from(self, state: OpenSpielState, player: int) -> None:
-        if state.env_state is None:
+        row = self._array(state, player)
+        if row is None:
             self.tensor.fill(0.0)
-            return
-        observe = _programs(self._table.env)[2]
-        self.tensor[:] = np.asarray(observe(state.env_state, np.int32(player))).reshape(-1)
+        else:
+            self.tensor[:] = row
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
         """``seat P: view DIGEST``, a digest of the tensor (searches key their nodes on it, so
         it must be cheap; ``str(state)`` is the table for people)."""
-        if state.env_state is None:
+        row = self._array(state, player)
+        if row is None:
             return f"seat {player}: the deal, {len(state.history())} cards out"
-        self.set_from(state, player)
-        return f"seat {player}: view {hashlib.sha1(self.tensor.tobytes()).hexdigest()[:20]}"
+        return f"seat {player}: view {hashlib.sha1(row.tobytes()).hexdigest()[:20]}"
+
+
+class InformationStateObserver(Observer):
+    """The observer of OpenSpiel's information state (a perfect-recall request): the env's
+    ``information_state`` and its text where the env has them (``information_states``), else
+    the same as ``Observer``."""
+
+    def __init__(self, game: Table) -> None:
+        infos = information_states(game.env)
+        super().__init__(game)
+        if infos is not None:
+            self.tensor = np.zeros(int(np.prod(infos.shape)), np.float32)
+            self.dict = {"info_state": self.tensor}
+
+    def _array(self, state: OpenSpielState, player: int) -> np.ndarray | None:
+        return state.information_state_array(player)
+
+    def string_from(self, state: OpenSpielState, player: int) -> str:
+        text = state.information_state_text(player)
+        return super().string_from(state, player) if text is None else text
 
 
 def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
@@ -311,17 +802,23 @@ def _table_sizes(game_id: str) -> list[int]:
 
 
 @functools.cache
-def game_type(game_id: str) -> pyspiel.GameType:
-    """OpenSpiel's description of ``python_<game_id>``."""
-    env = registry.make(game_id)
+def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameType:
+    """OpenSpiel's description of ``python_<game_id>`` (at the table of ``env``: constant-sum
+    where ``utility_sum`` says so; the default table without it)."""
+    env = registry.make(game_id) if env is None else env
     sizes = _table_sizes(game_id)
+    constant = utility_sum(env) is not None
     return pyspiel.GameType(
         short_name=f"python_{game_id}",
         long_name=f"Python {env.id.replace('_', ' ').title()} (spoilfive_jax)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=(
+            pyspiel.GameType.Utility.CONSTANT_SUM
+            if constant
+            else pyspiel.GameType.Utility.GENERAL_SUM
+        ),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=max(sizes),
         min_num_players=min(sizes),
