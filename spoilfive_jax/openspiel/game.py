@@ -7,13 +7,14 @@ project's env, one hand a game.
   the hand starts from that order (``DeckDeals.init_from_deck``) and every later node is a
   decision of the env's seat to act, its legal actions the env's.
 - **Observations.**  The observation tensor, for any player, is the env's
-  ``observe(state, player)``.  The information-state tensor is the env's perfect-recall
-  ``information_state(state, player)`` where the env has one (``information_states``), else
-  the observation again (then two move orders that leave the same record share it).  The
-  observation string is the seat and a digest of the tensor (searches key their nodes on it:
-  it must be cheap); the information-state string is the env's ``information_state_string``
-  where it has one, else that digest.  ``str(state)`` is the game's text of the table
-  (``Rendering``, else the ``AgentInfo`` state text).
+  ``observe(state, player)``; its string is the seat and a digest of the tensor (searches key
+  their nodes on it: it must be cheap).  The information state is the same tensor and string
+  (so two move orders that leave the same view share it: not perfect-recall) unless
+  ``PERFECT_RECALL`` wires it to the env's perfect-recall ``information_state`` and
+  ``information_state_string`` (``information_states``), which every node holds beside the
+  observations either way (``OpenSpielState.information_state_array``/``_text``).
+  ``str(state)`` is the game's text of the table (``Rendering``, else the ``AgentInfo`` state
+  text).
 - **Resampling.**  ``resample_from_infostate(player, sampler)`` redraws the cards the player
   cannot see with the game's exact resampler (``Analysis.resample_hidden``), seeded from
   ``sampler``: the world keeps the player's view and legal actions.  The world's history keeps
@@ -157,14 +158,21 @@ class InformationStates(NamedTuple):
     text: Callable[[Any, int], str]
 
 
-def information_states(env: Env[Any, Any]) -> InformationStates | None:
-    """HOOK (issue 41): where the OpenSpiel games take their information states from.
+PERFECT_RECALL = False
+"""HOOK (issue 41): True wires OpenSpiel's information state (``make_py_observer`` asked for
+perfect recall: ``information_state_tensor``/``_string``) to the env's perfect-recall
+``information_state`` and ``information_state_string`` (``InformationStateObserver``, read
+from each node's cache); False, as before, serves the observation and its digest for it (not
+perfect-recall; ``tests/openspiel/test_games.py`` checks that).  Read when a game's observer is
+made: set it before loading the game."""
 
-    The env's ``information_state(state, player)`` (float32, ``information_state_shape``) and
-    ``information_state_string(state, player)`` (host text) when the env has them and they
-    work for its game; None otherwise, and the games use the observation and its digest (not
-    perfect-recall).  A game that does not say what its seats know raises
-    ``MissingCapability`` (a ``ValueError``) from ``information_state_shape``."""
+
+def information_states(env: Env[Any, Any]) -> InformationStates | None:
+    """The env's perfect-recall information states: ``information_state(state, player)``
+    (float32, ``information_state_shape``) and ``information_state_string(state, player)``
+    (host text), where the env has them and they work for its game (one that does not say what
+    its seats know raises ``MissingCapability`` from ``information_state_shape``); else None.
+    Each node computes them with the observations (``_Programs.views``)."""
     tensor = getattr(env, "information_state", None)
     text = getattr(env, "information_state_string", None)
     if tensor is None or text is None:
@@ -614,7 +622,8 @@ class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
-        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+        wanted = iig_obs_type is not None and iig_obs_type.perfect_recall
+        if wanted and PERFECT_RECALL and information_states(self.env) is not None:
             return InformationStateObserver(self.table)
         return Observer(self.table)
 
@@ -709,18 +718,19 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         return None if isinstance(node, _Deal) else node.views()[0][player]
 
     def information_state_array(self, player: int) -> np.ndarray | None:
-        """float32: seat ``player``'s information state (``information_states``; the
-        observation where the env has none); None during the deal."""
+        """float32[I]: the env's perfect-recall ``information_state(env_state, player)``, read
+        from the node (a read-only view); None during the deal or where the env has none
+        (``information_states``)."""
         self._check_player(player)
         node = self._node
         if isinstance(node, _Deal):
             return None
-        observations, information = node.views()
-        return information[player] if information.size else observations[player]
+        information = node.views()[1]
+        return information[player] if information.size else None
 
     def information_state_text(self, player: int) -> str | None:
-        """The env's ``information_state_string`` (made once a node), or None where the env has
-        none (the observers then write a digest of the tensor)."""
+        """The env's ``information_state_string`` (made once a node); None during the deal or
+        where the env has none."""
         self._check_player(player)
         node = self._node
         return None if isinstance(node, _Deal) else node.information_text(player)
@@ -761,23 +771,26 @@ class Observer:
 
 
 class InformationStateObserver(Observer):
-    """The observer of OpenSpiel's information state (a perfect-recall request): the env's
-    ``information_state`` and its text where the env has them (``information_states``), else
-    the same as ``Observer``."""
+    """The observer of a perfect-recall request where ``PERFECT_RECALL`` wires it: the env's
+    ``information_state`` and ``information_state_string`` (``information_states``; the game
+    must have them); before the deal is complete, zeros and the deal's text."""
 
     def __init__(self, game: Table) -> None:
         infos = information_states(game.env)
-        super().__init__(game)
-        if infos is not None:
-            self.tensor = np.zeros(int(np.prod(infos.shape)), np.float32)
-            self.dict = {"info_state": self.tensor}
+        if infos is None:
+            raise ValueError(f"{game.env.id} has no perfect-recall information states")
+        self._table = game
+        self.tensor = np.zeros(int(np.prod(infos.shape)), np.float32)
+        self.dict = {"info_state": self.tensor}
 
     def _array(self, state: OpenSpielState, player: int) -> np.ndarray | None:
         return state.information_state_array(player)
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
         text = state.information_state_text(player)
-        return super().string_from(state, player) if text is None else text
+        if text is None:
+            return f"seat {player}: the deal, {len(state.history())} cards out"
+        return text
 
 
 def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
