@@ -510,6 +510,7 @@ OH_HELL_CAPABILITIES = {
     "terminal play": ("play.py",),
     "rollouts and agent info": ("rollouts.py", "agent.py"),
     "deals from a chosen order": ("deck_deals.py",),
+    "what a seat knows": ("knowledge.py",),
 }
 
 

@@ -1,6 +1,7 @@
-"""High Card: the smallest game the interface takes, written on the core ``Env`` alone (no
-capability of its own), as a new user's first game would be.  For the tests of what a game gets
-for free (the command line's plain presentation, ``api_test``'s contract).
+"""High Card: the smallest game the interface takes, written on the core ``Env`` (no capability
+of its own but ``Knowledge``, what its seats know), as a new user's first game would be.  For
+the tests of what a game gets for free (the command line's plain presentation, ``api_test``'s
+contract).
 
 Each of N seats is dealt two of the cards 0..2N-1; in turn from the dealer's left each plays one
 of its two; the highest card played takes the one trick and scores 1 (the others 0).  Actions
@@ -11,12 +12,14 @@ are the card ids, ``num_actions`` = 2N, and ``action_str`` knows only those (it 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
 
 from spoilfive_jax.core import bits, record
+from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, checked_deal
 from spoilfive_jax.core.validate import as_key
@@ -60,10 +63,55 @@ jax.tree_util.register_dataclass(
 NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
+class Knowledge:
+    """What a seat knows (``core.knowledge.Knowledge``, as an object): the dealer, its two
+    cards, and the record (every action public)."""
+
+    def private_card_sets(self, env: Any) -> tuple[str, ...]:
+        return ("dealt",)
+
+    def public_start(self, env: Any, state: State) -> jax.Array:
+        return state.dealer[None]
+
+    def public_start_fields(self, env: Any) -> tuple[tuple[str, str], ...]:
+        return (("dealer", "seat"),)
+
+    def private_cards(self, env: Any, state: State, player: jax.Array) -> Bits:
+        mine = jnp.concatenate([state.hands[player], state.played[player][None]])
+        dealt = bits.from_positions(jnp.where(mine >= 0, mine, -1))
+        return Bits(dealt.lo[None], dealt.hi[None])
+
+    def private_action(self, env: Any, state: State, action: jax.Array) -> jax.Array:
+        return jnp.bool_(False)
+
+    def dealt_state(self, env: Any, state: State) -> State:
+        n = env.num_players
+        hands = jnp.sort(jnp.concatenate([state.hands, state.played[:, None]], 1), 1)[:, 1:]
+        first = (state.dealer + 1) % n
+        return env._settle(
+            state.replace(
+                hands=hands,
+                played=jnp.full(n, -1, jnp.int32),
+                current_player=first,
+                phase=jnp.int32(PLAY),
+                terminated=jnp.bool_(False),
+                illegal=jnp.bool_(False),
+                rewards=jnp.zeros(n, jnp.float32),
+                tricks_won=jnp.zeros(n, jnp.int32),
+                _step_count=jnp.int32(0),
+                moves=record.empty(n),
+            )
+        )
+
+
 class HighCard(Env[State, HighCardRules]):
     rules_type = HighCardRules
     default_num_players = 3
     phase_names = ("play", "done")
+    capabilities: ClassVar[Mapping[type, object]] = {
+        **Env.capabilities,
+        caps.Knowledge: Knowledge(),
+    }
 
     @property
     def id(self) -> str:
@@ -143,37 +191,6 @@ class HighCard(Env[State, HighCardRules]):
     @property
     def max_decisions(self) -> int:
         return self.num_players
-
-    # What a seat knows: the dealer, its two cards, and the record.
-    def public_start(self, state: State) -> jax.Array:
-        return state.dealer[None]
-
-    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
-        return (("dealer", "seat"),)
-
-    def dealt_state(self, state: State) -> State:
-        n = self.num_players
-        hands = jnp.sort(jnp.concatenate([state.hands, state.played[:, None]], 1), 1)[:, 1:]
-        first = (state.dealer + 1) % n
-        return self._settle(
-            state.replace(
-                hands=hands,
-                played=jnp.full(n, -1, jnp.int32),
-                current_player=first,
-                phase=jnp.int32(PLAY),
-                terminated=jnp.bool_(False),
-                illegal=jnp.bool_(False),
-                rewards=jnp.zeros(n, jnp.float32),
-                tricks_won=jnp.zeros(n, jnp.int32),
-                _step_count=jnp.int32(0),
-                moves=record.empty(n),
-            )
-        )
-
-    def private_cards(self, state: State, player: jax.Array) -> Bits:
-        mine = jnp.concatenate([state.hands[player], state.played[player][None]])
-        dealt = bits.from_positions(jnp.where(mine >= 0, mine, -1))
-        return Bits(dealt.lo[None], dealt.hi[None])
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

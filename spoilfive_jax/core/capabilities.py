@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 import jax
 import numpy as np
 
+from spoilfive_jax.core.knowledge import Knowledge
+
 if TYPE_CHECKING:  # the types only: core.env imports this module, never the reverse at run time
     from spoilfive_jax.core.env import Env
     from spoilfive_jax.core.stats import RunStats, Values
@@ -507,6 +509,7 @@ CAPABILITIES: tuple[type, ...] = (
     AgentInfo,
     Teams,
     DeckDeals,
+    Knowledge,
 )
 """Every capability kind, in the order ``api_test`` checks them."""
 

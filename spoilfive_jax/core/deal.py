@@ -13,6 +13,7 @@ import numpy as np
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.knowledge import Knowledge
 
 
 def deal_positions(num_players: int, rules: Any) -> np.ndarray:
@@ -68,16 +69,17 @@ def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
 
 def deck_with_hands(env: Any, deals: Any, first: Any, dealer: int, head: list[int]) -> np.ndarray:
     """Host: an order of the pack (int32[deck_size]) that deals hand ``first``'s cards: each
-    seat's dealt cards (``env.private_cards(first, seat)[0]``) at the positions ``deals``
+    seat's dealt cards (its first ``Knowledge.private_cards`` set) at the positions ``deals``
     (the game's ``DeckDeals``) deals that seat, then ``head`` (the turn-up, ...; -1s skipped)
     at the next positions in order, then every other card in ascending order.  The positions
     come from dealing the pack in its own order (card i at position i)."""
     size = int(deals.deck_size(env))
     ident = deals.init_from_deck(env, np.arange(size, dtype=np.int32), dealer)
     deck = np.full(size, -1, np.int32)
+    known = env.capability(Knowledge, "deck_of")
     for seat in range(env.num_players):
-        where = np.asarray(bits.to_bool(env.private_cards(ident, jnp.int32(seat)), 64))[0]
-        cards = np.asarray(bits.to_bool(env.private_cards(first, jnp.int32(seat)), 64))[0]
+        where = np.asarray(bits.to_bool(known.private_cards(env, ident, jnp.int32(seat)), 64))[0]
+        cards = np.asarray(bits.to_bool(known.private_cards(env, first, jnp.int32(seat)), 64))[0]
         deck[np.flatnonzero(where)] = np.flatnonzero(cards)
     shown = [int(c) for c in head if int(c) >= 0]
     free = np.flatnonzero(deck < 0)

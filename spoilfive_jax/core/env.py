@@ -6,7 +6,7 @@ built on top (rollouts, the scorer, tournaments, the CLI, the RL wrappers, ``tes
 talks to ``Env`` and to the game's declared capabilities (``core.capabilities``) only, and never
 names a game.
 
-The core, 24 members: the class facts ``rules_type``, ``default_num_players``, ``phase_names`` and
+The core, 29 members: the class facts ``rules_type``, ``default_num_players``, ``phase_names`` and
 ``capabilities``; the table ``num_players``, ``rules`` and ``num_actions`` (a class value that a
 game whose action count depends on its rules sets per table); what a game must
 write: ``id``, ``init``, ``_apply``, ``_end_illegal``, ``max_decisions``,
@@ -14,15 +14,15 @@ write: ``id``, ``init``, ``_apply``, ``_end_illegal``, ``max_decisions``,
 ``action_str``, ``policy_names``, ``builtin_policy``; and what is written once, here: ``step``
 (pgx semantics: a terminated state comes back unchanged with zero rewards; an illegal action
 ends the hand through the game's ``_end_illegal``, since nothing can raise under jit; a legal
-one goes through ``_apply``), ``_settle`` (optional), ``legal_actions``, ``checked_step`` and
-``capability``.  Equality, hashing and ``repr`` come from the table and the rules.
+one goes through ``_apply``), ``_settle`` (optional), ``legal_actions``, ``checked_step``,
+``capability`` and what a seat knows (below).  Equality, hashing and ``repr`` come from the
+table and the rules.
 
-What a seat knows (``core.record``, ``core.knowledge``): every state's ``moves`` field is the
-public record, written by the shared step; a game writes ``public_start``,
-``public_start_fields``, ``private_cards`` (named by ``private_card_sets``), ``dealt_state``
-and, when some action is private, ``private_action``; the core writes from them
-``information_state`` (perfect recall) and its string, ``observe_public``, ``observe_private``
-and their shapes.
+What a seat knows (``core.record``, ``core.knowledge``): a game declares the ``Knowledge``
+capability (the public facts of the deal, each seat's private cards, its private actions, the
+hand's first state) and every state's ``moves`` field, the public record, which the shared step
+writes; the core writes from them ``information_state`` (perfect recall) with its string and
+shape, ``observe_public`` and ``observe_private``.
 """
 
 from __future__ import annotations
@@ -304,50 +304,8 @@ class Env(abc.ABC, Generic[S, R]):
         return self.step(state, jnp.int32(int(a)))
 
     # ------------------------------------------------------------------ what a seat knows
-    # (``core.record``, ``core.knowledge``): three hooks a game writes (``public_start``,
-    # ``public_start_fields``, ``private_cards``; ``private_action`` when some action is
-    # private), and the information state and observation kinds written once from them.
-
-    private_card_sets: ClassVar[tuple[str, ...]] = ("dealt",)
-    """The names of the card sets ``private_cards`` returns, in order."""
-
-    def private_action(self, state: S, action: jax.Array) -> jax.Array:
-        """bool[]: ``action`` by ``current_player`` is seen by that seat only (a rob's
-        discard); the others see that it took a hidden action.  Default: every action is
-        public."""
-        del state, action
-        return jnp.bool_(False)
-
-    def public_start(self, state: S) -> jax.Array:
-        """int32[K]: the facts of the deal every seat knows (the dealer, the turn-up, the pot or
-        the scores), one per ``public_start_fields``; what a seat knows is these, its
-        ``private_cards`` and the record ``state.moves``."""
-        raise caps.MissingCapability(
-            f"{self.id} does not say what its seats know: write Env.public_start, "
-            "public_start_fields and private_cards (core.knowledge)"
-        )
-
-    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
-        """(name, kind) of each ``public_start`` value; kind: ``core.knowledge.FIELD_KINDS``."""
-        raise caps.MissingCapability(
-            f"{self.id} does not say what its seats know: write Env.public_start_fields"
-        )
-
-    def private_cards(self, state: S, player: jax.Array) -> Bits:
-        """uint32[C] x 2: the card sets only ``player`` has seen, named by
-        ``private_card_sets`` (its hand as dealt, before any exchange; cards it drew).  Its
-        own private actions are in the record."""
-        raise caps.MissingCapability(
-            f"{self.id} does not say what its seats know: write Env.private_cards"
-        )
-
-    def dealt_state(self, state: S) -> S:
-        """The first state of the hand ``state`` is in, before any decision: every seat's
-        cards as dealt (``private_cards``), the stock as it was, the public facts.  Replaying
-        ``state.moves`` from it gives ``state`` back (the conformance checks' world check)."""
-        raise caps.MissingCapability(
-            f"{self.id} cannot rebuild a hand's deal: write Env.dealt_state (core.knowledge)"
-        )
+    # (``core.record``, ``core.knowledge``): written once, from the game's ``Knowledge``
+    # capability (what its seats know); ``MissingCapability`` without it.
 
     def information_state(self, state: S, player: Any) -> jax.Array:
         """float32[I]: seat ``player``'s perfect-recall information state (layout:
@@ -357,26 +315,19 @@ class Env(abc.ABC, Generic[S, R]):
 
     def observe_public(self, state: S) -> jax.Array:
         """float32[P]: what every seat knows: the public facts of the deal and the public
-        record (``core.knowledge``)."""
+        record (``core.knowledge``; P = ``knowledge.shapes(env)["public"]``)."""
         check_state(self, state, "observe_public")
         return knowledge.observe_public(self, state)
 
     def observe_private(self, state: S, player: Any) -> jax.Array:
-        """float32[64 C]: what seat ``player`` alone knows: its ``private_cards`` as masks."""
+        """float32[64 C]: what seat ``player`` alone knows: its private card sets as masks."""
         check_state(self, state, "observe_private")
         return seat_view(self, player, lambda p: knowledge.observe_private(self, state, p))
 
     @property
     def information_state_shape(self) -> tuple[int, ...]:
+        """Shape of ``information_state``; ``core.knowledge.shapes`` gives every kind's."""
         return knowledge.shapes(self)["information_state"]
-
-    @property
-    def public_observation_shape(self) -> tuple[int, ...]:
-        return knowledge.shapes(self)["public"]
-
-    @property
-    def private_observation_shape(self) -> tuple[int, ...]:
-        return knowledge.shapes(self)["private"]
 
     def information_state_string(self, state: S, player: int) -> str:
         """Host: ``information_state`` in words, for one hand (``core.knowledge``)."""
@@ -568,10 +519,11 @@ def transition_legal(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
 def _recorded(env: Env[Any, Any], before: Any, after: Any, action: jax.Array) -> Any:
     """``after`` with the decision taken in ``before`` (a live hand) added to its public
     record ``moves`` (``core.record``); a state without ``moves`` as it is."""
-    if not hasattr(before, "moves"):
+    known = caps.declared(env, knowledge.Knowledge)
+    if known is None or not hasattr(before, "moves"):
         return after
     t = jnp.where(before.terminated, -1, before._step_count)
-    private = env.private_action(before, action)
+    private = known.private_action(env, before, action)
     moves = record.written(before.moves, t, before.current_player, action, private)
     return after.replace(moves=moves)
 

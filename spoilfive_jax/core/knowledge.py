@@ -1,9 +1,9 @@
 """What a seat knows, exactly: perfect-recall information states and the observation kinds.
 
 A seat knows three things (``core.record``): the public facts of the deal
-(``Env.public_start``: the dealer, the turn-up, the pot or the scores), the cards it alone has
-seen (``Env.private_cards``: its hand as dealt, and the cards it drew, in Auction) and the
-public record ``state.moves`` as it saw it (its own private actions as taken, another seat's as
+(``Knowledge.public_start``: the dealer, the turn-up, the pot or the scores), the cards it alone
+has seen (``Knowledge.private_cards``: its hand as dealt, and the cards it drew, in Auction) and
+the public record ``state.moves`` as it saw it (its own private actions as taken, another seat's as
 ``HIDDEN``).  Everything else a seat has ever seen follows from those and the rules, so the
 kinds below are exact:
 
@@ -27,7 +27,7 @@ in words: ``seat 2 | dealer 2, turnup Q♦, carried 2 | dealt 9♠ 9♥ 10♠ K�
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jax
 import jax.numpy as jnp
@@ -35,13 +35,56 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import record
+from spoilfive_jax.core.bits import Bits
 
 if TYPE_CHECKING:
     from spoilfive_jax.core.env import Env
 
+
+@runtime_checkable
+class Knowledge(Protocol):
+    """What a game's seats know (a capability: ``core.capabilities``).  Every state of such a
+    game has the field ``moves`` (the public record, ``core.record.empty(max_decisions)`` at
+    the deal; the shared step writes it)."""
+
+    def private_card_sets(self, env: Env[Any, Any]) -> tuple[str, ...]:
+        """The names of the card sets ``private_cards`` returns, in order (``("dealt",)``)."""
+        ...
+
+    def public_start(self, env: Env[Any, Any], state: Any) -> jax.Array:
+        """int32[K]: the facts of the deal every seat knows (the dealer, the turn-up, the pot
+        or the scores), one per ``public_start_fields``."""
+        ...
+
+    def public_start_fields(self, env: Env[Any, Any]) -> tuple[tuple[str, str], ...]:
+        """(name, kind) of each ``public_start`` value; kind: one of ``FIELD_KINDS``."""
+        ...
+
+    def private_cards(self, env: Env[Any, Any], state: Any, player: jax.Array) -> Bits:
+        """uint32[C] x 2: the card sets only ``player`` has seen (its hand as dealt, before any
+        exchange; the cards it drew).  Its own private actions are in the record."""
+        ...
+
+    def private_action(self, env: Env[Any, Any], state: Any, action: jax.Array) -> jax.Array:
+        """bool[]: ``action`` by ``current_player`` is seen by that seat only (a rob's
+        discard); the others see that it took a hidden action."""
+        ...
+
+    def dealt_state(self, env: Env[Any, Any], state: Any) -> Any:
+        """The first state of ``state``'s hand, before any decision: every seat's dealt cards,
+        the stock as it was, the public facts.  Replaying ``state.moves`` from it gives
+        ``state`` back (``tools.knowledge_check``)."""
+        ...
+
+
+def hooks(env: Env[Any, Any]) -> Knowledge:
+    """The game's ``Knowledge``, or one ``MissingCapability`` naming it."""
+    return env.capability(Knowledge, "what a seat knows")
+
+
 CARD_SLOTS = 64  # a private card set as a mask over the card ids 0..63
 FIELD_KINDS = ("seat", "card", "number", "flag")
-"""How ``Env.public_start_fields`` names each public fact's kind (for the strings; a card is
+"""How ``Knowledge.public_start_fields`` names each public fact's kind (for the strings; a card is
 written as its action, ``Env.action_str``: a game's card ids are its card actions)."""
 
 
@@ -62,12 +105,12 @@ def record_rows(env: Env[Any, Any], moves: jax.Array, player: jax.Array | int) -
 
 
 def _private_masks(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
-    sets = env.private_cards(state, player)
+    sets = hooks(env).private_cards(env, state, player)
     return bits.to_bool(sets, CARD_SLOTS).astype(jnp.float32).reshape(-1)
 
 
 def _start(env: Env[Any, Any], state: Any) -> jax.Array:
-    return jnp.asarray(env.public_start(state)).astype(jnp.float32).reshape(-1)
+    return jnp.asarray(hooks(env).public_start(env, state)).astype(jnp.float32).reshape(-1)
 
 
 def information_state(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
@@ -90,8 +133,8 @@ def observe_private(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Ar
 
 def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
     """The shapes of the three kinds at ``env``'s table."""
-    n, k = env.num_players, len(env.public_start_fields())
-    c = len(env.private_card_sets)
+    n, k = env.num_players, len(hooks(env).public_start_fields(env))
+    c = len(hooks(env).private_card_sets(env))
     rows = env.max_decisions * (n + hidden_action(env) + 1)
     return {
         "information_state": (n + k + CARD_SLOTS * c + rows,),
@@ -115,8 +158,8 @@ def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
 
 def public_start_text(env: Env[Any, Any], state: Any) -> str:
     """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
-    values = np.asarray(jax.device_get(env.public_start(state))).reshape(-1)
-    fields = env.public_start_fields()
+    values = np.asarray(jax.device_get(hooks(env).public_start(env, state))).reshape(-1)
+    fields = hooks(env).public_start_fields(env)
     return ", ".join(
         f"{name} {_fact(env, kind, int(v))}" for (name, kind), v in zip(fields, values, strict=True)
     )
@@ -124,10 +167,10 @@ def public_start_text(env: Env[Any, Any], state: Any) -> str:
 
 def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
     """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
-    sets = env.private_cards(state, jnp.int32(player))
+    sets = hooks(env).private_cards(env, state, jnp.int32(player))
     masks = np.asarray(jax.device_get(bits.to_bool(sets, CARD_SLOTS))).reshape(-1, CARD_SLOTS)
     parts = []
-    for name, mask in zip(env.private_card_sets, masks, strict=True):
+    for name, mask in zip(hooks(env).private_card_sets(env), masks, strict=True):
         cards = " ".join(env.action_str(int(c)) for c in np.flatnonzero(mask))
         parts.append(f"{name} {cards or '-'}")
     return ", ".join(parts)

@@ -5,7 +5,7 @@ On positions of random hands, raising ``AssertionError`` naming the game and wha
 - **the record**: ``state.moves`` holds one entry per decision taken, in order, by the seat
   that took it;
 - **the deal and the record are the whole hand**: the hand's first state
-  (``Env.dealt_state``) replayed through the record's actions reproduces every seat's
+  (``Knowledge.dealt_state``) replayed through the record's actions reproduces every seat's
   information state, view and legal actions;
 - **the kinds**: a seat's information state has ``information_state_shape``, and the public
   observation and the seat's private one their shapes;
@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core import record
+from spoilfive_jax.core import knowledge, record
 from spoilfive_jax.core.env import Env, is_legal, transition
 
 
@@ -72,12 +72,10 @@ def _differs(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 def check_knowledge(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     """Every check of the module docstring on a few hands of the batched random playout
     ``states`` (one batch per decision)."""
-    shapes = (
-        env.information_state_shape,
-        env.public_observation_shape,
-        env.private_observation_shape,
-    )
-    run = jax.jit(lambda s, p: (replay(env, env.dealt_state(s), s.moves, p), views(env, s, p)))
+    sizes = knowledge.shapes(env)
+    shapes = (sizes["information_state"], sizes["public"], sizes["private"])
+    first = knowledge.hooks(env).dealt_state
+    run = jax.jit(lambda s, p: (replay(env, first(env, s), s.moves, p), views(env, s, p)))
     see = jax.jit(lambda s, p: views(env, s, p))
     picked = list(enumerate(states))[:: max(1, len(states) // 5)]
     for t, batch in picked:

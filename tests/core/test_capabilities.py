@@ -46,7 +46,9 @@ def _members(cls: type) -> list[str]:
 
 def test_the_core_env_is_small() -> None:
     members = _members(sf.Env)
-    assert len(members) <= 25, members
+    # 24, and what a seat knows written once: information_state (its string, its shape),
+    # observe_public, observe_private (the game's side is the Knowledge capability)
+    assert len(members) <= 29, members
     assert "capability" in members and "capabilities" in members
 
 

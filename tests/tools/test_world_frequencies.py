@@ -26,6 +26,7 @@ import spoilfive_jax as sf
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.infer as ff_infer
 import spoilfive_jax.games.spoil_five.infer as sf_infer
+from spoilfive_jax.core import knowledge
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.resample import HiddenDeal
 from spoilfive_jax.tools.knowledge_check import replay
@@ -52,11 +53,11 @@ def _world(env: Any, state: Any, p: int, hand: jax.Array, discard: jax.Array) ->
 
 def _consistent(env: Any, state: Any, p: int) -> Any:
     """Jitted: (hands int32[W, 2], discards int32[W]) -> bool[W], each candidate consistent."""
-    real = replay(env, env.dealt_state(state), state.moves, jnp.int32(p))
+    real = replay(env, knowledge.hooks(env).dealt_state(env, state), state.moves, jnp.int32(p))
 
     def one(hand: jax.Array, discard: jax.Array) -> jax.Array:
         world = _world(env, state, p, hand, discard)
-        got = replay(env, env.dealt_state(world), world.moves, jnp.int32(p))
+        got = replay(env, knowledge.hooks(env).dealt_state(env, world), world.moves, jnp.int32(p))
         ok = got["legal"].all()
         for k in ("actor", "phase", "info"):
             ok &= jnp.array_equal(got[k], real[k])

@@ -12,13 +12,10 @@ import numpy as np
 
 import spoilfive_oh_hell.game as game
 import spoilfive_oh_hell.observe as _observe
-from spoilfive_jax.core import bits, record
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, PolicyFn, checked_deal
-from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.core.validate import as_key, check_cards, concrete
-from spoilfive_oh_hell import agent, deck_deals, history, infer, play, report, rollouts
+from spoilfive_oh_hell import agent, deck_deals, history, infer, knowledge, play, report, rollouts
 from spoilfive_oh_hell.policies import BUILTIN
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, OhHellRules, card_str, card_symbol, check_table
 from spoilfive_oh_hell.state import State
@@ -48,6 +45,7 @@ class OhHell(Env[State, OhHellRules]):
         caps.Presentation: report,
         caps.TerminalPlay: play,
         caps.DeckDeals: deck_deals,
+        caps.Knowledge: knowledge,
     }
 
     def __init__(self, num_players: int | None = None, rules: OhHellRules | None = None) -> None:
@@ -123,32 +121,6 @@ class OhHell(Env[State, OhHellRules]):
     @property
     def full_observation_shape(self) -> tuple[int, ...]:
         return _observe.full_observation_shape(self.num_players, self.rules.num_tricks)
-
-    # ------------------------------------------------------------------ what a seat knows
-
-    def public_start(self, state: State) -> jax.Array:
-        """int32[2]: the dealer and the trump card turned up."""
-        return jnp.stack([state.dealer, state.trump_card]).astype(jnp.int32)
-
-    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
-        return (("dealer", "seat"), ("trump card", "card"))
-
-    def private_cards(self, state: State, player: jax.Array) -> Bits:
-        """uint32[1] x 2: the hand ``player`` was dealt: what it holds and what it played."""
-        p = jnp.asarray(player, jnp.int32)
-        dealt = seat_bits(state.hands, p) | record.cards_of(state.moves, p, NUM_CARDS)
-        return Bits(dealt.lo[None], dealt.hi[None])
-
-    def dealt_state(self, state: State) -> State:
-        """The hand's first state: each seat's dealt cards, the trump card, the dealer."""
-        t = self.rules.num_tricks
-
-        def dealt(p: jax.Array) -> jax.Array:
-            mask = bits.to_bool(self.private_cards(state, p), 64)[0]
-            return jnp.nonzero(mask, size=t, fill_value=-1)[0].astype(jnp.int32)
-
-        hands = jax.vmap(dealt)(jnp.arange(self.num_players))
-        return game.new_hand(hands, state.trump_card, state.dealer, self.num_players, self.rules)
 
     # ------------------------------------------------------------------ text and policies
 

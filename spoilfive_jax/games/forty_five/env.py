@@ -19,6 +19,7 @@ import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.games as games
 import spoilfive_jax.games.forty_five.history as history
 import spoilfive_jax.games.forty_five.infer as infer
+import spoilfive_jax.games.forty_five.knowledge as knowledge
 import spoilfive_jax.games.forty_five.likelihood as likelihood
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
@@ -26,7 +27,6 @@ import spoilfive_jax.games.forty_five.provider as provider
 import spoilfive_jax.games.forty_five.report as report
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, PolicyFn, check_state, checked_deal
 from spoilfive_jax.core.validate import as_key, check_cards, check_int, concrete
 from spoilfive_jax.games.forty_five.actions import action_id as action_id
@@ -250,40 +250,6 @@ class FortyFive(Env[State, FortyFiveRules]):
         game)."""
         return game.continue_game(self.step(state, action), as_key(key), self.rules)
 
-    # ------------------------------------------------------------------ what a seat knows
-
-    private_card_sets: ClassVar[tuple[str, ...]] = ("dealt", "drew")
-
-    def private_action(self, state: State, action: jax.Array) -> jax.Array:
-        """A card laid away face down (the joker exchange's, a rob's, an Auction discard) is
-        its seat's alone; the others see that it laid a card away."""
-        laying = (
-            (state.phase == game.PHASE_JOKER)
-            | (state.phase == game.PHASE_ROB)
-            | (state.phase == game.PHASE_DISCARD)
-        )
-        return laying & (action < game.NUM_CARD_IDS)
-
-    def public_start(self, state: State) -> jax.Array:
-        """int32[3 + T]: the dealer, the turn-up (-1 in Auction), whether the joker was turned
-        up (the dealer took it) and each team's game score before the hand."""
-        head = jnp.stack([state.dealer, state.turnup, state.joker_up.astype(jnp.int32)])
-        before = state.scores - state.hand_points  # (the scores move once the hand is over)
-        return jnp.concatenate([head, before]).astype(jnp.int32)
-
-    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
-        teams = tuple((f"team {t} score", "number") for t in range(self.num_teams))
-        return (("dealer", "seat"), ("turnup", "card"), ("joker up", "flag"), *teams)
-
-    def private_cards(self, state: State, player: jax.Array) -> Bits:
-        """uint32[2] x 2: the hand ``player`` was dealt (what it holds and every card it played
-        or laid away, less what it took: a robbed turn-up, the turned-up joker, its draws) and
-        the cards it drew from the Auction stock."""
-        return infer.private_cards(state, player)
-
-    def dealt_state(self, state: State) -> State:
-        return infer.dealt_state(state, self.rules)
-
     # ------------------------------------------------------------------ observation
 
     def observe(self, state: State, player: Any) -> jax.Array:
@@ -323,6 +289,7 @@ class FortyFive(Env[State, FortyFiveRules]):
         caps.AgentInfo: report,
         caps.Teams: report,
         caps.DeckDeals: deck_deals,
+        caps.Knowledge: knowledge,
     }
 
 

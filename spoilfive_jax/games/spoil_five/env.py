@@ -20,6 +20,7 @@ import spoilfive_jax.games.spoil_five.deck_deals as deck_deals
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.history as history
 import spoilfive_jax.games.spoil_five.infer as infer
+import spoilfive_jax.games.spoil_five.knowledge as knowledge
 import spoilfive_jax.games.spoil_five.observe as _observe
 import spoilfive_jax.games.spoil_five.provider as provider
 import spoilfive_jax.games.spoil_five.render as render
@@ -168,31 +169,6 @@ class SpoilFive(Env[State, Rules]):
     def full_observation_shape(self) -> tuple[int, ...]:
         return _observe.full_observation_shape(self.num_players)
 
-    # ------------------------------------------------------------------ what a seat knows
-
-    def private_action(self, state: State, action: jax.Array) -> jax.Array:
-        """A rob's discard is the robber's alone (the others see that it robbed)."""
-        return (state.phase == game.PHASE_ROB) & (action < NUM_CARDS)
-
-    def public_start(self, state: State) -> jax.Array:
-        """int32[3]: the dealer, the turn-up and the chips carried in (the antes follow)."""
-        return jnp.stack([state.dealer, state.turnup, state.carried]).astype(jnp.int32)
-
-    def public_start_fields(self) -> tuple[tuple[str, str], ...]:
-        return (("dealer", "seat"), ("turnup", "card"), ("carried", "number"))
-
-    def private_cards(self, state: State, player: jax.Array) -> bits.Bits:
-        """uint32[1] x 2: the hand ``player`` was dealt: what it holds and every card it
-        played or laid away (the record), less the turn-up it robbed."""
-        return infer.dealt_hand(state, player)
-
-    def dealt_state(self, state: State) -> State:
-        """The hand's first state: each seat's dealt hand (``private_cards``), the turn-up."""
-        dealt = jax.vmap(lambda p: infer.dealt_hand(state, p))(jnp.arange(self.num_players))
-        hands = bits.Bits(dealt.lo[:, 0], dealt.hi[:, 0])
-        n, rules = self.num_players, self.rules
-        return game.new_hand(hands, state.turnup, state.dealer, state.carried, n, rules)
-
     # What the game can do beyond the core (``core.capabilities``), each a module of
     # functions taking the env first.
     capabilities: ClassVar[Mapping[type, object]] = {
@@ -208,6 +184,7 @@ class SpoilFive(Env[State, Rules]):
         caps.AgentInfo: report,
         caps.Teams: generic,
         caps.DeckDeals: deck_deals,
+        caps.Knowledge: knowledge,
     }
 
 
