@@ -24,8 +24,9 @@ project's env, one hand a game.
   a Python game they crash the interpreter (a segmentation fault) instead of raising.
 - **Returns** are the env's rewards summed over the hand (chips or points), in
   ``DeckDeals.reward_bounds``.  The utility is constant-sum, with its ``utility_sum``, at a
-  table where every hand's returns sum to one value (``utility_sum``: Twenty-Five), else
-  general-sum (a spoilt pot carries over; the best-trump bonus may go unclaimed; a failed bid).
+  table where every hand's returns sum to one value (``utility_sum``: Twenty-Five, Forty-Five
+  at 8 seats or more), else general-sum (a spoilt pot carries over; the best-trump bonus may go
+  unclaimed; a failed bid).
 - **Pickling and serialization.**  A game pickles as its name and parameters (loading it again
   registers it); a state's Python side is its table (pickled as the game's name and parameters)
   and its node (the dealt cards, or the packed env state with what the queries read), so
@@ -450,27 +451,37 @@ def table(game_id: str, params: dict[str, Any]) -> tuple[Env[Any, Any], int]:
     return env, dealer
 
 
+PLAIN_CARDS = 39
+"""Cards of the three plain suits: a Forty-Five hand dealt more than these to the seats holds a
+trump, which is played (every card of a hand is)."""
+
+
 def utility_sum(env: Env[Any, Any]) -> float | None:
     """The one value every hand's returns sum to at this table and rules, or None when they
     may sum to different values (a general-sum game).
 
     A game's ``DeckDeals`` may say (an optional ``utility_sum(env)``); else the Forty-Five
-    family's rules decide: 5 points a trick and nothing else (Twenty-Five: no best-trump
-    bonus, no doubled jink, no bid) give every team's points together 25, so the seats' returns
-    sum to 25 times a team's size.  Every other game and rule set is general-sum: Spoil Five
-    (a spoilt pot), Forty-Five (the best-trump bonus goes unclaimed when nobody plays a trump),
-    Auction (a failed bid), ``hoyle`` scoring, Oh Hell (the bid bonus)."""
+    family's rules decide.  Its teams score 5 a trick, 25 together, and the best-trump bonus
+    (5 to the team that played the highest trump) is claimed in every hand where a trump is
+    played: in every hand once the seats hold more cards than the plain suits have (8 seats
+    or more), while with fewer the hands may hold none.  So the seats' returns sum to 25 (no
+    bonus: Twenty-Five) or 30 (the bonus, 8 seats or more) times a team's size.  Every other
+    game and rule set is general-sum: Spoil Five (a spoilt pot carries over), Forty-Five at up
+    to 7 seats (the bonus unclaimed), a doubled announced jink, ``hoyle`` scoring, Auction (a
+    failed bid), Oh Hell (the bid bonus)."""
     deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
     declared = getattr(deals, "utility_sum", None)
     if callable(declared):
         value = declared(env)
         return None if value is None else float(value)
-    rules = env.rules
+    rules, n = env.rules, env.num_players
     if not isinstance(rules, FortyFiveRules):
         return None
-    if rules.bonus or rules.scoring != "best_trump" or rules.jink == "announced" or rules.auction:
+    if rules.auction or rules.scoring != "best_trump" or rules.jink == "announced":
         return None
-    return 25.0 * env.num_players / num_teams(env.num_players)
+    if rules.bonus and 5 * n <= PLAIN_CARDS:
+        return None
+    return (30.0 if rules.bonus else 25.0) * n / num_teams(n)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
