@@ -12,13 +12,12 @@ the registry that declares the ``DeckDeals`` capability: ``python_spoil_five``,
     bots = [sfo.PolicyBot(game, "heuristic", seed=s) for s in range(3)]
 
 Parameters: ``players``, ``dealer`` and the game's rule options (``spoilfive rules`` lists
-them).  What the games model and how (chance, observations, resampling): ``game``.
+them).  What the games model and how (chance, observations, resampling, utility, pickling):
+``game``; how they run fast (every node on the host, one jitted call a decision): ``host``.
 ``PolicyBot`` plays any of the project's policies as a ``pyspiel.Bot``.
 """
 
 from __future__ import annotations
-
-import pyspiel
 
 from spoilfive_jax import registry
 from spoilfive_jax.core import capabilities as caps
@@ -28,24 +27,9 @@ from spoilfive_jax.openspiel.game import (
     OpenSpielGame,
     OpenSpielState,
     game_type,
+    register,
     rule_parameters,
 )
-
-
-def register(game_id: str) -> str:
-    """Register ``python_<game_id>`` with OpenSpiel (again: a no-op) and return its name."""
-    name = f"python_{game_id}"
-    if name in pyspiel.registered_names():
-        return name
-    env_class = registry.env_class(game_id)
-    if caps.DeckDeals not in env_class.capabilities:
-        raise ValueError(
-            f"{game_id} does not declare the DeckDeals capability: OpenSpiel's chance nodes "
-            "deal the pack card by card from it"
-        )
-    cls = type(f"{env_class.__name__}OpenSpielGame", (OpenSpielGame,), {"game_id": game_id})
-    pyspiel.register_game(game_type(game_id), cls)
-    return name
 
 
 def register_all() -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import spoilfive_jax.openspiel as sfo  # noqa: E402
-from spoilfive_jax.openspiel import game as game_module  # noqa: E402
+from spoilfive_jax.openspiel import host  # noqa: E402
 
 GAMES = ("python_spoil_five", "python_forty_five", "python_twenty_five")
 GAMES += ("python_auction_forty_fives", "python_oh_hell")
@@ -136,7 +136,7 @@ def test_the_packing_is_exact_for_every_kind_of_array():
         "bf16": np.array([0.5, -3.0], jnp.bfloat16),
         "empty": np.zeros((0, 3), np.int32),
     }
-    layout = game_module._Layout.of(tree)
+    layout = host.Layout.of(tree)
     assert layout.size == 3 + 4 + 2 + 2 + 1 + 3 + 3 + 2 + 2 + 0
     flat = np.asarray(jax.jit(layout.pack)(tree))
     assert flat.dtype == np.int32 and flat.shape == (layout.size,)
@@ -149,11 +149,11 @@ def test_the_packing_is_exact_for_every_kind_of_array():
 
 def test_a_64_bit_field_is_refused_by_name():
     with pytest.raises(ValueError, match=r"\['scores'\] is float64"):
-        game_module._Layout.of({"ok": np.zeros(2, np.int32), "scores": np.zeros(2, np.float64)})
+        host.Layout.of({"ok": np.zeros(2, np.int32), "scores": np.zeros(2, np.float64)})
     with pytest.raises(ValueError, match=r"\['t'\] is int64"):
-        game_module._Layout.of({"t": jax.ShapeDtypeStruct((1,), np.int64)})
+        host.Layout.of({"t": jax.ShapeDtypeStruct((1,), np.int64)})
     with pytest.raises(ValueError, match=r"\['c'\] is complex64"):
-        game_module._Layout.of({"c": np.zeros(1, np.complex64)})
+        host.Layout.of({"c": np.zeros(1, np.complex64)})
 
 
 def test_a_clone_shares_its_node_and_plays_on_by_itself():

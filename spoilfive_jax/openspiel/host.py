@@ -1,0 +1,375 @@
+"""The host side of the OpenSpiel games (``spoilfive_jax.openspiel.game``): every node of a hand
+lives here, read once from the env.
+
+- ``Layout`` packs one table's env state into one int32 vector (exact for booleans, integers and
+  floats of up to 32 bits) and gives it back, host (numpy) or traced.
+- ``programs_of(env)``: the jitted calls of one table.  A step is ONE call (``transition_legal``:
+  the host has checked the action) that writes the packed state, the seat to act, the terminated
+  flag, the rewards and the legal mask (``Sizes``), read back in one transfer; every seat's
+  observation and information state come from one more call (``views``), made when a node is
+  first asked for them, so that a search that never asks never pays for them.  The deal is one
+  call where the game's ``DeckDeals.init_from_deck`` can be traced (``jitted_deal``), else it
+  runs on the host.
+- ``Deal`` (a chance node: the cards dealt so far) and ``Hand`` (a node of the play) are
+  immutable and shared by the states that reach them: a clone copies references
+  (``__deepcopy__`` returns the node itself), and a node remembers its last child, so a clone
+  that takes the same action as its original (OpenSpiel's own checks do) gets the child without
+  another call.  Texts and the unpacked env state are made once a node, when first asked for.
+- A ``Hand`` pickles as its table, packed state and returns (the rest is computed again on
+  load), a ``Deal`` as its cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env, transition_legal
+
+
+class TableLike(Protocol):
+    """What a node reads of its table (``game.Table``)."""
+
+    @property
+    def env(self) -> Env[Any, Any]: ...
+
+    @property
+    def programs(self) -> Programs: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    """One array of the env state in the packed vector: ``flat[offset : offset + size]``."""
+
+    offset: int
+    size: int
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @property
+    def kind(self) -> str:
+        """How it packs: "bits" (32-bit, bit for bit), "float" (as float32), "int" (widened)."""
+        if self.dtype.itemsize == 4 and self.dtype != np.int32:
+            return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "bits"
+        return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "int"
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How one table's env state packs into one int32 vector: 32-bit arrays bit for bit,
+    booleans and smaller integers widened, smaller floats as float32.  ``unpack`` gives the
+    state back from a packed vector, host (numpy) or traced."""
+
+    treedef: Any
+    leaves: tuple[Leaf, ...]
+    size: int
+
+    @classmethod
+    def of(cls, state: Any) -> Layout:
+        """The layout of states shaped as ``state`` (arrays or ``jax.ShapeDtypeStruct``s)."""
+        leaves, treedef = jax.tree_util.tree_flatten_with_path(state)
+        out, offset = [], 0
+        for path, leaf in leaves:
+            dtype, shape = np.dtype(leaf.dtype), tuple(int(d) for d in np.shape(leaf))
+            number = jnp.issubdtype(dtype, jnp.number) or jnp.issubdtype(dtype, jnp.bool_)
+            if dtype.itemsize > 4 or not number or jnp.issubdtype(dtype, jnp.complexfloating):
+                raise ValueError(
+                    f"the OpenSpiel games pack the env state into int32: field "
+                    f"{jax.tree_util.keystr(path)} is {dtype} (booleans, integers and floats "
+                    "of at most 32 bits pack)"
+                )
+            size = int(np.prod(shape, dtype=np.int64))
+            out.append(Leaf(offset, size, shape, dtype))
+            offset += size
+        return cls(treedef, tuple(out), offset)
+
+    def pack(self, state: Any) -> jax.Array:
+        """int32[size] (traced): ``state`` packed."""
+        parts = [jnp.zeros(0, jnp.int32)]
+        for leaf, x in zip(self.leaves, jax.tree.leaves(state), strict=True):
+            x = jnp.asarray(x).reshape(-1)
+            if leaf.kind == "float":
+                x = jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)
+            elif leaf.kind == "bits":
+                x = jax.lax.bitcast_convert_type(x, jnp.int32)
+            parts.append(x.astype(jnp.int32))
+        return jnp.concatenate(parts)
+
+    def unpack(self, flat: Any) -> Any:
+        """The state packed in ``flat`` int32[size]: numpy arrays from a numpy vector (views
+        where the dtype is 32-bit), traced arrays from a traced one."""
+        host = isinstance(flat, np.ndarray)
+        out = []
+        for leaf in self.leaves:
+            x = flat[leaf.offset : leaf.offset + leaf.size]
+            if leaf.kind != "int":
+                wide = np.dtype(np.float32) if leaf.kind == "float" else leaf.dtype
+                x = x.view(wide) if host else jax.lax.bitcast_convert_type(x, wide)
+            if x.dtype != leaf.dtype:
+                x = x != 0 if leaf.dtype == np.bool_ else x.astype(leaf.dtype)
+            out.append(x.reshape(leaf.shape))
+        return jax.tree.unflatten(self.treedef, out)
+
+
+class Sizes(NamedTuple):
+    """A step's output, in order: the packed state, the seat to act, the terminated flag, the
+    rewards [N] and the legal mask [A].  The views (``Programs.views``): every seat's
+    observation [N, D] and information state [N, I] (I = 0: the env has none, the observation
+    stands in)."""
+
+    state: int
+    players: int
+    actions: int
+    observation: int
+    information: int
+
+
+class InformationStates(NamedTuple):
+    """An env's perfect-recall information states: the tensor (jittable, one seat), its shape
+    and its text (host)."""
+
+    tensor: Callable[[Any, Any], jax.Array]
+    shape: tuple[int, ...]
+    text: Callable[[Any, int], str]
+
+
+def information_states(env: Env[Any, Any]) -> InformationStates | None:
+    """The env's perfect-recall information states: ``information_state(state, player)``
+    (float32, ``information_state_shape``) and ``information_state_string(state, player)``
+    (host text), where the env has them and they work for its game (one that does not say what
+    its seats know raises ``MissingCapability`` from ``information_state_shape``); else None.
+    Each node computes them with the observations (``Programs.views``)."""
+    tensor = getattr(env, "information_state", None)
+    text = getattr(env, "information_state_string", None)
+    if tensor is None or text is None:
+        return None
+    try:
+        shape = tuple(int(d) for d in env.information_state_shape)  # type: ignore[attr-defined]
+    except (AttributeError, caps.MissingCapability, NotImplementedError):
+        return None
+    return InformationStates(tensor, shape, text)
+
+
+@dataclasses.dataclass(frozen=True)
+class Programs:
+    """The jitted calls of one table.  ``start`` (a dealt env state), ``refresh`` (a packed
+    state), ``step`` (packed state, action), ``resample`` (seed, packed state, seat; None
+    without the ``Analysis`` capability) and ``deal`` (the pack, the dealer: None where
+    ``DeckDeals.init_from_deck`` cannot be traced) each return one int32 vector, a step's
+    output (``Sizes``); ``views`` (a packed state) returns every seat's observation and
+    information state, float32."""
+
+    layout: Layout
+    sizes: Sizes
+    start: Callable[[Any], jax.Array]
+    refresh: Callable[[np.ndarray], jax.Array]
+    step: Callable[[np.ndarray, np.int32], jax.Array]
+    views: Callable[[np.ndarray], jax.Array]
+    resample: Callable[[np.int32, np.ndarray, np.int32], jax.Array] | None
+    deal: Callable[[np.ndarray, int], jax.Array] | None
+
+
+def emitters(
+    env: Env[Any, Any], layout: Layout
+) -> tuple[Callable[[Any], jax.Array], Callable[[Any], jax.Array], Sizes]:
+    """(what a step writes of a state: one int32 vector; what the views write: float32; the
+    ``Sizes``)."""
+    seats = jnp.arange(env.num_players, dtype=jnp.int32)
+    infos = information_states(env)
+
+    def emit(state: Any) -> jax.Array:
+        rewards = jnp.asarray(state.rewards, jnp.float32).reshape(-1)
+        parts = [
+            layout.pack(state),
+            jnp.asarray(state.current_player, jnp.int32).reshape(1),
+            jnp.asarray(state.terminated, jnp.int32).reshape(1),
+            jax.lax.bitcast_convert_type(rewards, jnp.int32),
+            jnp.asarray(state.legal_action_mask, jnp.int32).reshape(-1),
+        ]
+        return jnp.concatenate(parts)
+
+    def views(state: Any) -> jax.Array:
+        parts = [jax.vmap(lambda p: env.observe(state, p))(seats).reshape(-1)]
+        if infos is not None:
+            parts.append(jax.vmap(lambda p: infos.tensor(state, p))(seats).reshape(-1))
+        return jnp.concatenate(parts).astype(jnp.float32)
+
+    observation = int(np.prod(env.observation_shape))
+    information = 0 if infos is None else int(np.prod(infos.shape))
+    sizes = Sizes(layout.size, env.num_players, env.num_actions, observation, information)
+    return emit, views, sizes
+
+
+def jitted_deal(env: Env[Any, Any], emit: Callable[[Any], jax.Array]) -> Any:
+    """The jitted deal (pack, dealer) -> a step's output, where the game's
+    ``DeckDeals.init_from_deck`` can be traced with the pack as an array (a game that reads the
+    pack on the host cannot: then None, and each hand is dealt on the host)."""
+    deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
+    pack = jax.ShapeDtypeStruct((deals.deck_size(env),), jnp.int32)
+    try:
+        jax.eval_shape(lambda deck: deals.init_from_deck(env, deck, 0), pack)
+    except jax.errors.JAXTypeError:
+        return None
+    return jax.jit(
+        lambda deck, dealer: emit(deals.init_from_deck(env, deck, dealer)), static_argnums=1
+    )
+
+
+@functools.cache
+def programs_of(env: Env[Any, Any]) -> Programs:
+    """The jitted calls of one table (compiled once per table, at its first use)."""
+    layout = Layout.of(jax.eval_shape(lambda: env.init(jax.random.PRNGKey(0), 0)))
+    emit, views, sizes = emitters(env, layout)
+    resample = None
+    analysis = caps.declared(env, caps.Analysis)
+    if analysis is not None:
+
+        def redraw(seed: jax.Array, flat: jax.Array, player: jax.Array) -> jax.Array:
+            key = jax.random.PRNGKey(seed)
+            return emit(analysis.resample_hidden(env, key, layout.unpack(flat), player))
+
+        resample = jax.jit(redraw)
+    return Programs(
+        layout,
+        sizes,
+        start=jax.jit(emit),
+        refresh=jax.jit(lambda flat: emit(layout.unpack(flat))),
+        step=jax.jit(lambda flat, a: emit(transition_legal(env, layout.unpack(flat), a))),
+        views=jax.jit(lambda flat: views(layout.unpack(flat))),
+        resample=resample,
+        deal=jitted_deal(env, emit),
+    )
+
+
+# ------------------------------------------------------------------------ the nodes
+
+
+class Deal:
+    """A chance node: the cards dealt so far, in order.  Immutable (a clone shares it)."""
+
+    __slots__ = ("_outcomes", "child", "dealt")
+
+    def __init__(self, dealt: tuple[int, ...]) -> None:
+        self.dealt = dealt
+        self.child: tuple[int, Deal | Hand] | None = None  # the last action taken from here
+        self._outcomes: list[tuple[int, float]] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Deal, (self.dealt,))
+
+    def outcomes(self, deck_size: int) -> list[tuple[int, float]]:
+        if self._outcomes is None:
+            seen = set(self.dealt)
+            rest = [c for c in range(deck_size) if c not in seen]
+            self._outcomes = [(c, 1.0 / len(rest)) for c in rest]
+        return self._outcomes
+
+
+class Hand:
+    """A node of the hand after the deal, host side: a step's output ``out`` (``Sizes``) read
+    into the seat to act, the legal actions and the returns so far.  Immutable (a clone shares
+    it); the seats' observations and information states (one call), the texts and the unpacked
+    env state are made when first asked for.  It pickles as its table, packed state
+    and returns: unpickling computes the rest again (one call)."""
+
+    __slots__ = (
+        "_information_text",
+        "_state",
+        "_text",
+        "_views",
+        "child",
+        "legal",
+        "out",
+        "over",
+        "player",
+        "returns",
+        "table",
+    )
+
+    def __init__(self, table: TableLike, out: np.ndarray, returns: np.ndarray) -> None:
+        out = np.array(out, np.int32)
+        out.flags.writeable = False
+        s, n, a = table.programs.sizes[:3]
+        self.table, self.out = table, out
+        self.player, self.over = int(out[s]), bool(out[s + 1])
+        self.returns = np.asarray(returns, np.float64) + out[s + 2 : s + 2 + n].view(np.float32)
+        self.returns.flags.writeable = False
+        at = s + 2 + n
+        self.legal: list[int] = [] if self.over else np.flatnonzero(out[at : at + a]).tolist()
+        self.child: tuple[int, Deal | Hand] | None = None
+        self._views: tuple[np.ndarray, np.ndarray] | None = None
+        self._state: Any = None
+        self._text: str | None = None
+        self._information_text: dict[int, str] = {}
+
+    @classmethod
+    def packed(cls, table: TableLike, flat: np.ndarray, before: np.ndarray) -> Hand:
+        """The node of packed state ``flat`` with returns ``before`` its rewards."""
+        return cls(table, np.asarray(table.programs.refresh(np.asarray(flat, np.int32))), before)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Hand:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        s, n = self.table.programs.sizes[:2]
+        before = self.returns - self.out[s + 2 : s + 2 + n].view(np.float32)
+        return (Hand.packed, (self.table, self.flat, before))
+
+    @property
+    def flat(self) -> np.ndarray:
+        """int32[S]: the packed env state."""
+        return self.out[: self.table.programs.sizes.state]
+
+    @property
+    def env_state(self) -> Any:
+        """The env state (numpy arrays), unpacked once."""
+        if self._state is None:
+            self._state = self.table.programs.layout.unpack(self.flat)
+        return self._state
+
+    def views(self) -> tuple[np.ndarray, np.ndarray]:
+        """(float32[N, D] every seat's observation, float32[N, I] its information state), made
+        by one call when first asked for (read-only)."""
+        if self._views is None:
+            _, n, _, d, i = self.table.programs.sizes
+            both = np.array(self.table.programs.views(self.flat), np.float32)
+            both.flags.writeable = False
+            self._views = both[: n * d].reshape(n, d), both[n * d :].reshape(n, i)
+        return self._views
+
+    @property
+    def text(self) -> str:
+        """The game's text of the table, made once."""
+        if self._text is None:
+            self._text = table_text(self.table.env, self.env_state, None)
+        return self._text
+
+    def information_text(self, player: int) -> str | None:
+        """The env's ``information_state_string`` for ``player`` (made once), or None where
+        the env has none."""
+        infos = information_states(self.table.env)
+        if infos is None:
+            return None
+        text = self._information_text.get(player)
+        if text is None:
+            text = self._information_text[player] = infos.text(self.env_state, player)
+        return text
+
+
+def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
+    """The game's text of the table (for ``player``: its own cards shown)."""
+    pictures = caps.declared(env, caps.Rendering)
+    if pictures is not None:
+        return pictures.render_text(env, state, player=player)
+    info = caps.declared(env, caps.AgentInfo)
+    return info.state_text(env, state) if info is not None else repr(state)
