@@ -44,7 +44,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 import jax
 import numpy as np
@@ -60,6 +61,8 @@ from spoilfive_jax.openspiel.host import (
     information_states,
     programs_of,
 )
+
+T = TypeVar("T")
 
 PERFECT_RECALL = False
 """HOOK (issue 41): True wires OpenSpiel's information state (``make_py_observer`` asked for
@@ -449,6 +452,13 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         self._check_player(player)
         node = self._node
         return None if isinstance(node, Deal) else node.information_text(player)
+
+    def cached(self, key: Hashable, make: Callable[[Any], T]) -> T | None:
+        """``make(env_state)`` made once for this node and shared by every state at it (its
+        clones): an observer's query asked again at a node costs a dict lookup.  ``key`` names
+        what ``make`` makes (the same key, the same thing); None during the deal."""
+        node = self._node
+        return None if isinstance(node, Deal) else node.memo(key, make)  # type: ignore[no-any-return]
 
     def _check_player(self, player: int) -> None:
         n = self._table.env.num_players

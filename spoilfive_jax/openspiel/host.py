@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, Protocol
 
 import jax
@@ -284,6 +284,7 @@ class Hand:
 
     __slots__ = (
         "_information_text",
+        "_memo",
         "_state",
         "_text",
         "_views",
@@ -311,6 +312,7 @@ class Hand:
         self._state: Any = None
         self._text: str | None = None
         self._information_text: dict[int, str] = {}
+        self._memo: dict[Hashable, Any] = {}
 
     @classmethod
     def packed(cls, table: TableLike, flat: np.ndarray, before: np.ndarray) -> Hand:
@@ -353,6 +355,12 @@ class Hand:
         if self._text is None:
             self._text = table_text(self.table.env, self.env_state, None)
         return self._text
+
+    def memo(self, key: Hashable, make: Callable[[Any], Any]) -> Any:
+        """``make(env_state)``, made once for this node under ``key``."""
+        if key not in self._memo:
+            self._memo[key] = make(self.env_state)
+        return self._memo[key]
 
     def information_text(self, player: int) -> str | None:
         """The env's ``information_state_string`` for ``player`` (made once), or None where

@@ -161,6 +161,11 @@ def test_a_clone_shares_its_node_and_plays_on_by_itself():
     state = some_states(game, seed=6)[2]  # the first decision
     clone = state.clone()
     assert clone._node is state._node and clone._table is state._table
+    made = []  # a value an observer caches at a node is made once for the node and its clones
+    seat = state.current_player()
+    assert state.cached("seat", lambda s: made.append(1) or int(s.current_player)) == seat
+    assert clone.cached("seat", lambda s: made.append(1) or -9) == seat and made == [1]
+    assert game.new_initial_state().cached("seat", lambda s: 1) is None  # (the deal)
     first, second = state.legal_actions()[:2]
     state.apply_action(first)
     clone.apply_action(first)  # the same action: the same child, remembered
