@@ -52,13 +52,15 @@ class Leaf:
     size: int
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
+    kind: str  # how it packs: "bits" (32-bit, bit for bit), "float" (as float32), "int" (widened)
 
-    @property
-    def kind(self) -> str:
-        """How it packs: "bits" (32-bit, bit for bit), "float" (as float32), "int" (widened)."""
-        if self.dtype.itemsize == 4 and self.dtype != np.int32:
-            return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "bits"
-        return "float" if jnp.issubdtype(self.dtype, jnp.floating) else "int"
+    @classmethod
+    def of(cls, offset: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Leaf:
+        if jnp.issubdtype(dtype, jnp.floating):
+            kind = "float"
+        else:
+            kind = "bits" if dtype.itemsize == 4 and dtype != np.int32 else "int"
+        return cls(offset, int(np.prod(shape, dtype=np.int64)), shape, dtype, kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,9 +87,8 @@ class Layout:
                     f"{jax.tree_util.keystr(path)} is {dtype} (booleans, integers and floats "
                     "of at most 32 bits pack)"
                 )
-            size = int(np.prod(shape, dtype=np.int64))
-            out.append(Leaf(offset, size, shape, dtype))
-            offset += size
+            out.append(Leaf.of(offset, shape, dtype))
+            offset += out[-1].size
         return cls(treedef, tuple(out), offset)
 
     def pack(self, state: Any) -> jax.Array:
@@ -121,8 +122,7 @@ class Layout:
 class Sizes(NamedTuple):
     """A step's output, in order: the packed state, the seat to act, the terminated flag, the
     rewards [N] and the legal mask [A].  The views (``Programs.views``): every seat's
-    observation [N, D] and information state [N, I] (I = 0: the env has none, the observation
-    stands in)."""
+    observation [N, D] and perfect-recall information state [N, I] (I = 0: the env has none)."""
 
     state: int
     players: int
@@ -140,6 +140,7 @@ class InformationStates(NamedTuple):
     text: Callable[[Any, int], str]
 
 
+@functools.cache
 def information_states(env: Env[Any, Any]) -> InformationStates | None:
     """The env's perfect-recall information states: ``information_state(state, player)``
     (float32, ``information_state_shape``) and ``information_state_string(state, player)``
@@ -215,7 +216,7 @@ def jitted_deal(env: Env[Any, Any], emit: Callable[[Any], jax.Array]) -> Any:
     pack = jax.ShapeDtypeStruct((deals.deck_size(env),), jnp.int32)
     try:
         jax.eval_shape(lambda deck: deals.init_from_deck(env, deck, 0), pack)
-    except jax.errors.JAXTypeError:
+    except (TypeError, ValueError):  # a tracer read on the host (jax.errors.JAXTypeError)
         return None
     return jax.jit(
         lambda deck, dealer: emit(deals.init_from_deck(env, deck, dealer)), static_argnums=1
