@@ -9,17 +9,14 @@ step, observations, action text and built-in policies.  Everything else a tool n
 Every capability function takes the env first (``cap.outcome(env, state, rewards)``), so one
 module of plain functions serves every table and rules of its game.  A tool asks for what it
 needs with ``env.capability(HandScoring, "score_hands")``; a game that does not declare it gets
-one ``MissingCapability`` error naming the game and the capability.  Nothing falls back: a
-declared implementation that lacks a member (a misspelt function) is refused when the game's
-class is defined (``check_implementation``), and ``testing.api_test`` checks the behaviour of
-every capability a game declares.
-
+one ``MissingCapability`` naming the game and the capability.  Nothing falls back: a declared
+implementation that lacks a member (a misspelt function) is refused when the game's class is
+defined (``check_implementation``); ``testing.api_test`` checks what every capability does.
 Every game has ``Rollouts``, ``AgentInfo``, ``Teams`` (``core.generic``) and ``Presentation``
 (``core.plain``) from the base class; a game replaces them by declaring its own.
 
 Batched arguments carry a leading batch axis B; ``ids`` uint32[B] are the hands' indices in the
-run, and a hand's deal and decisions depend only on the run's key material and its index (so
-results do not depend on the batch size or the number of devices).
+run; a hand depends only on the run's key material and its index (not on batches or devices).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ in words: ``seat 2 | dealer 2, turnup Q♦, carried 2 | dealt 9♠ 9♥ 10♠ K�
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jax
@@ -146,6 +147,24 @@ def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
 # ---------------------------------------------------------------------- strings (host)
 
 
+@functools.cache
+def _text_parts(env: Env[Any, Any]) -> Any:
+    """One compiled call per table: (the public facts int32[K], the seat's private card sets
+    bool[C, 64]) of one hand."""
+    known = hooks(env)
+
+    def parts(state: Any, player: jax.Array) -> tuple[jax.Array, jax.Array]:
+        sets = known.private_cards(env, state, player)
+        return known.public_start(env, state), bits.to_bool(sets, CARD_SLOTS)
+
+    return jax.jit(parts)
+
+
+def _parts(env: Env[Any, Any], state: Any, player: int) -> tuple[np.ndarray, np.ndarray]:
+    facts, masks = jax.device_get(_text_parts(env)(state, jnp.int32(max(player, 0))))
+    return np.asarray(facts).reshape(-1), np.asarray(masks).reshape(-1, CARD_SLOTS)
+
+
 def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
     if value < 0 and kind in ("seat", "card"):
         return "none"
@@ -156,19 +175,14 @@ def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
     return str(value)
 
 
-def public_start_text(env: Env[Any, Any], state: Any) -> str:
-    """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
-    values = np.asarray(jax.device_get(hooks(env).public_start(env, state))).reshape(-1)
+def _facts_text(env: Env[Any, Any], facts: np.ndarray) -> str:
     fields = hooks(env).public_start_fields(env)
     return ", ".join(
-        f"{name} {_fact(env, kind, int(v))}" for (name, kind), v in zip(fields, values, strict=True)
+        f"{name} {_fact(env, kind, int(v))}" for (name, kind), v in zip(fields, facts, strict=True)
     )
 
 
-def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
-    """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
-    sets = hooks(env).private_cards(env, state, jnp.int32(player))
-    masks = np.asarray(jax.device_get(bits.to_bool(sets, CARD_SLOTS))).reshape(-1, CARD_SLOTS)
+def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
     parts = []
     for name, mask in zip(hooks(env).private_card_sets(env), masks, strict=True):
         cards = " ".join(env.action_str(int(c)) for c in np.flatnonzero(mask))
@@ -176,14 +190,26 @@ def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
     return ", ".join(parts)
 
 
+def public_start_text(env: Env[Any, Any], state: Any) -> str:
+    """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
+    return _facts_text(env, _parts(env, state, 0)[0])
+
+
+def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
+    """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
+    return _private_text(env, _parts(env, state, player)[1])
+
+
 def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
-    """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
-    moves = np.asarray(jax.device_get(state.moves))
-    who = np.asarray(record.actors(moves))
-    what = np.asarray(record.seen_by(moves, player, hidden_action(env)))
+    """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record), read
+    on the host (numpy, ``core.record``'s packing)."""
+    moves = np.asarray(jax.device_get(state.moves)).astype(np.int64)
+    who = (moves & ((1 << record.ACTION_SHIFT) - 1)) - 1
+    what = (moves >> record.ACTION_SHIFT) & record.ACTION_MASK
+    hidden = ((moves >> record.PRIVATE_SHIFT) & 1).astype(bool) & (who != player)
     shown = [
-        f"{w}:{'?' if a == hidden_action(env) else env.action_str(int(a))}"
-        for w, a in zip(who, what, strict=True)
+        f"{w}:{'?' if h else env.action_str(int(a))}"
+        for w, a, h in zip(who, what, hidden, strict=True)
         if w >= 0
     ]
     return " ".join(shown) or "-"
@@ -191,14 +217,9 @@ def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
 
 def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
-    return " | ".join(
-        [
-            f"seat {player}",
-            public_start_text(env, state),
-            private_text(env, state, player),
-            record_text(env, state, player),
-        ]
-    )
+    facts, masks = _parts(env, state, player)
+    text = (_facts_text(env, facts), _private_text(env, masks), record_text(env, state, player))
+    return " | ".join([f"seat {player}", *text])
 
 
 def public_string(env: Env[Any, Any], state: Any) -> str:

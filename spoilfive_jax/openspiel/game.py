@@ -6,19 +6,21 @@ project's env, one hand a game.
   outcome); the order of the cards past them never matters, so they are not asked for.  Then
   the hand starts from that order (``DeckDeals.init_from_deck``) and every later node is a
   decision of the env's seat to act, its legal actions the env's.
-- **Observations.**  The observation tensor, for any player, is the env's
-  ``observe(state, player)``; its string is the seat and a digest of the tensor (searches key
-  their nodes on it: it must be cheap).  The information state is the same tensor and string
-  (so two move orders that leave the same view share it: not perfect-recall) unless
-  ``PERFECT_RECALL`` wires it to the env's perfect-recall ``information_state`` and
-  ``information_state_string`` (``information_states``), which every node holds beside the
-  observations either way (``OpenSpielState.information_state_array``/``_text``).
-  ``str(state)`` is the game's text of the table (``Rendering``, else the ``AgentInfo`` state
-  text).
+- **Observations.**  Every kind OpenSpiel asks for (``make_observation`` with an
+  ``IIGObservationType``, ``game.make_py_observer``; ``observer.kind_of``): the information
+  state is the env's perfect-recall ``information_state`` and its readable string; the
+  default observation the env's ``observe(state, player)`` (the seat's view now), its string
+  the seat and a digest of the tensor; public-only, private-only, and every seat's
+  information, from ``observe_public``, ``observe_private`` and ``observe_full``.  Every node
+  holds what they read (``OpenSpielState.observation_array``, ``information_state_array``,
+  ``information_state_text``, ``cached``).  ``str(state)`` is the game's text of the table
+  (``Rendering``, else the ``AgentInfo`` state text).
 - **Resampling.**  ``resample_from_infostate(player, sampler)`` redraws the cards the player
   cannot see with the game's exact resampler (``Analysis.resample_hidden``), seeded from
-  ``sampler``: the world keeps the player's view and legal actions.  The world's history keeps
-  the original deal's chance outcomes (only the hidden cards differ).  It is a Python method:
+  ``sampler``: a world consistent with every public event, each equally likely, that keeps the
+  player's information state.  It comes back as a state whose ``history()`` is the world's: its
+  deal (``DeckDeals.deck_of``) as the chance outcomes, then its decisions (its own private
+  ones), so replaying the history gives the world again.  It is a Python method:
   OpenSpiel's Python algorithms (``open_spiel.python.algorithms.ismcts``) call it.  Never give
   these games to OpenSpiel's C++ bots (``pyspiel.ISMCTSBot``, ``pyspiel.MCTSBot``, ...): with
   a Python game they crash the interpreter (a segmentation fault) instead of raising.
@@ -43,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -53,25 +54,17 @@ import pyspiel
 
 from spoilfive_jax import registry
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core import record
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.openspiel.host import (
     Deal,
     Hand,
     Programs,
-    information_states,
     programs_of,
 )
+from spoilfive_jax.openspiel.observer import Observer
 
 T = TypeVar("T")
-
-PERFECT_RECALL = False
-"""HOOK (issue 41): True wires OpenSpiel's information state (``make_py_observer`` asked for
-perfect recall: ``information_state_tensor``/``_string``) to the env's perfect-recall
-``information_state`` and ``information_state_string`` (``InformationStateObserver``, read
-from each node's cache); False, as before, serves the observation and its digest for it (not
-perfect-recall; ``tests/openspiel/test_games.py`` checks that).  Read when a game's observer is
-made: set it before loading the game."""
-
 
 # ------------------------------------------------------------------------ the tables
 
@@ -338,12 +331,10 @@ class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
         return OpenSpielState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        """The observer of the kind ``iig_obs_type`` asks for (``observer.kind_of``)."""
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
-        wanted = iig_obs_type is not None and iig_obs_type.perfect_recall
-        if wanted and PERFECT_RECALL and information_states(self.env) is not None:
-            return InformationStateObserver(self.table)
-        return Observer(self.table)
+        return Observer(self.env, iig_obs_type)
 
 
 class OpenSpielState(pyspiel.State):  # type: ignore[misc]
@@ -420,10 +411,21 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         self._check_player(player_id)
         seed = int(float(probability_sampler()) * 2**31)
         out = resample(np.int32(seed), node.flat, np.int32(player_id))
-        copy = self.clone()
-        # the seat to act is public, its legal actions are not (unless it is ``player_id``):
-        # the world's are its own
-        copy._node = Hand(t, np.asarray(out), node.returns)
+        world = Hand(t, np.asarray(out), node.returns).env_state
+        return self._replayed(world)
+
+    def _replayed(self, world: Any) -> OpenSpielState:
+        """A new state whose history is ``world``'s: its deal (``DeckDeals.deck_of``) as the
+        chance outcomes, then every decision of its record (the world's own private ones)."""
+        t = self._table
+        copy = OpenSpielState(self.get_game())
+        deck = t.deals.deck_of(t.env, world)
+        for card in deck[: t.deal_length]:
+            copy.apply_action(int(card))
+        for action in record.actions(np.asarray(world.moves)).tolist():
+            if action < 0:
+                break
+            copy.apply_action(int(action))
         return copy
 
     # ---------------------------------------------------------------- the host cache
@@ -466,58 +468,6 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
             raise ValueError(f"player must be a seat 0..{n - 1}, got {player}")
 
 
-class Observer:
-    """OpenSpiel's Python observer: ``tensor`` (and ``dict['observation']``) is the env's
-    ``observe(state, player)``; before the deal is complete it is all zeros."""
-
-    def __init__(self, game: Table) -> None:
-        self._table = game
-        size = int(np.prod(game.env.observation_shape))
-        self.tensor = np.zeros(size, np.float32)
-        self.dict = {"observation": self.tensor}
-
-    def _array(self, state: OpenSpielState, player: int) -> np.ndarray | None:
-        return state.observation_array(player)
-
-    def set_from(self, state: OpenSpielState, player: int) -> None:
-        row = self._array(state, player)
-        if row is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = row
-
-    def string_from(self, state: OpenSpielState, player: int) -> str:
-        """``seat P: view DIGEST``, a digest of the tensor (searches key their nodes on it, so
-        it must be cheap; ``str(state)`` is the table for people)."""
-        row = self._array(state, player)
-        if row is None:
-            return f"seat {player}: the deal, {len(state.history())} cards out"
-        return f"seat {player}: view {hashlib.sha1(row.tobytes()).hexdigest()[:20]}"
-
-
-class InformationStateObserver(Observer):
-    """The observer of a perfect-recall request where ``PERFECT_RECALL`` wires it: the env's
-    ``information_state`` and ``information_state_string`` (``information_states``; the game
-    must have them); before the deal is complete, zeros and the deal's text."""
-
-    def __init__(self, game: Table) -> None:
-        infos = information_states(game.env)
-        if infos is None:
-            raise ValueError(f"{game.env.id} has no perfect-recall information states")
-        self._table = game
-        self.tensor = np.zeros(int(np.prod(infos.shape)), np.float32)
-        self.dict = {"info_state": self.tensor}
-
-    def _array(self, state: OpenSpielState, player: int) -> np.ndarray | None:
-        return state.information_state_array(player)
-
-    def string_from(self, state: OpenSpielState, player: int) -> str:
-        text = state.information_state_text(player)
-        if text is None:
-            return f"seat {player}: the deal, {len(state.history())} cards out"
-        return text
-
-
 def _table_sizes(game_id: str) -> list[int]:
     """The table sizes the game takes (2..10 at most; a plugin may take fewer)."""
     sizes = []
@@ -537,6 +487,7 @@ def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameTyp
     env = registry.make(game_id) if env is None else env
     sizes = _table_sizes(game_id)
     constant = utility_sum(env) is not None
+    knows = caps.Knowledge in type(env).capabilities  # (its information states)
     return pyspiel.GameType(
         short_name=f"python_{game_id}",
         long_name=f"Python {env.id.replace('_', ' ').title()} (spoilfive_jax)",
@@ -551,8 +502,8 @@ def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameTyp
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=max(sizes),
         min_num_players=min(sizes),
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
+        provides_information_state_string=knows,
+        provides_information_state_tensor=knows,
         provides_observation_string=True,
         provides_observation_tensor=True,
         provides_factored_observation_string=False,

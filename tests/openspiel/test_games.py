@@ -114,19 +114,29 @@ def test_the_deal_is_chance_card_by_card_and_the_hand_steps_with_the_env(name, p
     assert game.min_utility() <= min(total) and max(total) <= game.max_utility()
 
 
-def test_observations_are_the_envs_and_resampling_keeps_the_players_view():
+def test_observations_are_the_envs_and_resampled_worlds_are_histories_of_their_own():
     game = pyspiel.load_game("python_spoil_five", {"players": 4})
     state = random_decision(game, seed=5, decisions=6)
     p = state.current_player()
     env = game.env
     assert np.array_equal(state.observation_tensor(p), np.asarray(env.observe(state.env_state, p)))
-    assert state.information_state_tensor(p) == state.observation_tensor(p)
+    info = np.asarray(env.information_state(state.env_state, p))
+    assert np.array_equal(state.information_state_tensor(p), info)
+    assert state.information_state_string(p) == env.information_state_string(state.env_state, p)
     assert state.information_state_string(p) != state.information_state_string((p + 1) % 4)
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     hidden = set()
     for _ in range(12):
         world = state.resample_from_infostate(p, sampler)
         assert world.information_state_string(p) == state.information_state_string(p)
+        assert world.information_state_tensor(p) == state.information_state_tensor(p)
+        again = game.new_initial_state()
+        for action in world.history():  # the world's own history replays to it
+            again.apply_action(action)
+        assert again.history() == world.history() and str(again) == str(world)
+        assert again.information_state_string((p + 1) % 4) == world.information_state_string(
+            (p + 1) % 4
+        )
         assert world.legal_actions() == state.legal_actions()
         assert world.current_player() == p and state.env_state is not world.env_state
         others = [s for s in range(4) if s != p]

@@ -9,9 +9,8 @@ again on every node of random hands.  Its full-tree checks need the whole game t
 reach here, so they run on every node of random hands instead, except the two that only a full
 tree can answer: the number of nodes (a table of known counts) and the perfect-recall check
 from the root.  The perfect-recall check runs as OpenSpiel's own recursive function over every
-node below a position reached by play (so a violation inside that subtree is found); as wired
-today (the information state is the observation, ``game.PERFECT_RECALL`` off) it is expected to
-fail, and through the env's information states (the hook on) it must pass."""
+node below a position reached by play (so a violation inside that subtree is found), in every
+game (the env's perfect-recall information states)."""
 
 from __future__ import annotations
 
@@ -25,7 +24,6 @@ pyspiel = pytest.importorskip("pyspiel")
 
 # ours first: OpenSpiel's test modules list the registered games when imported
 import spoilfive_jax.openspiel as sfo  # noqa: E402
-from spoilfive_jax.openspiel import game as game_module  # noqa: E402
 from tests.openspiel.hands import two_sums  # noqa: E402
 
 api_test = pytest.importorskip("open_spiel.integration_tests.api_test")
@@ -220,20 +218,8 @@ def check_perfect_recall(game, seed: int, budget: int) -> int:
     return len(seen)
 
 
-@pytest.mark.xfail(
-    reason="issue 41: as wired today the information state is the observation (the seat's view "
-    "now), not perfect-recall; game.PERFECT_RECALL wires the env's perfect-recall one",
-    strict=False,
-)
-def test_information_states_are_perfect_recall_as_wired_today():
+def test_information_states_are_perfect_recall_through_the_env():
     game = pyspiel.load_game("python_spoil_five", {"players": 2})
-    for seed in range(4):
-        assert check_perfect_recall(game, seed, budget=400) > 0
-
-
-def test_information_states_are_perfect_recall_through_the_env(monkeypatch):
-    monkeypatch.setattr(game_module, "PERFECT_RECALL", True)
-    game = pyspiel.load_game("python_spoil_five", {"players": 2})  # (a new game: new observers)
     state = played_states(game, 1, seed=0)[-3]
     env = game.env
     assert state.information_state_string(0) == env.information_state_string(state.env_state, 0)
@@ -245,8 +231,7 @@ def test_information_states_are_perfect_recall_through_the_env(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
-def test_information_states_through_the_env_are_perfect_recall_in_every_game(name, monkeypatch):
-    monkeypatch.setattr(game_module, "PERFECT_RECALL", True)
+def test_information_states_through_the_env_are_perfect_recall_in_every_game(name):
     for players in (None, table_sizes(name).start):
         game = pyspiel.load_game(name, {} if players is None else {"players": players})
         for seed in range(3):

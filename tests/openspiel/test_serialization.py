@@ -190,6 +190,6 @@ def test_a_query_for_a_seat_off_the_table_is_refused():
     with pytest.raises(ValueError, match=r"player must be a seat 0\.\.2, got 3"):
         state.observation_array(3)
     with pytest.raises(ValueError, match=r"player must be a seat 0\.\.2, got -1"):
-        sfo.Observer(game.table).set_from(state, -1)
+        sfo.Observer(game.env).set_from(state, -1)
     with pytest.raises((ValueError, pyspiel.SpielError), match="action 99 is not an action id"):
         state.action_to_string(0, 99)

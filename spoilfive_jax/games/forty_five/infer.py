@@ -150,7 +150,8 @@ def dealt_state(state: State, rules: FortyFiveRules) -> State:
         counts = bits.count(state.drawn)[order]
         start = jnp.cumsum(counts) - counts
         idx = jnp.arange(5)
-        cards = jax.vmap(lambda q: _members(Bits(state.drawn.lo[q], state.drawn.hi[q])))(order)
+        drawn = Bits(jnp.asarray(state.drawn.lo), jnp.asarray(state.drawn.hi))  # (host states)
+        cards = jax.vmap(lambda q: _members(Bits(drawn.lo[q], drawn.hi[q])))(order)
         pos = jnp.where(idx[None, :] < counts[:, None], start[:, None] + idx[None, :], -1)
         top = (
             jnp.full(stock.shape[0], -1, jnp.int32)
