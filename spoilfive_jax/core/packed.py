@@ -117,9 +117,11 @@ def pack_seats(values: ArrayLike, width: int) -> jax.Array:
 
 
 def unpack_seats(word: ArrayLike, num_seats: int, width: int) -> jax.Array:
-    """int32[..., N]: the per-seat values of a ``pack_seats`` word."""
-    shifts = width * jnp.arange(num_seats, dtype=I32)
-    return (jnp.asarray(word, I32)[..., None] >> shifts) & ((1 << width) - 1)
+    """int32[..., N]: the per-seat values of a ``pack_seats`` word (numpy for a host word, as
+    ``get``)."""
+    xp = array_module(word)
+    shifts = width * xp.arange(num_seats, dtype=np.int32)
+    return (xp.asarray(word, np.int32)[..., None] >> shifts) & ((1 << width) - 1)  # type: ignore[no-any-return]
 
 
 def seat_value(word: jax.Array, seat: ArrayLike, width: int) -> jax.Array:
