@@ -165,11 +165,17 @@ def _parts(env: Env[Any, Any], state: Any, player: int) -> tuple[np.ndarray, np.
     return np.asarray(facts).reshape(-1), np.asarray(masks).reshape(-1, CARD_SLOTS)
 
 
+@functools.cache
+def _action_texts(env: Env[Any, Any]) -> tuple[str, ...]:
+    """``env.action_str`` of every action id, made once a table (texts are read per node)."""
+    return tuple(env.action_str(a) for a in range(env.num_actions))
+
+
 def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
     if value < 0 and kind in ("seat", "card"):
         return "none"
     if kind == "card":  # (a game's card ids are its card actions)
-        return env.action_str(value)
+        return _action_texts(env)[value]
     if kind == "flag":
         return "yes" if value else "no"
     return str(value)
@@ -185,7 +191,8 @@ def _facts_text(env: Env[Any, Any], facts: np.ndarray) -> str:
 def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
     parts = []
     for name, mask in zip(hooks(env).private_card_sets(env), masks, strict=True):
-        cards = " ".join(env.action_str(int(c)) for c in np.flatnonzero(mask))
+        texts = _action_texts(env)
+        cards = " ".join(texts[c] for c in np.flatnonzero(mask).tolist())
         parts.append(f"{name} {cards or '-'}")
     return ", ".join(parts)
 
@@ -201,16 +208,22 @@ def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
 
 
 def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
-    """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record), read
-    on the host (numpy, ``core.record``'s packing)."""
-    moves = np.asarray(jax.device_get(state.moves)).astype(np.int64)
-    who = (moves & ((1 << record.ACTION_SHIFT) - 1)) - 1
-    what = (moves >> record.ACTION_SHIFT) & record.ACTION_MASK
-    hidden = ((moves >> record.PRIVATE_SHIFT) & 1).astype(bool) & (who != player)
+    """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
+    return _record_text(env, state.moves, player)
+
+
+def _record_text(env: Env[Any, Any], moves: Any, player: int) -> str:
+    """``record_text`` of the record ``moves`` int32[T], read on the host (numpy, with
+    ``core.record``'s packing)."""
+    m = np.asarray(moves if isinstance(moves, np.ndarray) else jax.device_get(moves))
+    m = m[m != 0].astype(np.int64)
+    who = ((m & ((1 << record.ACTION_SHIFT) - 1)) - 1).tolist()
+    what = ((m >> record.ACTION_SHIFT) & record.ACTION_MASK).tolist()
+    hidden = (((m >> record.PRIVATE_SHIFT) & 1) != 0).tolist()
+    texts = _action_texts(env)
     shown = [
-        f"{w}:{'?' if h else env.action_str(int(a))}"
+        f"{w}:{'?' if h and w != player else texts[a]}"
         for w, a, h in zip(who, what, hidden, strict=True)
-        if w >= 0
     ]
     return " ".join(shown) or "-"
 
@@ -219,6 +232,19 @@ def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
     facts, masks = _parts(env, state, player)
     text = (_facts_text(env, facts), _private_text(env, masks), record_text(env, state, player))
+    return " | ".join([f"seat {player}", *text])
+
+
+def information_text(env: Env[Any, Any], tensor: np.ndarray, moves: Any, player: int) -> str:
+    """``information_state_string`` read back from the seat's information state ``tensor``
+    (its facts and card sets) and the hand's record ``moves``, on the host alone (the OpenSpiel
+    games, which hold every seat's tensor already)."""
+    n, k = env.num_players, len(hooks(env).public_start_fields(env))
+    c = len(hooks(env).private_card_sets(env))
+    row = np.asarray(tensor).reshape(-1)
+    facts = np.rint(row[n : n + k]).astype(np.int64)
+    masks = row[n + k : n + k + CARD_SLOTS * c].reshape(c, CARD_SLOTS) > 0.5
+    text = (_facts_text(env, facts), _private_text(env, masks), _record_text(env, moves, player))
     return " | ".join([f"seat {player}", *text])
 
 

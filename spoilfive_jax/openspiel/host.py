@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core import knowledge
 from spoilfive_jax.core.env import Env, transition_legal
 
 
@@ -370,8 +371,11 @@ class Hand:
         if infos is None:
             return None
         text = self._information_text.get(player)
-        if text is None:
-            text = self._information_text[player] = infos.text(self.env_state, player)
+        if text is None:  # (read back from the seat's tensor: no JAX call)
+            tensor = self.views()[1][player]
+            moves = self.env_state.moves
+            text = knowledge.information_text(self.table.env, tensor, moves, player)
+            self._information_text[player] = text
         return text
 
 
