@@ -4,6 +4,7 @@ rob the turn-up (docs/rules.md#robbing-the-pack)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
@@ -67,6 +68,33 @@ def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
     return jnp.where(turnup % 13 == 0, dealer, holder).astype(jnp.int32)
 
 
+@functools.cache
+def _programs(env: Any) -> tuple[Any, Any]:
+    """(the hand's first state, each seat's dealt cards as masks bool[N, 64]): one compiled
+    call each per table (``Knowledge.dealt_state``, ``Knowledge.private_cards``)."""
+    known = env.capability(Knowledge, "deck_of")
+    seats = jnp.arange(env.num_players, dtype=jnp.int32)
+
+    def masks(state: Any) -> jax.Array:
+        sets = jax.vmap(lambda p: known.private_cards(env, state, p))(seats)
+        return bits.to_bool(Bits(sets.lo[:, 0], sets.hi[:, 0]), 64)
+
+    return jax.jit(lambda state: known.dealt_state(env, state)), jax.jit(masks)
+
+
+def first_state(env: Any, state: Any) -> Any:
+    """The first state of ``state``'s hand (``Knowledge.dealt_state``), compiled once a table."""
+    return _programs(env)[0](state)
+
+
+@functools.cache
+def _positions(env: Any, deals: Any, dealer: int) -> np.ndarray:
+    """bool[N, 64]: the pack positions ``deals`` deals each seat (card i at position i)."""
+    size = int(deals.deck_size(env))
+    ident = deals.init_from_deck(env, np.arange(size, dtype=np.int32), dealer)
+    return np.asarray(_programs(env)[1](ident))
+
+
 def deck_with_hands(env: Any, deals: Any, first: Any, dealer: int, head: list[int]) -> np.ndarray:
     """Host: an order of the pack (int32[deck_size]) that deals hand ``first``'s cards: each
     seat's dealt cards (its first ``Knowledge.private_cards`` set) at the positions ``deals``
@@ -74,13 +102,11 @@ def deck_with_hands(env: Any, deals: Any, first: Any, dealer: int, head: list[in
     at the next positions in order, then every other card in ascending order.  The positions
     come from dealing the pack in its own order (card i at position i)."""
     size = int(deals.deck_size(env))
-    ident = deals.init_from_deck(env, np.arange(size, dtype=np.int32), dealer)
+    where = _positions(env, deals, dealer)
+    cards = np.asarray(_programs(env)[1](first))
     deck = np.full(size, -1, np.int32)
-    known = env.capability(Knowledge, "deck_of")
     for seat in range(env.num_players):
-        where = np.asarray(bits.to_bool(known.private_cards(env, ident, jnp.int32(seat)), 64))[0]
-        cards = np.asarray(bits.to_bool(known.private_cards(env, first, jnp.int32(seat)), 64))[0]
-        deck[np.flatnonzero(where)] = np.flatnonzero(cards)
+        deck[np.flatnonzero(where[seat])] = np.flatnonzero(cards[seat])
     shown = [int(c) for c in head if int(c) >= 0]
     free = np.flatnonzero(deck < 0)
     deck[free[: len(shown)]] = shown

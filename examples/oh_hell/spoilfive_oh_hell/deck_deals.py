@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from spoilfive_jax.core.deal import deck_with_hands
-from spoilfive_jax.core.knowledge import Knowledge
+from spoilfive_jax.core.deal import deck_with_hands, first_state
 from spoilfive_oh_hell.rules import BONUS, NUM_CARDS
 
 
@@ -33,7 +32,7 @@ def init_from_deck(env: Any, deck: np.ndarray, dealer: int) -> Any:
 
 def deck_of(env: Any, state: Any) -> np.ndarray:
     """An order of the pack that deals ``state``'s hand: the hands as dealt, the trump card."""
-    first = env.capability(Knowledge, "deck_of").dealt_state(env, state)
+    first = first_state(env, state)
     head = [int(state.trump_card)]
     return deck_with_hands(env, sys.modules[__name__], first, int(state.dealer), head)
 

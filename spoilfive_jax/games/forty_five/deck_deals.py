@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from spoilfive_jax.core.deal import deck_with_hands
-from spoilfive_jax.core.knowledge import Knowledge
+from spoilfive_jax.core.deal import deck_with_hands, first_state
 from spoilfive_jax.games.forty_five.state import JOKER, deck_prefix
 
 
@@ -29,7 +28,7 @@ def init_from_deck(env: Any, deck: np.ndarray, dealer: int) -> Any:
 def deck_of(env: Any, state: Any) -> np.ndarray:
     """An order of the pack that deals ``state``'s hand: the hands as dealt, then the joker and
     the turn-up (or the turn-up) or, in Auction, the stock with the draws where they were."""
-    first = env.capability(Knowledge, "deck_of").dealt_state(env, state)
+    first = first_state(env, state)
     if env.rules.auction:
         head = np.asarray(first.stock).tolist()
     elif bool(state.joker_up):
