@@ -110,7 +110,7 @@ SLOW = pytest.mark.slow
     ("game", "case"),
     [
         ("spoil_five", "none"),
-        ("forty_five", "declined"),
+        pytest.param("forty_five", "declined", marks=SLOW),
         pytest.param("spoil_five", "robbed", marks=SLOW),
         pytest.param("spoil_five", "declined", marks=SLOW),
         pytest.param("forty_five", "robbed", marks=SLOW),
