@@ -126,48 +126,14 @@ def table(game_id: str, params: dict[str, Any]) -> tuple[Env[Any, Any], int]:
 def utility_sum(env: Env[Any, Any]) -> float | None:
     """The one value every hand's returns sum to at this table and rules, or None when they
     may sum to different values (a general-sum game): what the game's ``DeckDeals`` says (an
-    optional ``utility_sum(env)``), else ``INTERIM_UTILITY_SUMS``, else None.  General-sum:
-    Spoil Five (a spoilt pot carries over), Auction (a failed bid), Oh Hell (the bid bonus)."""
+    optional ``utility_sum(env)``: the Forty-Five family's), else None.  General-sum: Spoil
+    Five (a spoilt pot carries over), Auction (a failed bid), Oh Hell (the bid bonus)."""
     deals = env.capability(caps.DeckDeals, "an OpenSpiel game")
     declared = getattr(deals, "utility_sum", None)
     if callable(declared):
         value = declared(env)
         return None if value is None else float(value)
-    interim = INTERIM_UTILITY_SUMS.get(env.id)
-    return None if interim is None else interim(env)
-
-
-def _trick_points_sum(env: Env[Any, Any]) -> float | None:
-    """The Forty-Five family (turn-up games).  Teams score 5 a trick, 25 together, and the
-    best-trump bonus (5 to the team that played the highest trump) is claimed in every hand
-    where a trump is played: in every hand once the seats hold more cards than the three plain
-    suits have (39: from 8 seats), while with fewer the hands may hold none.  Each seat's
-    return is its team's points, so the returns sum to 25 (no bonus: Twenty-Five) or 30 times
-    a team's size.  A doubled announced jink, ``hoyle`` scoring (5 or 10 to a team) and
-    Auction's bids make any table general-sum."""
-    rules, n = env.rules, env.num_players
-    if (
-        getattr(rules, "jink", None) == "announced"
-        or getattr(rules, "scoring", None) != "best_trump"
-    ):
-        return None
-    if getattr(rules, "auction", True):
-        return None
-    bonus = bool(getattr(rules, "bonus", True))
-    if bonus and 5 * n <= 39:
-        return None
-    team_of = env.capability(caps.Teams, "an OpenSpiel game's utility").team_of(env)
-    team_size = n / len(set(np.asarray(team_of).tolist()))
-    return (30.0 if bonus else 25.0) * team_size
-
-
-INTERIM_UTILITY_SUMS = {
-    "forty_five": _trick_points_sum,
-    "twenty_five": _trick_points_sum,
-    "auction_forty_fives": _trick_points_sum,
-}
-"""Interim (issue 41), until the Forty-Five family's ``DeckDeals`` declares ``utility_sum``
-itself: registry id -> the game's utility sum at a table (None: general-sum)."""
+    return None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from spoilfive_jax.core.deal import deck_with_hands, first_state
+from spoilfive_jax.games.forty_five.rules import num_teams
 from spoilfive_jax.games.forty_five.state import JOKER, deck_prefix
 
 
@@ -47,3 +48,23 @@ def reward_bounds(env: Any) -> tuple[float, float]:
     if rules.jink == "announced" or rules.auction:
         top *= 2
     return (-30.0 if rules.auction else 0.0), float(top)
+
+
+PLAIN_CARDS = 39  # the three plain suits: a table dealing more holds (and plays) a trump
+
+
+def utility_sum(env: Any) -> float | None:
+    """The one value every hand's returns sum to, or None (general-sum); read by the OpenSpiel
+    games (an optional member of ``DeckDeals``).  Teams score 5 a trick, 25 together, and the
+    best-trump bonus (5 to the team that played the highest trump) is claimed in every hand
+    where a trump is played: in every hand once the seats hold more cards than the plain suits
+    have (from 8 seats), while with fewer the hands may hold none.  Each seat's return is its
+    team's points, so the returns sum to 25 (no bonus: Twenty-Five) or 30 times a team's size.
+    A doubled announced jink, ``hoyle`` scoring and Auction's bids make any table general-sum."""
+    rules, n = env.rules, env.num_players
+    if rules.jink == "announced" or rules.scoring != "best_trump" or rules.auction:
+        return None
+    if rules.bonus and 5 * n <= PLAIN_CARDS:
+        return None
+    team_size = n / num_teams(n)
+    return (30.0 if rules.bonus else 25.0) * team_size
