@@ -239,13 +239,28 @@ def information_text(env: Env[Any, Any], tensor: np.ndarray, moves: Any, player:
     """``information_state_string`` read back from the seat's information state ``tensor``
     (its facts and card sets) and the hand's record ``moves``, on the host alone (the OpenSpiel
     games, which hold every seat's tensor already)."""
-    n, k = env.num_players, len(hooks(env).public_start_fields(env))
-    c = len(hooks(env).private_card_sets(env))
+    n, k, c = _counts(env)
     row = np.asarray(tensor).reshape(-1)
-    facts = np.rint(row[n : n + k]).astype(np.int64)
-    masks = row[n + k : n + k + CARD_SLOTS * c].reshape(c, CARD_SLOTS) > 0.5
-    text = (_facts_text(env, facts), _private_text(env, masks), _record_text(env, moves, player))
-    return " | ".join([f"seat {player}", *text])
+    head = _head_text(env, row[n : n + k + CARD_SLOTS * c].tobytes())
+    return f"seat {player} | {head} | {_record_text(env, moves, player)}"
+
+
+@functools.cache
+def _counts(env: Env[Any, Any]) -> tuple[int, int, int]:
+    """(N, K public facts, C private card sets) of a table."""
+    known = hooks(env)
+    return env.num_players, len(known.public_start_fields(env)), len(known.private_card_sets(env))
+
+
+@functools.lru_cache(maxsize=4096)
+def _head_text(env: Env[Any, Any], facts_and_masks: bytes) -> str:
+    """``dealer 2, turnup Q♦, carried 0 | dealt ...``: the facts and card sets of a seat's
+    information state (float32 bytes), remembered (a seat's stay the same all hand)."""
+    _, k, c = _counts(env)
+    row = np.frombuffer(facts_and_masks, np.float32)
+    facts = np.rint(row[:k]).astype(np.int64)
+    masks = row[k : k + CARD_SLOTS * c].reshape(c, CARD_SLOTS) > 0.5
+    return f"{_facts_text(env, facts)} | {_private_text(env, masks)}"
 
 
 def public_string(env: Env[Any, Any], state: Any) -> str:
