@@ -346,8 +346,10 @@ class Hand:
         by one call when first asked for (read-only)."""
         if self._views is None:
             _, n, _, d, i = self.table.programs.sizes
-            both = np.array(self.table.programs.views(self.flat), np.float32)
-            both.flags.writeable = False
+            # (a zero-copy view of the device buffer on CPU, read-only either way)
+            both = np.asarray(self.table.programs.views(self.flat), np.float32)
+            if both.flags.writeable:
+                both.flags.writeable = False
             self._views = both[: n * d].reshape(n, d), both[n * d :].reshape(n, i)
         return self._views
 
