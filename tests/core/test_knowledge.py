@@ -124,3 +124,26 @@ def test_a_game_without_knowledge_says_so() -> None:
     with pytest.raises(caps.MissingCapability, match="Knowledge"):
         env.information_state(state, 0)
     assert int(record.count(np.asarray(env.step(state, env.legal_actions(state)[0]).moves))) == 0
+
+
+def test_an_auction_deal_rebuilt_after_the_stock_runs_out_holds_every_draw() -> None:
+    """Six seats may draw more than the 22-card stock holds: the rebuilt first state's stock
+    holds every card drawn, in the order the seats drew (a slot left -1 once wrote its -1
+    over the last draw)."""
+    env = sf.make("auction_forty_fives", 6)
+    policy = env.builtin_policy("random")
+    first = knowledge.hooks(env).dealt_state
+    for seed in range(40):
+        state = env.init(jax.random.PRNGKey(seed))
+        for t in range(60):
+            if bool(state.terminated) or env.phase_names[int(state.phase)] == "play":
+                break
+            state = env.step(state, policy(jax.random.PRNGKey(1000 * seed + t), state, 0))
+        if int(state.stock_top) == state.stock.shape[0]:
+            break
+    else:
+        pytest.fail("no hand drew the whole stock")
+    stock = np.asarray(first(env, state).stock)
+    assert (stock >= 0).all()
+    drawn = np.asarray(sf.core.bits.to_bool(state.drawn, 64)).any(0)
+    assert sorted(stock.tolist()) == np.flatnonzero(drawn).tolist()

@@ -152,7 +152,8 @@ def dealt_state(state: State, rules: FortyFiveRules) -> State:
         idx = jnp.arange(5)
         drawn = Bits(jnp.asarray(state.drawn.lo), jnp.asarray(state.drawn.hi))  # (host states)
         cards = jax.vmap(lambda q: _members(Bits(drawn.lo[q], drawn.hi[q])))(order)
-        pos = jnp.where(idx[None, :] < counts[:, None], start[:, None] + idx[None, :], -1)
+        # (unused slots go past the end, where ``drop`` ignores them: -1 would be the last)
+        pos = jnp.where(idx[None, :] < counts[:, None], start[:, None] + idx[None, :], 10**6)
         top = (
             jnp.full(stock.shape[0], -1, jnp.int32)
             .at[pos.reshape(-1)]
