@@ -262,8 +262,9 @@ def test_rollout_carried_pot_and_dealer_antes():
 SHARD_SCRIPT = textwrap.dedent(
     """
     import sys, numpy as np, jax, spoilfive_jax as sf
-    out = sf.rollout(11, sf.spoil_five.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
-    sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_players=4, num_rollouts=512)
+    table = sf.spoil_five.SpoilFive(4)
+    out = sf.rollout(11, table, "heuristic", num_hands=2048, batch_size=1024)
+    sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_rollouts=512, env=table)
     np.savez(sys.argv[1], r=out.rewards, w=out.winner, s=sc.expected_chips,
              n=jax.device_count())
     """
@@ -280,8 +281,9 @@ def test_sharded_over_four_devices_gives_same_results(tmp_path):
     subprocess.run([sys.executable, str(script), str(path)], env=env, check=True)
     four = np.load(path)
     assert int(four["n"]) == 4 and jax.device_count() == 1
-    out = sf.rollout(11, sf.spoil_five.SpoilFive(4), "heuristic", num_hands=2048, batch_size=1024)
-    sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_players=4, num_rollouts=512)
+    table = sf.spoil_five.SpoilFive(4)
+    out = sf.rollout(11, table, "heuristic", num_hands=2048, batch_size=1024)
+    sc = sf.score_hands(5, [[30, 36, 26, 38, 1]], 47, 1, num_rollouts=512, env=table)
     np.testing.assert_array_equal(out.rewards, four["r"])
     np.testing.assert_array_equal(out.winner, four["w"])
     np.testing.assert_array_equal(sc.expected_chips, four["s"])
