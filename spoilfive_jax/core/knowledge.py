@@ -148,21 +148,17 @@ def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
 
 
 @functools.cache
-def _text_parts(env: Env[Any, Any]) -> Any:
-    """One compiled call per table: (the public facts int32[K], the seat's private card sets
-    bool[C, 64]) of one hand."""
-    known = hooks(env)
-
-    def parts(state: Any, player: jax.Array) -> tuple[jax.Array, jax.Array]:
-        sets = known.private_cards(env, state, player)
-        return known.public_start(env, state), bits.to_bool(sets, CARD_SLOTS)
-
-    return jax.jit(parts)
+def _tensors(env: Env[Any, Any]) -> Any:
+    """One compiled call per table: (seat ``player``'s information state, the public
+    observation) of one hand; the strings read them back on the host."""
+    return jax.jit(
+        lambda state, player: (information_state(env, state, player), observe_public(env, state))
+    )
 
 
-def _parts(env: Env[Any, Any], state: Any, player: int) -> tuple[np.ndarray, np.ndarray]:
-    facts, masks = jax.device_get(_text_parts(env)(state, jnp.int32(max(player, 0))))
-    return np.asarray(facts).reshape(-1), np.asarray(masks).reshape(-1, CARD_SLOTS)
+def _host_tensors(env: Env[Any, Any], state: Any, player: int) -> tuple[np.ndarray, np.ndarray]:
+    info, public = jax.device_get(_tensors(env)(state, jnp.int32(max(player, 0))))
+    return np.asarray(info, np.float32), np.asarray(public, np.float32)
 
 
 @functools.cache
@@ -199,12 +195,14 @@ def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
 
 def public_start_text(env: Env[Any, Any], state: Any) -> str:
     """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
-    return _facts_text(env, _parts(env, state, 0)[0])
+    k = _counts(env)[1]
+    facts = np.rint(_host_tensors(env, state, 0)[1][:k]).astype(np.int64)
+    return _facts_text(env, facts)
 
 
 def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
     """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
-    return _private_text(env, _parts(env, state, player)[1])
+    return _head_texts(env, _head_bytes(env, _host_tensors(env, state, player)[0]))[1]
 
 
 def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
@@ -230,19 +228,21 @@ def _record_text(env: Env[Any, Any], moves: Any, player: int) -> str:
 
 def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
-    facts, masks = _parts(env, state, player)
-    text = (_facts_text(env, facts), _private_text(env, masks), record_text(env, state, player))
-    return " | ".join([f"seat {player}", *text])
+    return information_text(env, _host_tensors(env, state, player)[0], state.moves, player)
 
 
 def information_text(env: Env[Any, Any], tensor: np.ndarray, moves: Any, player: int) -> str:
     """``information_state_string`` read back from the seat's information state ``tensor``
     (its facts and card sets) and the hand's record ``moves``, on the host alone (the OpenSpiel
     games, which hold every seat's tensor already)."""
+    facts, cards = _head_texts(env, _head_bytes(env, tensor))
+    return f"seat {player} | {facts} | {cards} | {_record_text(env, moves, player)}"
+
+
+def _head_bytes(env: Env[Any, Any], tensor: np.ndarray) -> bytes:
+    """The facts and card sets of a seat's information state ``tensor``, as float32 bytes."""
     n, k, c = _counts(env)
-    row = np.asarray(tensor).reshape(-1)
-    head = _head_text(env, row[n : n + k + CARD_SLOTS * c].tobytes())
-    return f"seat {player} | {head} | {_record_text(env, moves, player)}"
+    return np.asarray(tensor, np.float32).reshape(-1)[n : n + k + CARD_SLOTS * c].tobytes()
 
 
 @functools.cache
@@ -253,14 +253,14 @@ def _counts(env: Env[Any, Any]) -> tuple[int, int, int]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _head_text(env: Env[Any, Any], facts_and_masks: bytes) -> str:
-    """``dealer 2, turnup Q♦, carried 0 | dealt ...``: the facts and card sets of a seat's
-    information state (float32 bytes), remembered (a seat's stay the same all hand)."""
+def _head_texts(env: Env[Any, Any], facts_and_masks: bytes) -> tuple[str, str]:
+    """(``dealer 2, turnup Q♦, carried 0``, ``dealt ...``): the facts and card sets of a
+    seat's information state (float32 bytes), remembered (a seat's stay the same all hand)."""
     _, k, c = _counts(env)
     row = np.frombuffer(facts_and_masks, np.float32)
     facts = np.rint(row[:k]).astype(np.int64)
     masks = row[k : k + CARD_SLOTS * c].reshape(c, CARD_SLOTS) > 0.5
-    return f"{_facts_text(env, facts)} | {_private_text(env, masks)}"
+    return _facts_text(env, facts), _private_text(env, masks)
 
 
 def public_string(env: Env[Any, Any], state: Any) -> str:

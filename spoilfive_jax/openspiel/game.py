@@ -60,6 +60,7 @@ from spoilfive_jax.openspiel.host import (
     Deal,
     Hand,
     Programs,
+    knows,
     programs_of,
 )
 from spoilfive_jax.openspiel.observer import Observer
@@ -405,8 +406,8 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
 
     def information_state_array(self, player: int) -> np.ndarray | None:
         """float32[I]: the env's perfect-recall ``information_state(env_state, player)``, read
-        from the node (a read-only view); None during the deal or where the env has none
-        (``information_states``)."""
+        from the node (a read-only view); None during the deal or where the game does not say
+        what its seats know (``host.knows``)."""
         self._check_player(player)
         node = self._node
         if isinstance(node, Deal):
@@ -453,7 +454,7 @@ def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameTyp
     env = registry.make(game_id) if env is None else env
     sizes = _table_sizes(game_id)
     constant = utility_sum(env) is not None
-    knows = caps.Knowledge in type(env).capabilities  # (its information states)
+    has_information = knows(env)  # (its information states)
     return pyspiel.GameType(
         short_name=f"python_{game_id}",
         long_name=f"Python {env.id.replace('_', ' ').title()} (spoilfive_jax)",
@@ -468,8 +469,8 @@ def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameTyp
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=max(sizes),
         min_num_players=min(sizes),
-        provides_information_state_string=knows,
-        provides_information_state_tensor=knows,
+        provides_information_state_string=has_information,
+        provides_information_state_tensor=has_information,
         provides_observation_string=True,
         provides_observation_tensor=True,
         provides_factored_observation_string=False,

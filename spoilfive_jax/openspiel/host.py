@@ -132,31 +132,11 @@ class Sizes(NamedTuple):
     information: int
 
 
-class InformationStates(NamedTuple):
-    """An env's perfect-recall information states: the tensor (jittable, one seat), its shape
-    and its text (host)."""
-
-    tensor: Callable[[Any, Any], jax.Array]
-    shape: tuple[int, ...]
-    text: Callable[[Any, int], str]
-
-
-@functools.cache
-def information_states(env: Env[Any, Any]) -> InformationStates | None:
-    """The env's perfect-recall information states: ``information_state(state, player)``
-    (float32, ``information_state_shape``) and ``information_state_string(state, player)``
-    (host text), where the env has them and they work for its game (one that does not say what
-    its seats know raises ``MissingCapability`` from ``information_state_shape``); else None.
-    Each node computes them with the observations (``Programs.views``)."""
-    tensor = getattr(env, "information_state", None)
-    text = getattr(env, "information_state_string", None)
-    if tensor is None or text is None:
-        return None
-    try:
-        shape = tuple(int(d) for d in env.information_state_shape)  # type: ignore[attr-defined]
-    except (AttributeError, caps.MissingCapability, NotImplementedError):
-        return None
-    return InformationStates(tensor, shape, text)
+def knows(env: Env[Any, Any]) -> bool:
+    """Whether the game says what its seats know (the ``Knowledge`` capability): then every
+    node computes the seats' perfect-recall information states with their observations
+    (``Programs.views``)."""
+    return caps.Knowledge in type(env).capabilities
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,7 +164,7 @@ def emitters(
     """(what a step writes of a state: one int32 vector; what the views write: float32; the
     ``Sizes``)."""
     seats = jnp.arange(env.num_players, dtype=jnp.int32)
-    infos = information_states(env)
+    infos = knows(env)
 
     def emit(state: Any) -> jax.Array:
         rewards = jnp.asarray(state.rewards, jnp.float32).reshape(-1)
@@ -199,12 +179,12 @@ def emitters(
 
     def views(state: Any) -> jax.Array:
         parts = [jax.vmap(lambda p: env.observe(state, p))(seats).reshape(-1)]
-        if infos is not None:
-            parts.append(jax.vmap(lambda p: infos.tensor(state, p))(seats).reshape(-1))
+        if infos:
+            parts.append(jax.vmap(lambda p: env.information_state(state, p))(seats).reshape(-1))
         return jnp.concatenate(parts).astype(jnp.float32)
 
     observation = int(np.prod(env.observation_shape))
-    information = 0 if infos is None else int(np.prod(infos.shape))
+    information = int(np.prod(env.information_state_shape)) if infos else 0
     sizes = Sizes(layout.size, env.num_players, env.num_actions, observation, information)
     return emit, views, sizes
 
@@ -369,8 +349,7 @@ class Hand:
     def information_text(self, player: int) -> str | None:
         """The env's ``information_state_string`` for ``player`` (made once), or None where
         the env has none."""
-        infos = information_states(self.table.env)
-        if infos is None:
+        if not knows(self.table.env):
             return None
         text = self._information_text.get(player)
         if text is None:  # (read back from the seat's tensor: no JAX call)

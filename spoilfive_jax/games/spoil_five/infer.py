@@ -165,7 +165,7 @@ def _world(state: State, spec: HiddenSpec, known: Bits, deal: HiddenDeal, rules:
     discard = jnp.where(state.robbed, discard, game.NO_CARD)
     # the robber's discard in the record is the world's (when it is another seat's)
     player = jnp.where(spec.has_discard, spec.bound_seat, -1)
-    theirs = record.others_private(state.moves, -1) & (record.actors(state.moves) == player)
+    theirs = record.private(state.moves) & (record.actors(state.moves) == player)
     moves = record.with_actions(state.moves, theirs, jnp.broadcast_to(discard, state.moves.shape))
     world = state.replace(hands=hands, discard=discard, moves=moves)
     return game.with_legal(world, rules)  # (the seat to act may be another)
