@@ -1,16 +1,16 @@
 """OpenSpiel's own suites, run from the installed ``open_spiel`` package against the project's
-games (issue 41): ``pyspiel.random_sim_test`` with serialization at every table size,
-``python/tests/games_sim_test.py``'s test methods for our games (its pickle and serialization
-checks on), and ``integration_tests/api_test.py``'s checks.
+games, so that OpenSpiel's algorithms can trust them: ``pyspiel.random_sim_test`` with
+serialization at every table size, ``python/tests/games_sim_test.py``'s test methods for our
+games (its pickle and serialization checks on), and ``integration_tests/api_test.py``'s checks.
 
-api_test checks a game two ways.  Its partial-tree checks run as they are, on the states its
-own sampler draws (for these games nearly all in the deal: 52 outcomes at every node), and
-again on every node of random hands.  Its full-tree checks need the whole game tree, far out of
-reach here, so they run on every node of random hands instead, except the two that only a full
-tree can answer: the number of nodes (a table of known counts) and the perfect-recall check
-from the root.  The perfect-recall check runs as OpenSpiel's own recursive function over every
-node below a position reached by play (so a violation inside that subtree is found), in every
-game (the env's perfect-recall information states)."""
+api_test checks a game two ways. Its partial-tree checks run as they are, on the states its own
+sampler draws (for these games nearly all in the deal: 52 outcomes at every node), and again on
+every node of random hands. Its full-tree checks need the whole game tree, far out of reach
+here, so they run on every node of random hands instead, except the two that only a full tree
+can answer: the number of nodes (a table of known counts) and the perfect-recall check from the
+root. The perfect-recall check runs as OpenSpiel's own recursive function over every node below
+a position reached by play (so a violation inside that subtree is found), in every game (the
+env's perfect-recall information states)."""
 
 from __future__ import annotations
 

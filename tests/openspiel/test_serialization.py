@@ -1,8 +1,9 @@
-"""The OpenSpiel games and their states pickle and serialize (issue 41, item 4): ``pickle`` of
-games and states, ``state.serialize()`` / ``game.deserialize_state`` and
-``pyspiel.serialize_game_and_state`` give back the same game and a state that answers every
-query alike and plays on alike; a pickle loads in a fresh process; the host-side packing of
-the env state is exact; a clone shares its node and still plays on independently."""
+"""The OpenSpiel games and their states pickle and serialize (multiprocessing and Ray need
+pickling; saved positions need serializing): ``pickle`` of games and states,
+``state.serialize()`` / ``game.deserialize_state`` and ``pyspiel.serialize_game_and_state`` give
+back the same game and a state that answers every query alike and plays on alike; a pickle loads
+in a fresh process; the host-side packing of the env state is exact; a clone shares its node and
+still plays on independently."""
 
 from __future__ import annotations
 
