@@ -207,36 +207,46 @@ def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
 
 def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
     """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
-    return _record_text(env, state.moves, player)
+    return record_texts(env, state.moves)[player]
 
 
-def _record_text(env: Env[Any, Any], moves: Any, player: int) -> str:
-    """``record_text`` of the record ``moves`` int32[T], read on the host (numpy, with
-    ``core.record``'s packing)."""
+def record_texts(
+    env: Env[Any, Any], moves: Any, prior: tuple[str, ...] | None = None
+) -> tuple[str, ...]:
+    """``record_text`` of the record ``moves`` int32[T] for every seat and (last) the public:
+    N + 1 texts, read on the host (numpy, with ``core.record``'s packing).  ``prior``: these
+    texts for the same record less its last entry (a step's parent), extended by that entry
+    alone."""
     m = np.asarray(moves if isinstance(moves, np.ndarray) else jax.device_get(moves))
     m = m[m != 0].astype(np.int64)
+    if prior is not None and len(m):
+        m = m[-1:]
     who = ((m & ((1 << record.ACTION_SHIFT) - 1)) - 1).tolist()
     what = ((m >> record.ACTION_SHIFT) & record.ACTION_MASK).tolist()
     hidden = (((m >> record.PRIVATE_SHIFT) & 1) != 0).tolist()
-    texts = _action_texts(env)
-    shown = [
-        f"{w}:{'?' if h and w != player else texts[a]}"
-        for w, a, h in zip(who, what, hidden, strict=True)
-    ]
-    return " ".join(shown) or "-"
+    texts, seats = _action_texts(env), range(env.num_players)
+    rows = [[f"{w}:{texts[a]}" for w, a in zip(who, what, strict=True)] for _ in range(2)]
+    rows[1] = [f"{w}:?" if h else shown for w, h, shown in zip(who, hidden, rows[0], strict=True)]
+    out = []
+    for p in [*seats, -1]:
+        words = [rows[0][i] if w == p else rows[1][i] for i, w in enumerate(who)]
+        before = None if prior is None or prior[p] == "-" else prior[p]
+        out.append(" ".join(words if before is None else [before, *words]) or "-")
+    return tuple(out)
 
 
 def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
-    return information_text(env, _host_tensors(env, state, player)[0], state.moves, player)
+    tensor = _host_tensors(env, state, player)[0]
+    return information_text(env, tensor, record_texts(env, state.moves)[player], player)
 
 
-def information_text(env: Env[Any, Any], tensor: np.ndarray, moves: Any, player: int) -> str:
+def information_text(env: Env[Any, Any], tensor: np.ndarray, record_text: str, player: int) -> str:
     """``information_state_string`` read back from the seat's information state ``tensor``
-    (its facts and card sets) and the hand's record ``moves``, on the host alone (the OpenSpiel
-    games, which hold every seat's tensor already)."""
+    (its facts and card sets) and its ``record_text`` (``record_texts``), on the host alone
+    (the OpenSpiel games, which hold every seat's tensor already)."""
     facts, cards = _head_texts(env, _head_bytes(env, tensor))
-    return f"seat {player} | {facts} | {cards} | {_record_text(env, moves, player)}"
+    return f"seat {player} | {facts} | {cards} | {record_text}"
 
 
 def _head_bytes(env: Env[Any, Any], tensor: np.ndarray) -> bytes:

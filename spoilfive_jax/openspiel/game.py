@@ -154,6 +154,7 @@ class Table:
     root: Deal
     action_text: tuple[str, ...]
     chance_text: tuple[str, ...]
+    card_text: tuple[str, ...]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         return self
@@ -190,8 +191,7 @@ class Table:
         else:
             if action not in node.legal:
                 raise ValueError(f"action {action} is not legal for seat {node.player}")
-            out = self.programs.step(node.flat, np.int32(action))
-            new = Hand(self, np.asarray(out), node.returns)
+            new = node.stepped(action)
         node.child = (action, new)
         return new
 
@@ -231,6 +231,7 @@ def _table(game_id: str, params: tuple[tuple[str, Any], ...]) -> Table:
         Deal(()),
         tuple(env.action_str(a) for a in range(env.num_actions)),
         tuple(f"deal {c}" for c in cards),
+        cards,
     )
 
 
@@ -363,7 +364,7 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
     def __str__(self) -> str:
         node, t = self._node, self._table
         if isinstance(node, Deal):
-            return "dealing: " + " ".join(t.chance_text[c][5:] for c in node.dealt)
+            return node.text(t.card_text)
         return node.text
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielState:

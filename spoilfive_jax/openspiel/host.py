@@ -7,7 +7,9 @@ lives here, read once from the env.
   the host has checked the action) that writes the packed state, the seat to act, the terminated
   flag, the rewards and the legal mask (``Sizes``), read back in one transfer; every seat's
   observation and information state come from one more call (``views``), made when a node is
-  first asked for them, so that a search that never asks never pays for them.  The deal is one
+  first asked for them, so that a search that never asks never pays for them; a step from a
+  node whose views were read brings the new node's in the same call (``step_views``: a caller
+  that reads one node's reads the next's, as OpenSpiel's own checks do).  The deal is one
   call where the game's ``DeckDeals.init_from_deck`` can be traced (``jitted_deal``), else it
   runs on the host.
 - ``Deal`` (a chance node: the cards dealt so far) and ``Hand`` (a node of the play) are
@@ -92,6 +94,15 @@ class Layout:
             offset += out[-1].size
         return cls(treedef, tuple(out), offset)
 
+    @functools.cached_property
+    def _plan(self) -> tuple[tuple[np.dtype[Any], int, int, tuple[int, ...]], ...]:
+        """(dtype, start, stop, shape) of each leaf: the host ``unpack``'s slices."""
+        return tuple((f.dtype, f.offset, f.offset + f.size, f.shape) for f in self.leaves)
+
+    @functools.cached_property
+    def _dtypes(self) -> frozenset[np.dtype[Any]]:
+        return frozenset(f.dtype for f in self.leaves)
+
     def pack(self, state: Any) -> jax.Array:
         """int32[size] (traced): ``state`` packed."""
         parts = [jnp.zeros(0, jnp.int32)]
@@ -108,6 +119,11 @@ class Layout:
         """The state packed in ``flat`` int32[size]: numpy arrays from a numpy vector (views
         where the dtype is 32-bit), traced arrays from a traced one."""
         host = isinstance(flat, np.ndarray)
+        if host:  # each dtype converted once, every leaf a view of its conversion
+            whole = {dtype: _as(flat, dtype) for dtype in self._dtypes}
+            return self.treedef.unflatten(
+                [whole[dtype][a:b].reshape(shape) for dtype, a, b, shape in self._plan]
+            )
         out = []
         for leaf in self.leaves:
             x = flat[leaf.offset : leaf.offset + leaf.size]
@@ -120,6 +136,16 @@ class Layout:
         return jax.tree.unflatten(self.treedef, out)
 
 
+def _as(flat: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """The packed int32 vector read as ``dtype`` (``Leaf.kind``): 32-bit dtypes bit for bit
+    (a view), booleans as nonzero, narrower integers and floats converted."""
+    if dtype == np.bool_:
+        return flat != 0
+    if jnp.issubdtype(dtype, jnp.floating):
+        return flat.view(np.float32).astype(dtype, copy=False)
+    return flat.view(dtype) if dtype.itemsize == 4 else flat.astype(dtype)
+
+
 class Sizes(NamedTuple):
     """A step's output, in order: the packed state, the seat to act, the terminated flag, the
     rewards [N] and the legal mask [A].  The views (``Programs.views``): every seat's
@@ -130,6 +156,11 @@ class Sizes(NamedTuple):
     actions: int
     observation: int
     information: int
+
+    @property
+    def step(self) -> int:
+        """The length of a step's output."""
+        return self.state + 2 + self.players + self.actions
 
 
 def knows(env: Env[Any, Any]) -> bool:
@@ -146,7 +177,8 @@ class Programs:
     without the ``Analysis`` capability) and ``deal`` (the pack, the dealer: None where
     ``DeckDeals.init_from_deck`` cannot be traced) each return one int32 vector, a step's
     output (``Sizes``); ``views`` (a packed state) returns every seat's observation and
-    information state, float32."""
+    information state, float32; ``step_views`` is ``step`` followed by the new state's
+    ``views`` (their float32 bits), in one call."""
 
     layout: Layout
     sizes: Sizes
@@ -154,6 +186,7 @@ class Programs:
     refresh: Callable[[np.ndarray], jax.Array]
     step: Callable[[np.ndarray, np.int32], jax.Array]
     views: Callable[[np.ndarray], jax.Array]
+    step_views: Callable[[np.ndarray, np.int32], jax.Array]
     resample: Callable[[np.int32, np.ndarray, np.int32], jax.Array] | None
     deal: Callable[[np.ndarray, int], jax.Array] | None
 
@@ -218,6 +251,11 @@ def programs_of(env: Env[Any, Any]) -> Programs:
             return emit(analysis.resample_hidden(env, key, layout.unpack(flat), player))
 
         resample = jax.jit(redraw)
+
+    def step_views(flat: jax.Array, a: jax.Array) -> jax.Array:
+        after = transition_legal(env, layout.unpack(flat), a)
+        return jnp.concatenate([emit(after), jax.lax.bitcast_convert_type(views(after), jnp.int32)])
+
     return Programs(
         layout,
         sizes,
@@ -225,6 +263,7 @@ def programs_of(env: Env[Any, Any]) -> Programs:
         refresh=jax.jit(lambda flat: emit(layout.unpack(flat))),
         step=jax.jit(lambda flat, a: emit(transition_legal(env, layout.unpack(flat), a))),
         views=jax.jit(lambda flat: views(layout.unpack(flat))),
+        step_views=jax.jit(step_views),
         resample=resample,
         deal=jitted_deal(env, emit),
     )
@@ -236,12 +275,13 @@ def programs_of(env: Env[Any, Any]) -> Programs:
 class Deal:
     """A chance node: the cards dealt so far, in order.  Immutable (a clone shares it)."""
 
-    __slots__ = ("_outcomes", "child", "dealt")
+    __slots__ = ("_outcomes", "_text", "child", "dealt")
 
     def __init__(self, dealt: tuple[int, ...]) -> None:
         self.dealt = dealt
         self.child: tuple[int, Deal | Hand] | None = None  # the last action taken from here
         self._outcomes: list[tuple[int, float]] | None = None
+        self._text: str | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
         return self
@@ -256,17 +296,27 @@ class Deal:
             self._outcomes = [(c, 1.0 / len(rest)) for c in rest]
         return self._outcomes
 
+    def text(self, cards: tuple[str, ...]) -> str:
+        """``dealing: 5♣ 10♣ K♦``: the cards dealt so far (``cards``: each card's text), made
+        once."""
+        if self._text is None:
+            self._text = "dealing: " + " ".join(cards[c] for c in self.dealt)
+        return self._text
+
 
 class Hand:
     """A node of the hand after the deal, host side: a step's output ``out`` (``Sizes``) read
     into the seat to act, the legal actions and the returns so far.  Immutable (a clone shares
-    it); the seats' observations and information states (one call), the texts and the unpacked
-    env state are made when first asked for.  It pickles as its table, packed state
-    and returns: unpickling computes the rest again (one call)."""
+    it); the seats' observations and information states (one call, or ``views``: the float32
+    that came with the step), the texts and the unpacked env state are made when first asked
+    for (the record's texts from ``prior``, the parent's, where it made them).  It pickles as
+    its table, packed state and returns: unpickling computes the rest again (one call)."""
 
     __slots__ = (
         "_information_text",
         "_memo",
+        "_prior",
+        "_records",
         "_state",
         "_text",
         "_views",
@@ -279,7 +329,14 @@ class Hand:
         "table",
     )
 
-    def __init__(self, table: TableLike, out: np.ndarray, returns: np.ndarray) -> None:
+    def __init__(
+        self,
+        table: TableLike,
+        out: np.ndarray,
+        returns: np.ndarray,
+        views: np.ndarray | None = None,
+        prior: tuple[str, ...] | None = None,
+    ) -> None:
         out = np.array(out, np.int32)
         out.flags.writeable = False
         s, n, a = table.programs.sizes[:3]
@@ -291,6 +348,10 @@ class Hand:
         self.legal: list[int] = [] if self.over else np.flatnonzero(out[at : at + a]).tolist()
         self.child: tuple[int, Deal | Hand] | None = None
         self._views: tuple[np.ndarray, np.ndarray] | None = None
+        if views is not None:
+            self._views = self._split(np.array(views, np.float32))
+        self._prior: tuple[str, ...] | None = prior
+        self._records: tuple[str, ...] | None = None
         self._state: Any = None
         self._text: str | None = None
         self._information_text: dict[int, str] = {}
@@ -325,13 +386,34 @@ class Hand:
         """(float32[N, D] every seat's observation, float32[N, I] its information state), made
         by one call when first asked for (read-only)."""
         if self._views is None:
-            _, n, _, d, i = self.table.programs.sizes
             # (a zero-copy view of the device buffer on CPU, read-only either way)
-            both = np.asarray(self.table.programs.views(self.flat), np.float32)
-            if both.flags.writeable:
-                both.flags.writeable = False
-            self._views = both[: n * d].reshape(n, d), both[n * d :].reshape(n, i)
+            self._views = self._split(np.asarray(self.table.programs.views(self.flat), np.float32))
         return self._views
+
+    def _split(self, both: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _, n, _, d, i = self.table.programs.sizes
+        if both.flags.writeable:
+            both.flags.writeable = False
+        return both[: n * d].reshape(n, d), both[n * d :].reshape(n, i)
+
+    def stepped(self, action: int) -> Hand:
+        """The node after the legal ``action``: with its views in the same call where this
+        node's were read (OpenSpiel's own checks read every node's; a search that never reads
+        them never pays for them), and its record texts extended from this node's where made."""
+        p, a = self.table.programs, np.int32(action)
+        if self._views is None:
+            return Hand(self.table, np.asarray(p.step(self.flat, a)), self.returns)
+        both = np.asarray(p.step_views(self.flat, a))
+        views = both[p.sizes.step :].view(np.float32)
+        return Hand(self.table, both[: p.sizes.step], self.returns, views, self._records)
+
+    def records(self) -> tuple[str, ...]:
+        """Every seat's record text and the public one (``knowledge.record_texts``)."""
+        if self._records is None:
+            moves = self.env_state.moves
+            self._records = knowledge.record_texts(self.table.env, moves, self._prior)
+            self._prior = None
+        return self._records
 
     @property
     def text(self) -> str:
@@ -354,8 +436,8 @@ class Hand:
         text = self._information_text.get(player)
         if text is None:  # (read back from the seat's tensor: no JAX call)
             tensor = self.views()[1][player]
-            moves = self.env_state.moves
-            text = knowledge.information_text(self.table.env, tensor, moves, player)
+            record_text = self.records()[player]
+            text = knowledge.information_text(self.table.env, tensor, record_text, player)
             self._information_text[player] = text
         return text
 

@@ -4,6 +4,8 @@ env does, and played by the project's bots and OpenSpiel's ISMCTS."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -112,6 +114,33 @@ def test_the_deal_is_chance_card_by_card_and_the_hand_steps_with_the_env(name, p
         total += np.asarray(mine.rewards)
     assert bool(mine.terminated) and np.allclose(state.returns(), total)
     assert game.min_utility() <= min(total) and max(total) <= game.max_utility()
+
+
+@pytest.mark.parametrize("name", ["python_spoil_five", "python_auction_forty_fives"])
+def test_a_node_reached_by_a_watched_step_reads_as_one_made_cold(name):
+    """A step from a node whose views were read brings the child's views in the same call and
+    extends the parent's record texts by one entry; a node rebuilt from its packed state alone
+    (unpickled: nothing carried over) must read the same, seat by seat."""
+    game = pyspiel.load_game(name)
+    rng, state = np.random.default_rng(5), random_decision(game, 6, 0)
+    seats = range(game.num_players())
+    while not state.is_terminal():
+        watched = [state.information_state_string(p) for p in seats]  # reads every view
+        cold = pickle.loads(pickle.dumps(state))
+        assert [cold.information_state_string(p) for p in seats] == watched
+        for p in seats:
+            assert cold.information_state_tensor(p) == state.information_state_tensor(p)
+            assert cold.observation_tensor(p) == state.observation_tensor(p)
+        assert str(cold) == str(state)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    dealing = game.new_initial_state()
+    dealing.apply_action(7)
+    dealing.apply_action(3)
+    assert (
+        str(dealing)
+        == str(dealing.clone())
+        == f"dealing: {game.env.action_str(7)} {game.env.action_str(3)}"
+    )
 
 
 def test_observations_are_the_envs_and_resampled_worlds_are_histories_of_their_own():
