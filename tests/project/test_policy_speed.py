@@ -1,0 +1,51 @@
+"""``benchmarks/policy_speed.py`` runs end to end at a tiny size, and ``benchmarks/gpu.sh``
+(which runs it) installs nothing from the network.  Timings are never asserted."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "policy_speed.py"
+
+
+def test_the_policy_script_times_every_path_of_a_game(tmp_path, capsys):
+    out = tmp_path / "policy.json"
+    argv = ["--games", "twenty_five", "--hands", "64", "--batch", "32", "--reps", "1"]
+    result = load_script(SCRIPT).main([*argv, "--peer-seconds", "0.05", "--json", str(out)])
+    rows = result["rows"]
+    paths = [r["path"] for r in rows]
+    assert paths == [
+        "rollout, random",
+        "rollout, heuristic",
+        "rollout, user first-legal",
+        "rollout, user one-uniform",
+        "rollout, user pgx categorical",
+        "step loop, first legal",
+        "step loop, pgx categorical",
+    ]
+    assert rows[0]["x_random"] == 1.0 and all(r["game"] == "twenty_five" for r in rows)
+    for r in rows:  # a hand of Twenty-Five takes at least 20 decisions (its five tricks)
+        assert r["hands_per_s"] > 0 and r["decisions_per_s"] >= 20 * r["hands_per_s"]
+    assert json.loads(out.read_text())["rows"] == rows
+    printed = capsys.readouterr().out
+    assert "| twenty_five | 4 | rollout, user pgx categorical |" in printed
+
+
+def test_the_policy_script_refuses_a_bad_option():
+    with pytest.raises(SystemExit):
+        load_script(SCRIPT).main(["--batch", "0"])
+
+
+def test_the_gpu_script_installs_nothing_from_the_network():
+    """Every pip install in ``gpu.sh`` is ``--no-index`` (local wheels): the device has no
+    network, and a CUDA build of jax must already be there."""
+    text = (ROOT / "benchmarks" / "gpu.sh").read_text()
+    installs = [line for line in text.splitlines() if re.search(r"pip\s+install", line)]
+    assert installs and all("--no-index" in line for line in installs)
+    assert "benchmarks/policy_speed.py" in text and "benchmarks/tables.py" in text
