@@ -214,6 +214,16 @@ def figure_headline(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{note}\n"
 
 
+def figure_policy_speed(result: dict[str, Any]) -> str:
+    """``benchmarks/policy_speed.py``: every policy's speed, the script's own table."""
+    script = _load_script("policy_speed")
+    peer = result["pyspiel_oh_hell_decisions_per_s"]
+    rate = "n/a" if peer is None else f"{peer:,.0f} decisions/s"
+    note = f"pyspiel `oh_hell` (5 players, 5 tricks, random play): {rate}."
+    measured = _measured(result, result["command"])
+    return f"{script.table(result['rows'], peer)}\n\n{note} {measured}\n"
+
+
 def figure_memory(result: dict[str, Any]) -> str:
     """Peak memory of streamed and per-hand runs (``benchmarks/streaming_memory.py``)."""
     lines = ["| run | hands | peak RSS | wall (start-up included) |", "|---|---|---|---|"]
@@ -554,6 +564,7 @@ RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "tables": ("tables.json", figure_tables),
     "headline": ("tables.json", figure_headline),
     "memory": ("streaming_memory.json", figure_memory),
+    "policy_speed": ("policy_speed.json", figure_policy_speed),
     "analysis": ("analysis_speed.json", figure_analysis),
     "scaling": ("distributed_scaling.json", figure_scaling),
     "step_profile": ("step_profile.json", figure_step_profile),
