@@ -35,12 +35,19 @@ PACKAGE = ROOT / "spoilfive_jax"
 # Each built-in game's rules code by layer (modules of spoilfive_jax/games/<game>/).
 RULES = {
     "spoil_five": {
-        "public state and step": ("state.py", "game.py"),
+        "public state and step": ("rules.py", "state.py", "game.py"),
         "rollout kernels": ("fast.py",),
         "analysis, with its conversion to the kernels": ("infer.py",),
     },
     "forty_five": {
-        "public state and step": ("state.py", "game.py", "phases.py", "legal.py", "scoring.py"),
+        "public state and step": (
+            "rules.py",
+            "state.py",
+            "game.py",
+            "phases.py",
+            "legal.py",
+            "scoring.py",
+        ),
         "rollout kernels": ("fast.py", "fast_play.py", "strength.py"),
         "conversion to the kernels": ("fast_playout.py",),
     },
@@ -115,11 +122,11 @@ def report(m: dict[str, Any]) -> str:
     widest = max(protocols, key=lambda k: len(protocols[k]))
     share = m["any"]["with_any"] / max(m["any"]["annotated"], 1)
     out = [
-        f"Env: {len(m['env_members'])} members, {len(m['env_abstract'])} abstract hooks",
-        f"capabilities: {len(protocols)} protocols, {count} members "
+        f"- Env: {len(m['env_members'])} members, {len(m['env_abstract'])} abstract hooks",
+        f"- capabilities: {len(protocols)} protocols, {count} members "
         f"(the widest: {widest}, {len(protocols[widest])})",
-        f"Any: {m['any']['with_any']} of {m['any']['annotated']} annotated parameters in core/ "
-        f"and tools/ ({share:.0%})",
+        f"- Any: {m['any']['with_any']} of {m['any']['annotated']} annotated parameters in "
+        f"core/ and tools/ ({share:.0%})",
         "",
         "| game | layer | lines | modules |",
         "|---|---|---|---|",

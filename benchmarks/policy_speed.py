@@ -2,7 +2,8 @@
 built-in ones, through the public API only.
 
 For each game at its default table (Spoil Five at 5 players), and the Oh Hell plugin written
-outside the package:
+outside the package (at pyspiel's table, 5 players and 5 tricks, where it is installed; it has
+no rollout kernel, so its built-in policies play through the public step too):
 
 - ``sf.rollout(..., per_hand=False)`` hands/s and decisions/s with the built-in ``"random"`` and
   ``"heuristic"`` and three policies as a JAX user writes them (``USER_POLICIES``): the first
@@ -37,11 +38,16 @@ import jax.numpy as jnp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from provenance import provenance
+from tables import peer_rate
 
 import spoilfive_jax as sf
 
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives", "oh_hell")
-TABLES = {"spoil_five": 5}  # the rest at their default table
+# (the rest at their default table; Oh Hell at the table of the pyspiel game the ratios use)
+TABLES: dict[str, dict[str, int]] = {
+    "spoil_five": {"num_players": 5},
+    "oh_hell": {"num_players": 5, "num_tricks": 5},
+}
 
 
 def first_legal(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
@@ -118,20 +124,8 @@ def time_step_loop(env: Any, pick: Any, batch: int, reps: int) -> dict[str, floa
     return {"hands_per_s": batch / best, "decisions_per_s": decisions / best}
 
 
-def peer_rate(seconds: float) -> float | None:
-    """pyspiel oh_hell (5 players, 5 tricks) random-play decisions/s, or None without it."""
-    try:
-        import pyspiel  # noqa: F401
-    except ImportError:
-        return None
-    from throughput import pyspiel_rate
-
-    rate = pyspiel_rate("oh_hell", {"players": 5, "num_tricks_fixed": 5}, seconds)
-    return float(rate["decisions_per_s"])
-
-
 def measure_game(game: str, hands: int, batch: int, reps: int) -> list[dict[str, Any]]:
-    env = sf.make(game, TABLES[game]) if game in TABLES else sf.make(game)
+    env = sf.make(game, **TABLES.get(game, {}))
     rows = []
     policies: dict[str, Any] = {name: name for name in ("random", "heuristic")}
     for name, policy in {**policies, **USER_POLICIES}.items():
@@ -154,7 +148,8 @@ def table(rows: list[dict[str, Any]], peer: float | None) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ratio = "n/a" if peer is None else f"{r['decisions_per_s'] / peer:,.1f}"
+        rate = r.get("pyspiel_oh_hell_decisions_per_s", peer)  # (a merged row: its run's)
+        ratio = "n/a" if rate is None else f"{r['decisions_per_s'] / rate:,.1f}"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['path']} | {r['hands_per_s']:,.0f} "
             f"| {r['decisions_per_s']:,.0f} | {r['x_random']:.3f} | {ratio} |"
@@ -164,7 +159,9 @@ def table(rows: list[dict[str, Any]], peer: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
+    ap.add_argument(
+        "--games", nargs="+", default=None, choices=GAMES, help="default: those installed"
+    )
     ap.add_argument("--hands", type=int, default=200_000, help="hands a timed rollout run")
     ap.add_argument(
         "--batch",
@@ -175,19 +172,43 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--reps", type=int, default=3, help="timed runs a row (the best is kept)")
     ap.add_argument("--peer-seconds", type=float, default=4.0, help="pyspiel's measuring time")
     ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument(
+        "--merge", action="store_true", help="keep the other games' rows of --json FILE"
+    )
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
     if min(args.hands, args.batch, args.reps) < 1 or args.peer_seconds <= 0:
         ap.error("--hands, --batch and --reps must be at least 1 and --peer-seconds positive")
+    known = sf.available_games()
+    if args.games is None:
+        args.games = [g for g in GAMES if g in known]
+        if missing := [g for g in GAMES if g not in known]:
+            print(f"not installed, left out: {', '.join(missing)}", file=sys.stderr)
+    elif bad := [g for g in args.games if g not in known]:
+        ap.error(f"--games: {', '.join(bad)} not installed")
     peer, batch = peer_rate(args.peer_seconds), min(args.batch, args.hands)
-    rows = [row for game in args.games for row in measure_game(game, args.hands, batch, args.reps)]
-    result = {"rows": rows, "pyspiel_oh_hell_decisions_per_s": peer, **provenance(__file__, argv)}
-    print(table(rows, peer))
+    result: dict[str, Any] = {"rows": [], "pyspiel_oh_hell_decisions_per_s": peer}
+    result.update(provenance(__file__, argv))
+    kept: list[dict[str, Any]] = []
+    if args.merge and args.json and os.path.exists(args.json):
+        with open(args.json) as f:
+            old = json.load(f)
+        kept = [r for r in old["rows"] if r["game"] not in args.games]
+        for r in kept:  # (each row keeps the command and the pyspiel rate it was measured with)
+            r.setdefault("command", old["command"])
+            r.setdefault("pyspiel_oh_hell_decisions_per_s", old["pyspiel_oh_hell_decisions_per_s"])
+    for game in args.games:  # (the JSON is written after each game: a later failure keeps it)
+        rows = measure_game(game, args.hands, batch, args.reps)
+        for r in rows:
+            r.update(command=result["command"], pyspiel_oh_hell_decisions_per_s=peer)
+        result["rows"] += rows
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({**result, "rows": [*kept, *result["rows"]]}, f, indent=1)
+    result["rows"] = [*kept, *result["rows"]]
+    print(table(result["rows"], peer))
     print(f"\npyspiel oh_hell: {'n/a' if peer is None else f'{peer:,.0f} decisions/s'}")
     print(f"{result['command']} ({result['date']}, {result['machine']})")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
     return result
 
 

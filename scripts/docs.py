@@ -218,10 +218,20 @@ def figure_policy_speed(result: dict[str, Any]) -> str:
     """``benchmarks/policy_speed.py``: every policy's speed, the script's own table."""
     script = _load_script("policy_speed")
     peer = result["pyspiel_oh_hell_decisions_per_s"]
-    rate = "n/a" if peer is None else f"{peer:,.0f} decisions/s"
-    note = f"pyspiel `oh_hell` (5 players, 5 tricks, random play): {rate}."
-    measured = _measured(result, result["command"])
-    return f"{script.table(result['rows'], peer)}\n\n{note} {measured}\n"
+    runs = dict.fromkeys(r.get("command", result["command"]) for r in result["rows"])
+    rates = dict.fromkeys(r.get("pyspiel_oh_hell_decisions_per_s", peer) for r in result["rows"])
+    shown = ", ".join("n/a" if x is None else f"{x:,.0f}" for x in rates)
+    note = (
+        f"pyspiel `oh_hell` (5 players, 5 tricks, random play), decisions/s in each run: "
+        f"{shown}.  {_measured(result, '`; `'.join(runs))}"
+    )
+    return f"{script.table(result['rows'], peer)}\n\n{note}\n"
+
+
+def figure_interface_size(result: dict[str, Any]) -> str:
+    """``benchmarks/interface_size.py``: its own report of the counts."""
+    report = _load_script("interface_size").report(result)
+    return f"{report}\n\n{_measured(result, result['command'])}\n"
 
 
 def figure_memory(result: dict[str, Any]) -> str:
@@ -565,6 +575,7 @@ RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "headline": ("tables.json", figure_headline),
     "memory": ("streaming_memory.json", figure_memory),
     "policy_speed": ("policy_speed.json", figure_policy_speed),
+    "interface_size": ("interface_size.json", figure_interface_size),
     "analysis": ("analysis_speed.json", figure_analysis),
     "scaling": ("distributed_scaling.json", figure_scaling),
     "step_profile": ("step_profile.json", figure_step_profile),

@@ -207,20 +207,26 @@ def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
 
 def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
     """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
-    return record_texts(env, state.moves)[player]
+    if not -1 <= int(player) < env.num_players:
+        raise ValueError(f"player must be a seat 0..{env.num_players - 1} or -1, got {player}")
+    return record_texts(env, state.moves)[1][int(player)]
 
 
-def record_texts(
-    env: Env[Any, Any], moves: Any, prior: tuple[str, ...] | None = None
-) -> tuple[str, ...]:
-    """``record_text`` of the record ``moves`` int32[T] for every seat and (last) the public:
-    N + 1 texts, read on the host (numpy, with ``core.record``'s packing).  ``prior``: these
-    texts for the same record less its last entry (a step's parent), extended by that entry
-    alone."""
+Records = tuple[int, tuple[str, ...]]  # (the record's entries, N + 1 texts: ``record_texts``)
+
+
+def record_texts(env: Env[Any, Any], moves: Any, prior: Records | None = None) -> Records:
+    """(the record's entries, ``record_text`` of the record ``moves`` int32[T] for every seat
+    and, last, the public one: N + 1 texts), read on the host (numpy, with ``core.record``'s
+    packing).  ``prior``: what this gave for the record less its last entry (a step's parent):
+    then only that entry is read; a ``prior`` of any other length is not used."""
     m = np.asarray(moves if isinstance(moves, np.ndarray) else jax.device_get(moves))
     m = m[m != 0].astype(np.int64)
-    if prior is not None and len(m):
+    count = len(m)
+    if prior is not None and count == prior[0] + 1:
         m = m[-1:]
+    else:
+        prior = None
     who = ((m & ((1 << record.ACTION_SHIFT) - 1)) - 1).tolist()
     what = ((m >> record.ACTION_SHIFT) & record.ACTION_MASK).tolist()
     hidden = (((m >> record.PRIVATE_SHIFT) & 1) != 0).tolist()
@@ -230,15 +236,15 @@ def record_texts(
     out = []
     for p in [*seats, -1]:
         words = [rows[0][i] if w == p else rows[1][i] for i, w in enumerate(who)]
-        before = None if prior is None or prior[p] == "-" else prior[p]
+        before = None if prior is None or prior[1][p] == "-" else prior[1][p]
         out.append(" ".join(words if before is None else [before, *words]) or "-")
-    return tuple(out)
+    return count, tuple(out)
 
 
 def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
     tensor = _host_tensors(env, state, player)[0]
-    return information_text(env, tensor, record_texts(env, state.moves)[player], player)
+    return information_text(env, tensor, record_text(env, state, player), player)
 
 
 def information_text(env: Env[Any, Any], tensor: np.ndarray, record_text: str, player: int) -> str:

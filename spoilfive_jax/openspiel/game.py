@@ -37,7 +37,8 @@ project's env, one hand a game.
 
 **Speed.**  Every node of a hand lives on the host (``host``): the packed env state with the
 seat to act, the rewards and the legal actions, written by ONE jitted call a decision; every
-seat's observation and information state by one more call when first asked; texts once a node.
+seat's observation and information state by one more call when first asked, or in that same
+call where the parent's were asked (``host.Programs.step_views``); texts once a node.
 A state is its table and its node, both shared by its clones, so a clone copies two references.
 """
 

@@ -118,8 +118,7 @@ class Layout:
     def unpack(self, flat: Any) -> Any:
         """The state packed in ``flat`` int32[size]: numpy arrays from a numpy vector (views
         where the dtype is 32-bit), traced arrays from a traced one."""
-        host = isinstance(flat, np.ndarray)
-        if host:  # each dtype converted once, every leaf a view of its conversion
+        if isinstance(flat, np.ndarray):  # each dtype converted once; read-only views of it
             whole = {dtype: _as(flat, dtype) for dtype in self._dtypes}
             return self.treedef.unflatten(
                 [whole[dtype][a:b].reshape(shape) for dtype, a, b, shape in self._plan]
@@ -129,7 +128,7 @@ class Layout:
             x = flat[leaf.offset : leaf.offset + leaf.size]
             if leaf.kind != "int":
                 wide = np.dtype(np.float32) if leaf.kind == "float" else leaf.dtype
-                x = x.view(wide) if host else jax.lax.bitcast_convert_type(x, wide)
+                x = jax.lax.bitcast_convert_type(x, wide)
             if x.dtype != leaf.dtype:
                 x = x != 0 if leaf.dtype == np.bool_ else x.astype(leaf.dtype)
             out.append(x.reshape(leaf.shape))
@@ -140,10 +139,15 @@ def _as(flat: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     """The packed int32 vector read as ``dtype`` (``Leaf.kind``): 32-bit dtypes bit for bit
     (a view), booleans as nonzero, narrower integers and floats converted."""
     if dtype == np.bool_:
-        return flat != 0
-    if jnp.issubdtype(dtype, jnp.floating):
-        return flat.view(np.float32).astype(dtype, copy=False)
-    return flat.view(dtype) if dtype.itemsize == 4 else flat.astype(dtype)
+        out = flat != 0
+    elif jnp.issubdtype(dtype, jnp.floating):
+        with np.errstate(over="ignore"):  # (other leaves' bits read as a narrower float)
+            out = flat.view(np.float32).astype(dtype, copy=False)
+    else:
+        out = flat.view(dtype) if dtype.itemsize == 4 else flat.astype(dtype)
+    if out.flags.writeable:
+        out.flags.writeable = False
+    return out
 
 
 class Sizes(NamedTuple):
@@ -335,7 +339,7 @@ class Hand:
         out: np.ndarray,
         returns: np.ndarray,
         views: np.ndarray | None = None,
-        prior: tuple[str, ...] | None = None,
+        prior: knowledge.Records | None = None,
     ) -> None:
         out = np.array(out, np.int32)
         out.flags.writeable = False
@@ -350,8 +354,8 @@ class Hand:
         self._views: tuple[np.ndarray, np.ndarray] | None = None
         if views is not None:
             self._views = self._split(np.array(views, np.float32))
-        self._prior: tuple[str, ...] | None = prior
-        self._records: tuple[str, ...] | None = None
+        self._prior: knowledge.Records | None = prior
+        self._records: knowledge.Records | None = None
         self._state: Any = None
         self._text: str | None = None
         self._information_text: dict[int, str] = {}
@@ -413,7 +417,7 @@ class Hand:
             moves = self.env_state.moves
             self._records = knowledge.record_texts(self.table.env, moves, self._prior)
             self._prior = None
-        return self._records
+        return self._records[1]
 
     @property
     def text(self) -> str:

@@ -124,7 +124,8 @@ def test_a_node_reached_by_a_watched_step_reads_as_one_made_cold(name):
     game = pyspiel.load_game(name)
     rng, state = np.random.default_rng(5), random_decision(game, 6, 0)
     seats = range(game.num_players())
-    while not state.is_terminal():
+
+    def same_as_cold() -> None:
         watched = [state.information_state_string(p) for p in seats]  # reads every view
         cold = pickle.loads(pickle.dumps(state))
         assert [cold.information_state_string(p) for p in seats] == watched
@@ -132,7 +133,12 @@ def test_a_node_reached_by_a_watched_step_reads_as_one_made_cold(name):
             assert cold.information_state_tensor(p) == state.information_state_tensor(p)
             assert cold.observation_tensor(p) == state.observation_tensor(p)
         assert str(cold) == str(state)
+
+    while not state.is_terminal():
+        same_as_cold()
         state.apply_action(int(rng.choice(state.legal_actions())))
+        assert state._node._views is not None  # the views came with the step
+    same_as_cold()  # the last step's node too
     dealing = game.new_initial_state()
     dealing.apply_action(7)
     dealing.apply_action(3)

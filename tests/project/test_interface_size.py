@@ -27,5 +27,5 @@ def test_the_interface_counts_are_read_from_the_source(tmp_path, capsys):
     assert all(n > 50 for modules in layers.values() for n in modules.values())
     assert json.loads(out.read_text())["protocols"] == result["protocols"]
     printed = capsys.readouterr().out
-    assert f"Env: {len(result['env_members'])} members" in printed
+    assert f"- Env: {len(result['env_members'])} members" in printed
     assert "| oh_hell (plugin) | its minimum |" in printed

@@ -49,3 +49,16 @@ def test_the_gpu_script_installs_nothing_from_the_network():
     installs = [line for line in text.splitlines() if re.search(r"pip\s+install", line)]
     assert installs and all("--no-index" in line for line in installs)
     assert "benchmarks/policy_speed.py" in text and "benchmarks/tables.py" in text
+
+
+def test_the_gpu_script_stops_where_jax_sees_no_accelerator():
+    import subprocess
+
+    import jax
+
+    if jax.default_backend() != "cpu":
+        pytest.skip("an accelerator is here: the script would run the real benchmark")
+    done = subprocess.run(
+        ["bash", str(ROOT / "benchmarks" / "gpu.sh")], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "jax sees no accelerator" in done.stderr
