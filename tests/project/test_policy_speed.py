@@ -62,3 +62,13 @@ def test_the_gpu_script_stops_where_jax_sees_no_accelerator():
         ["bash", str(ROOT / "benchmarks" / "gpu.sh")], capture_output=True, text=True
     )
     assert done.returncode == 1 and "jax sees no accelerator" in done.stderr
+
+
+def test_the_kernel_written_for_one_hand_and_vmapped_plays_the_same_hands():
+    """``benchmarks/vmap_layout.py`` (the redesign's premise): it raises if the vmapped one-hand
+    kernel plays other hands than the batch-major one."""
+    rates = load_script(ROOT / "benchmarks" / "vmap_layout.py").main(
+        ["--hands", "64", "--reps", "1"]
+    )
+    assert set(rates) == {"batch-major kernel", "one hand, vmapped"}
+    assert all(r > 0 for r in rates.values())
