@@ -104,6 +104,12 @@ def test_a_seat_out_of_range_is_refused_on_the_host_and_sees_zeros_traced() -> N
             env.observe_private(state, bad)
         with pytest.raises(ValueError, match="player"):
             env.information_state_string(state, bad)
+    for bad in (3, -2):  # (-1: the public record)
+        with pytest.raises(ValueError, match="player"):
+            knowledge.record_text(env, state, bad)
+    assert knowledge.public_string(env, state).endswith(
+        " | " + knowledge.record_text(env, state, -1)
+    )
     traced = jax.jit(env.information_state)(state, jnp.int32(7))
     assert not np.asarray(traced).any()
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), state)
