@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="keep the other rows of --json FILE (and its commands) and replace these",
     )
     args = ap.parse_args(argv)
+    if args.merge and not args.json:  # (without a file the run's figures would be kept nowhere)
+        ap.error("--merge keeps the other rows of --json FILE: give --json FILE")
     if args.agreement:
         a = agreement(args.deals, args.seed)
         print(

@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "game's other pairs in --json FILE are kept)",
     )
     args = ap.parse_args(argv)
+    if args.merge and not args.json:  # (without a file the run's figures would be kept nowhere)
+        ap.error("--merge keeps the other rows of --json FILE: give --json FILE")
     if args.ismcts < 0 or args.ismcts == 1:
         ap.error(f"--ismcts must be 0 (none) or at least 2 simulations, got {args.ismcts}")
     if args.ismcts and args.ismcts_deals < 2:

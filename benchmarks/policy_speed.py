@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
+    if args.merge and not args.json:  # (without a file the run's figures would be kept nowhere)
+        ap.error("--merge keeps the other rows of --json FILE: give --json FILE")
     if min(args.hands, args.batch, args.reps) < 1 or args.peer_seconds <= 0:
         ap.error("--hands, --batch and --reps must be at least 1 and --peer-seconds positive")
     known = sf.available_games()

@@ -72,3 +72,12 @@ def test_the_kernel_written_for_one_hand_and_vmapped_plays_the_same_hands():
     )
     assert set(rates) == {"batch-major kernel", "one hand, vmapped"}
     assert all(r > 0 for r in rates.values())
+
+
+@pytest.mark.parametrize("script", ["ladder", "best_bot", "policy_speed"])
+def test_a_merge_without_a_json_file_is_refused(script, capsys):
+    """``--merge`` keeps the other rows of ``--json FILE``; without the file a run would print
+    its figures and keep them nowhere (an hour of measurements was lost so)."""
+    with pytest.raises(SystemExit):
+        load_script(ROOT / "benchmarks" / f"{script}.py").main(["--merge"])
+    assert "--merge keeps the other rows of --json FILE" in capsys.readouterr().err
