@@ -230,12 +230,12 @@ def record_texts(env: Env[Any, Any], moves: Any, prior: Records | None = None) -
     who = ((m & ((1 << record.ACTION_SHIFT) - 1)) - 1).tolist()
     what = ((m >> record.ACTION_SHIFT) & record.ACTION_MASK).tolist()
     hidden = (((m >> record.PRIVATE_SHIFT) & 1) != 0).tolist()
-    texts, seats = _action_texts(env), range(env.num_players)
-    rows = [[f"{w}:{texts[a]}" for w, a in zip(who, what, strict=True)] for _ in range(2)]
-    rows[1] = [f"{w}:?" if h else shown for w, h, shown in zip(who, hidden, rows[0], strict=True)]
+    texts = _action_texts(env)
+    shown = [f"{w}:{texts[a]}" for w, a in zip(who, what, strict=True)]  # (as its actor saw it)
+    public = [f"{w}:?" if h else t for w, h, t in zip(who, hidden, shown, strict=True)]
     out = []
-    for p in [*seats, -1]:
-        words = [rows[0][i] if w == p else rows[1][i] for i, w in enumerate(who)]
+    for p in [*range(env.num_players), -1]:
+        words = [shown[i] if w == p else public[i] for i, w in enumerate(who)]
         before = None if prior is None or prior[1][p] == "-" else prior[1][p]
         out.append(" ".join(words if before is None else [before, *words]) or "-")
     return count, tuple(out)
