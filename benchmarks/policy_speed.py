@@ -6,9 +6,10 @@ outside the package (at pyspiel's table, 5 players and 5 tricks, where it is ins
 no rollout kernel, so its built-in policies play through the public step too):
 
 - ``sf.rollout(..., per_hand=False)`` hands/s and decisions/s with the built-in ``"random"`` and
-  ``"heuristic"`` and three policies as a JAX user writes them (``USER_POLICIES``): the first
-  legal action, a uniform legal choice from one ``jax.random.uniform``, and the pgx idiom
-  ``jax.random.categorical(key, where(mask, 0, -inf))``;
+  ``"heuristic"`` and the policies a JAX user writes (``USER_POLICIES``): from the action mask,
+  the first legal action, a uniform legal choice from one ``jax.random.uniform``, and the pgx
+  idiom ``jax.random.categorical(key, where(mask, 0, -inf))``; from the legal bitset, the same
+  two choices with the package's idioms ``sf.first_legal`` and ``sf.random_legal``;
 - the public step in a loop, ``jit(vmap(env.step))`` scanned over ``max_decisions`` steps from
   ``jit(vmap(env.init))``, with the first legal action and the pgx categorical idiom as the
   picker (``STEP_PICKERS``; keys from ``fold_in`` of each hand's key and the step).
@@ -67,10 +68,22 @@ def pgx_categorical(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
     return jax.random.categorical(key, jnp.where(state.legal_action_mask, 0.0, -jnp.inf))
 
 
+def bitset_first(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    """The lowest legal action from the bitset: ``sf.first_legal``."""
+    return sf.first_legal(state)
+
+
+def bitset_random(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    """A uniform legal choice from 32 random bits and the bitset: ``sf.random_legal``."""
+    return sf.random_legal(key, state)
+
+
 USER_POLICIES: dict[str, Callable[..., jax.Array]] = {
     "user first-legal": first_legal,
     "user one-uniform": one_uniform,
     "user pgx categorical": pgx_categorical,
+    "user sf.first_legal": bitset_first,
+    "user sf.random_legal": bitset_random,
 }
 STEP_PICKERS: dict[str, Callable[[jax.Array, Any], jax.Array]] = {
     "step loop, first legal": lambda key, state: first_legal(key, state, 0),

@@ -39,6 +39,8 @@ from spoilfive_jax.tools.analysis import position_from_history as position_from_
 from spoilfive_jax.tools.best import best_policy as best_policy
 from spoilfive_jax.tools.cores import use_all_cores as use_all_cores
 from spoilfive_jax.tools.pimc import pimc as pimc
+from spoilfive_jax.tools.policies import first_legal as first_legal
+from spoilfive_jax.tools.policies import random_legal as random_legal
 from spoilfive_jax.tools.rollout import RolloutResult as RolloutResult
 from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import score_hands as score_hands
@@ -64,6 +66,7 @@ __all__ = [
     "card_symbol",
     "distributed",
     "evaluate",
+    "first_legal",
     "forty_five",
     "make",
     "parse_cards",
@@ -72,6 +75,7 @@ __all__ = [
     "play_sessions",
     "position_env",
     "position_from_history",
+    "random_legal",
     "register",
     "rollout",
     "score_hands",

@@ -55,8 +55,7 @@ __all__ = [
     "declared",
 ]
 
-Kernel = Callable[..., dict[str, jax.Array]]
-"""``kernel(deal, keys, ids, seat_policy) -> outcome``: see ``RolloutKernel``."""
+Kernel = Callable[..., dict[str, jax.Array]]  # ``kernel(deal, keys, ids, seat_policy)``
 
 
 class MissingCapability(ValueError, NotImplementedError):
@@ -127,13 +126,15 @@ class Rollouts(Protocol):
 
 @runtime_checkable
 class RolloutKernel(Protocol):
-    """A faster way to play hands whose every seat plays a built-in policy."""
+    """A faster way to play a lineup's hands (its built-in policies, or any policies)."""
 
-    def rollout_kernel(self, env: Env[Any, Any], names: tuple[str, ...]) -> Kernel | None:
-        """``names``: the distinct built-in policies (``tools.policies.lineup`` order).  The
-        kernel ``kernel(deal, keys, ids, seat_policy) -> outcome`` (jittable; ``deal`` from
-        ``rollout_deal``/``known_deal``; ``seat_policy`` int32[N] indexes ``names``) plays the
-        same deals and returns the batched ``outcome`` record; None: no kernel for ``names``."""
+    def rollout_kernel(
+        self, env: Env[Any, Any], names: tuple[str | None, ...], policies: tuple[Any, ...] = ()
+    ) -> Kernel | None:
+        """Jittable ``kernel(deal, keys, ids, seat_policy) -> outcome`` of the lineup ``policies``
+        (``names``: their built-in names, None for other callables; ``seat_policy`` int32[N]
+        indexes them; ``deal``: ``rollout_deal``/``known_deal``): the hands of ``env.step``, the
+        batched ``outcome`` (with ``illegal`` bool[B] if any); None: no kernel for the lineup."""
         ...
 
 
@@ -242,8 +243,7 @@ class Analysis(Protocol):
         ...
 
     def resample_hidden(self, env: Env[Any, Any], key: jax.Array, state: Any, player: Any) -> Any:
-        """One hand, jittable: a state drawn uniformly from the deals consistent with what
-        ``player`` knows."""
+        """One hand, jittable: a state drawn uniformly from the deals ``player`` deems possible."""
         ...
 
     def resample_hidden_many(

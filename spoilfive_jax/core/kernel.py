@@ -131,9 +131,47 @@ def positions_of(cards: Bits, trump: jax.Array, tables: tuple[np.ndarray, np.nda
     return out
 
 
+BYTE_MASKS = 1 << 8  # 8-bit masks of 8 kernel positions
+
+
+def id_tables(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) uint32[4 * 8 * 256] from ``card`` int[4, 64] (the action id 0..63 at kernel
+    position p under trump t, -1 for none): at ``(trump * 8 + k) * 256 + m`` the ids of the
+    positions ``8 k + r`` of the bits r of the 8-bit mask ``m``, for ``ids_of``."""
+    m = np.arange(BYTE_MASKS, dtype=np.uint64)
+    out = np.zeros((4, 8, BYTE_MASKS), np.uint64)
+    for trump in range(4):
+        for k in range(8):
+            for r in range(8):
+                c = int(card[trump, 8 * k + r])
+                if c >= 0:
+                    at = np.uint64(1) << np.uint64(c)
+                    out[trump, k] |= np.where((m >> np.uint64(r)) & np.uint64(1), at, np.uint64(0))
+    flat = out.reshape(-1)
+    lo = (flat & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return lo, (flat >> np.uint64(32)).astype(np.uint32)
+
+
+def ids_of(positions: Bits, trump: jax.Array, tables: tuple[np.ndarray, np.ndarray]) -> Bits:
+    """The action ids of the kernel position sets ``positions`` under ``trump`` (the inverse
+    of ``positions_of``; ``id_tables``' ``tables``): one look-up a byte of the set."""
+    lo_table, hi_table = (jnp.asarray(t) for t in tables)
+    base = jnp.maximum(trump, 0) * 8
+    out = Bits(jnp.zeros_like(positions.lo), jnp.zeros_like(positions.hi))
+    for k in range(8):
+        word = positions.lo if k < 4 else positions.hi
+        byte = ((word >> U32(8 * (k % 4))) & U32(BYTE_MASKS - 1)).astype(I32)
+        at = ((base + k) << 8) + byte
+        out = out | Bits(lo_table[at], hi_table[at])
+    return out
+
+
 __all__ = [
+    "BYTE_MASKS",
     "SUIT_MASKS",
     "TrickPlay",
+    "id_tables",
+    "ids_of",
     "mix",
     "positions_of",
     "random_choice",

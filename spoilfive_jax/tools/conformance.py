@@ -40,7 +40,7 @@ import numpy as np
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env
 from spoilfive_jax.tools.analysis import legal_spread
-from spoilfive_jax.tools.policies import lineup, play_deals
+from spoilfive_jax.tools.policies import lineup, play_deals, play_public
 from spoilfive_jax.tools.rollout import rollout
 from spoilfive_jax.tools.scorer import score_hands
 from spoilfive_jax.tools.session import play_sessions
@@ -134,6 +134,7 @@ def _kernel(env: Env[Any, Any], seed: int) -> None:
     ids = jnp.arange(16, dtype=jnp.uint32)
     deal = rollouts.rollout_deal(env, keys, ids, options)
     play = jax.jit(play_deals, static_argnums=(0, 1))  # op by op, a kernel took seconds
+    public = jax.jit(play_public, static_argnums=(0, 1))
     # Every non-random built-in seated at once (cycled over the seats; more lineups when there
     # are more built-ins than seats): one fast and one public-step program for all of them.
     names = [name for name in env.policy_names if name != "random"]  # (a kernel's random
@@ -142,13 +143,16 @@ def _kernel(env: Env[Any, Any], seed: int) -> None:
         seats = [group[s % len(group)] for s in range(n)]
         who, seat_policy = lineup(env, seats)
         fast = play(env, who, keys, ids, deal, jnp.asarray(seat_policy))
-        slow_who = type(who)(who.policies, (None,) * len(who.names))  # through the step
-        slow = play(env, slow_who, keys, ids, deal, jnp.asarray(seat_policy))
+        slow = public(env, who, keys, ids, deal, jnp.asarray(seat_policy))
+        # The same policies as callables: a game's kernel for any lineup, where it has one.
+        callables = type(who)(who.policies, (None,) * len(who.names))
+        called = play(env, callables, keys, ids, deal, jnp.asarray(seat_policy))
         for field in sorted(set(fast) & set(slow)):
-            assert np.array_equal(np.asarray(fast[field]), np.asarray(slow[field])), (
-                f"{env.id} RolloutKernel: with {', '.join(seats)} at the seats the kernel's "
-                f"{field} differs from the public step's on the same deals"
-            )
+            for path, got in (("kernel", fast), ("kernel for callables", called)):
+                assert np.array_equal(np.asarray(got[field]), np.asarray(slow[field])), (
+                    f"{env.id} RolloutKernel: with {', '.join(seats)} at the seats the "
+                    f"{path}'s {field} differs from the public step's on the same deals"
+                )
 
 
 def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:

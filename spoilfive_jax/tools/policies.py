@@ -17,8 +17,9 @@ tool takes a policy it accepts a *policy spec*:
 ``play_out`` is THE loop that plays a hand to its end through ``env.step`` (a static scan of
 ``env.max_decisions`` decisions; a finished hand stands); ``play_batch`` is the same loop for a
 batch, which skips a policy at the decisions where no hand needs it.  Every tool that plays hands
-with arbitrary policies uses them; a game may play its own built-in policies faster
-(``RolloutKernel.rollout_kernel``).
+with arbitrary policies uses them; a game may play the same hands faster on a kernel
+(``RolloutKernel.rollout_kernel``: its built-in policies, or any lineup), and ``play_public``
+plays them through the step whatever kernel the game has (the kernels' reference).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
 """
@@ -28,14 +29,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, PolicyFn, call_policy
+from spoilfive_jax.core.env import Env, HandState, PolicyFn, call_policy
+from spoilfive_jax.core.kernel import random_choice
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
 """A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
@@ -96,6 +99,24 @@ class Lineup:
     def builtin(self) -> bool:
         """Every policy is one of the game's built-ins (a fast kernel may play them)."""
         return all(n is not None for n in self.names)
+
+
+def first_legal(state: HandState) -> jax.Array:
+    """int32[]: the lowest legal action of one hand's ``state`` (any game), read from the
+    bitset ``state.legal_set`` in a few operations.  The same action as
+    ``jnp.argmax(state.legal_action_mask)``, which reduces a boolean per action: on XLA:CPU
+    that reduction costs more than a whole decision of a built-in policy.  Once the hand is
+    over every action is legal (0)."""
+    return bits.lowest(state.legal_set).astype(jnp.int32)
+
+
+def random_legal(key: jax.Array, state: HandState) -> jax.Array:
+    """int32[]: a uniformly random legal action of one hand's ``state`` (any game), from 32
+    random bits of ``key`` and the bitset ``state.legal_set``: the k-th legal action with
+    ``k = floor(u * count)`` for a uniform ``u`` on 24 bits (each action's chance is off by less
+    than ``count / 2**24``).  No per-action draw, sum or ``cumsum`` over the action mask."""
+    u = jax.random.bits(key, (), jnp.uint32)
+    return random_choice(state.legal_set.lo, state.legal_set.hi, u).astype(jnp.int32)
 
 
 def lineup(env: Env[Any, Any], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
@@ -161,16 +182,28 @@ def play_deals(
     seat_policy: jax.Array,
 ) -> dict[str, jax.Array]:
     """Jittable: play a batch of deals (``Rollouts.rollout_deal``/``HandScoring.known_deal``) to
-    the end and return the batched ``Rollouts.outcome`` records: on the game's kernel when every
-    seat plays a built-in policy and the game declares one (``RolloutKernel``, the one optional
-    capability: without it hands are played through the public step), else through
-    ``play_out``.  Every record also has ``illegal`` bool[B]: the hand ended on an illegal
-    action (never on the kernel: the built-in policies play legal moves only)."""
+    the end and return the batched ``Rollouts.outcome`` records: on the game's kernel when it
+    declares one for this lineup (``RolloutKernel``, the one optional capability: Spoil Five's
+    plays any lineup, the family's the built-in policies only), else through ``play_batch``
+    (the public step); the same hands either way.  Every record also has ``illegal`` bool[B]:
+    the hand ended on an illegal action (never with built-in policies only)."""
     fast = caps.declared(env, caps.RolloutKernel)
-    names = cast(tuple[str, ...], lineup.names)  # all built-in names when ``builtin``
-    kernel = fast.rollout_kernel(env, names) if fast and lineup.builtin else None
+    kernel = fast.rollout_kernel(env, lineup.names, lineup.policies) if fast else None
     if kernel is not None:
-        return {**kernel(deal, keys, ids, seat_policy), "illegal": jnp.zeros(ids.shape, bool)}
+        return {"illegal": jnp.zeros(ids.shape, bool), **kernel(deal, keys, ids, seat_policy)}
+    return play_public(env, lineup, keys, ids, deal, seat_policy)
+
+
+def play_public(
+    env: Env[Any, Any],
+    lineup: Lineup,
+    keys: Any,
+    ids: jax.Array,
+    deal: Any,
+    seat_policy: jax.Array,
+) -> dict[str, jax.Array]:
+    """``play_deals`` through the public step (``play_batch``) whatever kernel the game has:
+    the reference every kernel is checked against (``tools.conformance``)."""
     rollouts = env.capability(caps.Rollouts)
     states = rollouts.deal_states(env, deal)
     hand_keys = rollouts.hand_keys(env, keys, ids)
@@ -180,27 +213,69 @@ def play_deals(
 
 
 def choose_batch(
-    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, keys: jax.Array, states: Any
+    policies: tuple[PolicyFn, ...],
+    seat_policy: jax.Array,
+    keys: jax.Array,
+    states: Any,
+    player: jax.Array | None = None,
+    live: jax.Array | None = None,
 ) -> jax.Array:
     """int32[B]: ``choose`` for a batch of hands, where a policy that no live hand needs at this
     decision is not run at all (a ``lax.cond`` on the whole batch).  An expensive policy at one
     seat (``sf.pimc``) thus runs only at the decisions where some hand waits for that seat,
-    not at every seat's.  A finished hand's action is 0 (stepping it changes nothing)."""
-    player = jnp.maximum(states.current_player, 0)
+    not at every seat's.  A finished hand's action is 0 (stepping it changes nothing).
+    ``player`` int32[B] and ``live`` bool[B]: the seat to act and the hands not over, when the
+    caller has them cheaper than ``states`` (default: read from ``states``).  Each policy sees
+    only the leaves it reads (``only_read``)."""
+    if player is None:
+        player = jnp.maximum(states.current_player, 0)
     which = jnp.asarray(seat_policy)[player]  # [B]
-    wanted = ~states.terminated
+    wanted = ~states.terminated if live is None else live
     none = jnp.zeros(player.shape, jnp.int32)
     out = none
     for i, policy in enumerate(policies):
         mine = which == i
+        given, seen = only_read(policy, keys, states)
 
-        def run(policy: PolicyFn = policy) -> jax.Array:
+        def run(policy: PolicyFn = policy, given: Any = given, seen: Any = seen) -> jax.Array:
             one = functools.partial(call_policy, policy)  # checked when traced
-            return jax.vmap(one)(keys, states, player).astype(jnp.int32)
+            return jax.vmap(one)(given, seen, player).astype(jnp.int32)
 
         acts = jax.lax.cond((mine & wanted).any(), run, lambda: none)
         out = jnp.where(mine, acts, out)
     return out
+
+
+def only_read(policy: PolicyFn, keys: jax.Array, states: Any) -> tuple[jax.Array, Any]:
+    """(``keys``, ``states``) of a batch [B] with what ``policy`` does not read replaced by
+    zeros: every state leaf it does not read, and the keys if it draws nothing.
+
+    A loop that builds its states at each decision (Spoil Five's kernel view, ``RolloutKernel``)
+    then builds only what the policy reads, and derives no key it does not use: the ``lax.cond``
+    of ``choose_batch`` takes its operands whole, so XLA cannot drop an unread one by itself.
+    Same actions: an unread input changes nothing.  What is read is found by tracing the policy
+    on one hand (cached by policy and layout)."""
+    leaves, treedef = jax.tree.flatten(states)
+    one = tuple(jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in leaves)
+    key = jax.ShapeDtypeStruct(keys.shape[1:], keys.dtype)
+    read = _read_inputs(policy, treedef, one, key)
+    kept = [x if r else jnp.zeros_like(x) for x, r in zip(leaves, read[1:], strict=True)]
+    return keys if read[0] else jnp.zeros_like(keys), jax.tree.unflatten(treedef, kept)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_inputs(
+    policy: PolicyFn, treedef: Any, leaves: tuple[jax.ShapeDtypeStruct, ...], key: Any
+) -> tuple[bool, ...]:
+    """Whether the jaxpr of ``policy`` on one hand uses its key, then each state leaf (an
+    input that no equation and no output names is unread)."""
+
+    def traced(k: jax.Array, flat: list[jax.Array]) -> jax.Array:
+        return call_policy(policy, k, jax.tree.unflatten(treedef, flat), jnp.int32(0))
+
+    jaxpr = jax.make_jaxpr(traced)(key, list(leaves)).jaxpr
+    used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
+    return tuple(id(v) in used for v in jaxpr.invars)
 
 
 def play_batch(
@@ -233,10 +308,14 @@ __all__ = [
     "bind",
     "choose",
     "choose_batch",
+    "first_legal",
     "lineup",
+    "only_read",
     "play_batch",
     "play_deals",
     "play_out",
+    "play_public",
     "policy_name",
+    "random_legal",
     "resolve",
 ]

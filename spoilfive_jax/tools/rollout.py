@@ -2,10 +2,10 @@
 
 Hand ``i`` of a rollout with key ``k`` is dealt and played from ``k`` and ``i`` alone (the game
 decides how: ``Rollouts.rollout_keys``, ``Rollouts.rollout_deal``, ``Rollouts.hand_keys``), so
-results do not depend on the batch size, the chunking or the number of devices.  Hands whose every
-seat plays a built-in policy run on the game's kernel when it has one
-(``RolloutKernel.rollout_kernel``); any other policy plays the same deals through ``env.step``
-(``tools.policies.play_out``).
+results do not depend on the batch size, the chunking or the number of devices.  Hands run on the
+game's kernel when it has one for the lineup (``RolloutKernel.rollout_kernel``: Spoil Five's
+plays any lineup, the family's the built-in policies); any other lineup plays the same deals
+through ``env.step`` (``tools.policies.play_batch``).
 
 This module imports no game: everything game-specific comes through ``core.env.Env``.
 """

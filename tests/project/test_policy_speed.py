@@ -26,6 +26,8 @@ def test_the_policy_script_times_every_path_of_a_game(tmp_path, capsys):
         "rollout, user first-legal",
         "rollout, user one-uniform",
         "rollout, user pgx categorical",
+        "rollout, user sf.first_legal",
+        "rollout, user sf.random_legal",
         "step loop, first legal",
         "step loop, pgx categorical",
     ]

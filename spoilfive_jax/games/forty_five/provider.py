@@ -90,9 +90,10 @@ def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
     return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
 
 
-def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
+def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...] = ()) -> Any:
     """The family's rollout kernel for the built-in policies ``names`` (``RolloutKernel``):
-    every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"``."""
+    every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"`` (any other lineup plays
+    through the public step)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
         return None

@@ -18,6 +18,7 @@ import numpy as np
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.report as report
+import spoilfive_jax.games.spoil_five.view as view
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
 from spoilfive_jax.core.stats import RunStats, Values, array_module
@@ -25,6 +26,7 @@ from spoilfive_jax.core.validate import as_key, check_int, table_labels
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
 from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.policies import choose_batch
 
 OUTCOME_FIELDS = tuple(f for f in Outcome._fields if f != "done")
 
@@ -185,13 +187,15 @@ def play_fast(
     return fast.outcome(h, table, num_players, rules)
 
 
-def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
-    """The fast kernel for the built-in policies ``names`` (``RolloutKernel``)."""
+def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...] = ()) -> Any:
+    """The fast kernel of a lineup (``RolloutKernel``): the built-in ``"random"`` and
+    ``"heuristic"`` play on ``play_fast``; any other lineup on ``view.play`` (its policies read
+    the public ``State`` built from the kernel's layout)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= {"random", "heuristic"}:
-        return None
+        return _view_kernel(env, policies) if policies else None
     is_heuristic = np.array([name == "heuristic" for name in names])
-    kinds = frozenset(names)
+    kinds = frozenset(name for name in names if name is not None)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
@@ -211,6 +215,38 @@ def rollout_kernel(env: Any, names: tuple[str, ...]) -> Any:
             deal.positions,
         )
         return {f: getattr(out, f) for f in OUTCOME_FIELDS}
+
+    return kernel
+
+
+def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
+    """``view.play`` of ``policies`` as a ``RolloutKernel`` kernel."""
+    n, rules = env.num_players, env.rules
+
+    def choose(
+        seat_policy: jax.Array,
+        keys: jax.Array,
+        states: game.State,
+        player: jax.Array,
+        live: jax.Array,
+    ) -> jax.Array:
+        return choose_batch(policies, seat_policy, keys, states, player, live)
+
+    def kernel(
+        deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
+    ) -> dict[str, jax.Array]:
+        hand = hand_keys(env, keys, ids)
+        return view.play(
+            deal.cards,
+            deal.positions,
+            deal.dealer,
+            deal.carried,
+            hand,
+            choose,
+            seat_policy,
+            n,
+            rules,
+        )
 
     return kernel
 

@@ -1,0 +1,141 @@
+"""Any policy on Spoil Five's rollout kernel (``view``): the public ``State`` read from the
+kernel's layout is the public step's, leaf by leaf, at every decision; a rollout of any lineup
+on the kernel plays the same hands as on the public step (``tools.policies.play_batch``)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.bits import lowest
+from spoilfive_jax.games.spoil_five import fast, provider, view
+from spoilfive_jax.tools import policies
+
+R = sf.spoil_five.Rules
+CASES = [
+    (5, R()),
+    (3, R.traditional()),
+    (2, R(renege="trick", rob="forced", ante_after_spoil="dealer", jink_bonus=3)),
+    (7, R(renege="led", rob="off", jink=False, deal_packets=(3, 2), illegal_penalty=4)),
+]
+
+
+def _deal(env, seed: int, b: int):
+    """A batch of rollout deals, each hand with its own dealer and a carried pot."""
+    keys = provider.rollout_keys(env, jax.random.PRNGKey(seed))
+    ids = jnp.arange(b, dtype=jnp.uint32)
+    deal = provider.rollout_deal(env, keys, ids, {"dealer": 0, "carried": 2})
+    return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
+
+
+@pytest.mark.parametrize(("n", "rules"), CASES, ids=[f"n{n}" for n, _ in CASES])
+def test_view_is_the_public_state_at_every_decision(n, rules):
+    """Random play with a few illegal actions (ids outside 0..54 too), both engines stepped
+    together: every leaf of every live hand's view equals the public step's state."""
+    env = sf.make("spoil_five", num_players=n, rules=rules)
+    b = 96
+    _keys, _ids, deal = _deal(env, n, b)
+    state = provider.deal_states(env, deal)
+    table, h = fast.deal_cards(deal.cards, deal.dealer, deal.carried, n, rules, deal.positions)
+    x = jax.vmap(lambda c: view.first_extras(c, n))(deal.cards[5 * n])
+    views = jax.jit(jax.vmap(lambda h1, t1, x1: view.public_state(h1, t1, x1, n, rules)))
+    step = jax.jit(jax.vmap(env.step))
+
+    @jax.jit
+    def kernel_step(h, x, v, a):
+        live = ~v.terminated
+        ok = live & jax.vmap(lambda s, b: sf.core.env.is_legal(s, b, 55))(v.legal_set, a)
+        bad = live & ~ok
+        status = jnp.where(bad, fast.put(h.status, fast._F_PHASE, fast.DONE), h.status)
+        pos = view.action_position(a, table.trump)
+        h = fast.apply(h._replace(status=status), table, pos, n, rules)
+        nxt = jax.vmap(lambda v1, x1, a1, o, bd: view.next_extras(v1, x1, a1, o, bd, rules))
+        return h, nxt(v, x, a, ok, bad)
+
+    rng = np.random.default_rng(n)
+    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path(state)[0]]
+    seen_illegal = seen_rob = 0
+    for t in range(5 * n + 2):
+        v = views(h, table, x)
+        live = ~np.asarray(state.terminated)
+        for name, want, got in zip(paths, jax.tree.leaves(state), jax.tree.leaves(v), strict=True):
+            want, got = np.asarray(want), np.asarray(got)
+            differ = (want != got).reshape(b, -1).any(1) & live
+            assert not differ.any(), (t, name, int(np.flatnonzero(differ)[0]))
+        mask = np.asarray(state.legal_action_mask)
+        a = (rng.random(mask.shape) * mask).argmax(1)
+        foul = rng.random(b) < 0.03
+        a = np.where(foul, rng.integers(-2, 58, b), a).astype(np.int32)
+        seen_illegal += int((foul & live & ~mask[np.arange(b), np.clip(a, 0, 54)]).sum())
+        seen_rob += int((live & (np.asarray(state.phase) == 0)).sum())
+        state, (h, x) = step(state, jnp.asarray(a)), kernel_step(h, x, v, jnp.asarray(a))
+    assert seen_illegal > 0 and (seen_rob > 0 or rules.rob == "off")
+
+
+def _user_random(key, state, player):
+    """A user's random legal choice that plays an illegal action about 1% of the time."""
+    mask = state.legal_action_mask
+    a = jnp.argmax(jnp.where(mask, jax.random.uniform(key, mask.shape), -1.0))
+    return jnp.where(jax.random.uniform(jax.random.fold_in(key, 9)) < 0.01, 60, a)
+
+
+def _first_bit(key, state, player):
+    """The lowest legal action, from the bitset (reads one leaf, draws nothing)."""
+    return lowest(state.legal_set)
+
+
+@pytest.mark.parametrize(
+    ("n", "rules", "spec"),
+    [
+        (5, R(), [_user_random, "random", _first_bit, "heuristic", _user_random]),
+        (3, R.traditional(), _user_random),
+        (4, R(rob="forced", jink=False), [_first_bit, "heuristic"] * 2),
+    ],
+    ids=["mixed5", "user3", "bits4"],
+)
+def test_any_lineup_plays_the_public_steps_hands(n, rules, spec):
+    """``play_deals`` of a lineup with callables runs on the kernel (``view.play``) and returns
+    the public step's records hand by hand: rewards, winners, decisions, illegal endings."""
+    env = sf.make("spoil_five", num_players=n, rules=rules)
+    lineup, seat_policy = policies.lineup(env, spec)
+    assert env.capability(caps.RolloutKernel).rollout_kernel(env, lineup.names, lineup.policies), (
+        "Spoil Five offers a kernel for every lineup"
+    )
+    keys, ids, deal = _deal(env, 11 + n, 512)
+    sp = jnp.asarray(seat_policy)
+    on_kernel = jax.jit(lambda: policies.play_deals(env, lineup, keys, ids, deal, sp))()
+    public = jax.jit(lambda: policies.play_public(env, lineup, keys, ids, deal, sp))()
+    assert sorted(on_kernel) == sorted(public)
+    for field, want in public.items():
+        np.testing.assert_array_equal(np.asarray(on_kernel[field]), np.asarray(want), field)
+    if _user_random in (spec if isinstance(spec, list) else [spec]):
+        assert np.asarray(public["illegal"]).any()
+
+
+def test_only_read_zeroes_what_a_policy_does_not_read():
+    """A policy gets zeros for every leaf it does not read and for keys it does not use; its
+    actions are unchanged."""
+    env = sf.make("spoil_five", num_players=4)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 8))
+    keys = jax.random.split(jax.random.PRNGKey(1), 8)
+    given, seen = policies.only_read(_first_bit, keys, states)
+    assert not np.asarray(given).any()
+    for path, leaf in jax.tree_util.tree_flatten_with_path(seen)[0]:
+        name = jax.tree_util.keystr(path)
+        assert np.asarray(leaf).any() == name.startswith(".legal_set"), name
+    given, seen = policies.only_read(_user_random, keys, states)
+    np.testing.assert_array_equal(np.asarray(given), np.asarray(keys))
+    typed = jax.random.split(jax.random.key(1), 8)  # new-style keys are zeroed as keys
+    assert jax.dtypes.issubdtype(
+        policies.only_read(_first_bit, typed, states)[0].dtype, jax.dtypes.prng_key
+    )
+    for policy in (_first_bit, _user_random):
+        k, s = policies.only_read(policy, keys, states)
+        np.testing.assert_array_equal(
+            np.asarray(jax.vmap(policy)(k, s, states.current_player)),
+            np.asarray(jax.vmap(policy)(keys, states, states.current_player)),
+        )
