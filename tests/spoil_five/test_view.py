@@ -139,3 +139,20 @@ def test_only_read_zeroes_what_a_policy_does_not_read():
             np.asarray(jax.vmap(policy)(k, s, states.current_player)),
             np.asarray(jax.vmap(policy)(keys, states, states.current_player)),
         )
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
+    """The loops hand a policy counter keys (``core.keys``) whose first number at decision t is
+    the kernel's own draw, and the built-in random picks as the kernel does (the k-th legal
+    action by strength): called as a function on the public ``State`` it plays the very hands
+    of the kernel's random, field by field."""
+    env = sf.make("spoil_five", num_players=n)
+
+    def as_callable(key, state, player):
+        return sf.spoil_five.policies.RANDOM(key, state, player)
+
+    kernel = sf.rollout(7, env, "random", num_hands=2048, batch_size=1024)
+    called = sf.rollout(7, env, as_callable, num_hands=2048, batch_size=1024)
+    for field in kernel.fields:
+        np.testing.assert_array_equal(getattr(called, field), getattr(kernel, field), field)

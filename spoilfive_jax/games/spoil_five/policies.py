@@ -24,6 +24,7 @@ The heuristic player, rules in order (docs/rules.md vocabulary):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Protocol
 
 import jax
@@ -32,6 +33,8 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
+from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.games.spoil_five.fast import I32, P_CLAIM, P_JINK, U32
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.state import held as held_by
@@ -179,6 +182,20 @@ def strength_view(state: State) -> dict[str, jax.Array]:
     )
 
 
+@functools.cache
+def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``core.kernel.suit_tables`` of the kernel's positions, built once."""
+    return suit_tables(fast.POSITION)
+
+
+def action_positions(actions: Bits, trump: jax.Array) -> Bits:
+    """The strength positions under ``trump`` of a set of action ids (cards, PASS, JINK,
+    CLAIM: positions 13, 14, 15)."""
+    cards = positions_of(actions, trump, _suit_tables())
+    specials = ((actions.hi >> U32(fast.PASS - 32)) & U32(7)) << U32(fast.P_PASS)
+    return Bits(cards.lo | specials, cards.hi)
+
+
 def position_to_action(position: jax.Array, trump: jax.Array) -> jax.Array:
     """The action id of a strength position under ``trump``."""
     return jnp.asarray(fast.CARD.reshape(-1))[trump * 64 + position]
@@ -199,10 +216,10 @@ class BuiltinPolicy:
         return self.name
 
     def __call__(self, key: jax.Array, state: State, player: jax.Array) -> jax.Array:
-        if self.name == "random":
-            legal = state.legal_set
+        if self.name == "random":  # the kernel's draw: the k-th legal action by strength
+            legal = action_positions(state.legal_set, state.trump)
             u = jax.random.bits(key, (), U32)
-            return fast.random_choice(legal.lo, legal.hi, u)
+            return position_to_action(fast.random_choice(legal.lo, legal.hi, u), state.trump)
         view = strength_view(state)
         return position_to_action(heuristic_position(**view), state.trump)
 

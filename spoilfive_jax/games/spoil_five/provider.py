@@ -21,6 +21,7 @@ import spoilfive_jax.games.spoil_five.report as report
 import spoilfive_jax.games.spoil_five.view as view
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_symbol
+from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import as_key, check_int, table_labels
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
@@ -107,7 +108,10 @@ def deal_states(env: Any, deal: Deal) -> game.State:
 
 
 def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
-    return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
+    """Counter keys (``core.keys``) on the kernel's seed: decision ``t`` of hand ``id`` draws
+    ``mix(seed, id, t)`` first, the kernel's own draw, so the built-in random as a callable
+    plays the kernel's hands."""
+    return counter_keys(keys[0], ids)
 
 
 def outcome(env: Any, state: game.State, rewards: jax.Array) -> dict[str, jax.Array]:
