@@ -270,12 +270,13 @@ def _read_inputs(
     """Whether the jaxpr of ``policy`` on one hand uses its key, then each state leaf (an
     input that no equation and no output names is unread)."""
 
-    def traced(k: jax.Array, flat: list[jax.Array]) -> jax.Array:
-        return call_policy(policy, k, jax.tree.unflatten(treedef, flat), jnp.int32(0))
+    def traced(k: jax.Array, flat: list[jax.Array], player: jax.Array) -> jax.Array:
+        return call_policy(policy, k, jax.tree.unflatten(treedef, flat), player)
 
-    jaxpr = jax.make_jaxpr(traced)(key, list(leaves)).jaxpr
+    seat = jax.ShapeDtypeStruct((), jnp.int32)  # (abstract, as in the loops)
+    jaxpr = jax.make_jaxpr(traced)(key, list(leaves), seat).jaxpr
     used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
-    return tuple(id(v) in used for v in jaxpr.invars)
+    return tuple(id(v) in used for v in jaxpr.invars[: 1 + len(leaves)])
 
 
 def play_batch(
