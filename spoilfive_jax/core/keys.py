@@ -42,7 +42,7 @@ def _seed(seed: jax.Array) -> jax.Array:
     return jnp.stack([mix(s, U32(1), _FOLD), mix(s, U32(2), _SPLIT), jnp.asarray(UNSET)])
 
 
-def _fold_in(key: jax.Array, data: jax.Array) -> jax.Array:
+def _fold_in(key: jax.Array, data: int) -> jax.Array:  # (data: a uint32 scalar, traced)
     a, b, c = key[0], key[1], key[2]
     d = jnp.asarray(data).astype(U32)
     hashed = jnp.stack([mix(a, b, c), mix(c ^ _FOLD, a, b) ^ d, jnp.asarray(UNSET)])

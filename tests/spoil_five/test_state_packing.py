@@ -25,7 +25,7 @@ from spoilfive_jax.core.packed import (
     seat_value,
     unpack_seats,
 )
-from spoilfive_jax.games.spoil_five import fast, game, infer
+from spoilfive_jax.games.spoil_five import fast, game, view
 from spoilfive_jax.games.spoil_five.state import PACKED_NAMES, RECORD, STATUS
 
 # The range of every packed attribute for tables of up to 10 seats (docs: ``state.STATUS``).
@@ -212,7 +212,7 @@ def test_replace_of_every_field_of_a_word_starts_from_zero() -> None:
 
 
 def test_the_kernel_status_word_of_a_public_state_reads_back_its_trick() -> None:
-    """``fast.status_word`` (policies) and ``infer._status_word`` (analysis playouts) write the
+    """``fast.status_word`` (policies) and ``view._status_word`` (analysis playouts) write the
     kernel's fields with their offsets: nothing led reads -1, as the public State says."""
     env = sf.spoil_five.SpoilFive(4, sf.spoil_five.Rules(rob="forced"))
     key = jax.random.PRNGKey(6)
@@ -221,7 +221,7 @@ def test_the_kernel_status_word_of_a_public_state_reads_back_its_trick() -> None
         key, k = jax.random.split(key)
         state = env.init(k)
         while not bool(state.terminated):
-            word, cont = fast.status_word(state), infer._status_word(state)
+            word, cont = fast.status_word(state), view._status_word(state)
             leading = int(state.current_player) == int(state.leader)
             if int(state.phase) == game.PHASE_PLAY and not leading:
                 seen_trick = True

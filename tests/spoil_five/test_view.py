@@ -156,3 +156,34 @@ def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
     called = sf.rollout(7, env, as_callable, num_hands=2048, batch_size=1024)
     for field in kernel.fields:
         np.testing.assert_array_equal(getattr(called, field), getattr(kernel, field), field)
+
+
+@pytest.mark.parametrize(("n", "rules"), CASES[:3], ids=["n5", "n3", "n2"])
+def test_playouts_from_mid_hand_on_the_kernel_are_the_public_steps(n, rules):
+    """``view.play_on`` (an analysis's playouts with a policy of the user's) plays states taken
+    at every depth of random hands, and states already over, to the same rewards and winners
+    as ``core.resample.play_out`` through the public step, hand by hand."""
+    from spoilfive_jax.core.env import transition
+    from spoilfive_jax.core.resample import play_out
+
+    env = sf.make("spoil_five", num_players=n, rules=rules)
+    b = 64
+    step = jax.jit(jax.vmap(env.step))
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(n), b))
+    starts = []
+    for t in range(5 * n + 2):
+        starts.append(state)
+        keys = jax.random.split(jax.random.PRNGKey(100 + t), b)
+        state = step(state, jax.vmap(sf.random_legal)(keys, state))
+    starts.append(state)  # (every hand over)
+    states = jax.tree.map(lambda *x: jnp.concatenate(x), *starts)
+    keys = jax.random.split(jax.random.PRNGKey(7), states.turnup.shape[0])
+
+    def public(keys, states):
+        final, total = play_out(keys, states, _user_random, lambda s, a: transition(env, s, a))
+        return total, final.winner
+
+    kernel = jax.jit(lambda k, s: view.play_on(s, k, _user_random, n, rules))
+    got, want = kernel(keys, states), jax.jit(public)(keys, states)
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))

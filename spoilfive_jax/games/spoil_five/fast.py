@@ -32,7 +32,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.kernel import mix, seat_select, trick_play
+from spoilfive_jax.core.kernel import mix, seat_select, suit_tables, trick_play
 from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.core.packed import Field, get, is_clear, mask, put, seat_value
 from spoilfive_jax.games.spoil_five.game import (
@@ -77,6 +77,15 @@ def _build_position_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 POSITION, CARD = _build_position_tables()
+
+
+@functools.cache
+def card_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``core.kernel.suit_tables`` of ``POSITION`` (card ids to positions, ``positions_of``),
+    built once."""
+    return suit_tables(POSITION)
+
+
 _PASS_BIT = np.uint32(1 << P_PASS)
 _JINK_CLAIM_BITS = np.uint32((1 << P_JINK) | (1 << P_CLAIM))
 

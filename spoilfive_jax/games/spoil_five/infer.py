@@ -27,22 +27,20 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.game as game
+import spoilfive_jax.games.spoil_five.view as view
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.env import transition
-from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
     deal_hidden,
     deal_hidden_many,
-    play_out,
     rob_spec,
 )
 from spoilfive_jax.core.tricks import seat_bits
@@ -174,49 +172,6 @@ def _world(state: State, spec: HiddenSpec, known: Bits, deal: HiddenDeal, rules:
 # --------------------------------------------------------------------------- playouts
 
 
-@functools.cache
-def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``core.kernel.suit_tables`` of the kernel's positions (``fast.POSITION``)."""
-    return suit_tables(fast.POSITION)
-
-
-def to_fast(states: State, num_players: int) -> tuple[fast.Table, fast.Hands]:
-    """The fast kernel's layout of a batch of live public states (leading axis B)."""
-    n = num_players
-
-    def positions(cards: Bits) -> tuple[jax.Array, jax.Array]:
-        out = positions_of(cards, states.trump, _suit_tables())
-        return out.lo, out.hi
-
-    dealt = [positions(Bits(states.hands.lo[:, s], states.hands.hi[:, s])) for s in range(n)]
-    removed = positions(states.played)
-    played_trumps = removed[1] & jnp.uint32(0xFFFF)  # the trump slot: positions 32..47
-    turnup_pos = jnp.asarray(fast.POSITION)[states.trump, states.turnup]
-    table = fast.Table(
-        trump=states.trump,
-        turnup_pos=turnup_pos,
-        dealer=states.dealer,
-        robber=states.robber,
-        carried=states.carried,
-        dealt_lo=[d[0] for d in dealt],
-        dealt_hi=[d[1] for d in dealt],
-    )
-    status = jax.vmap(_status_word)(states)
-    tricks = (states.tricks_won << (3 * jnp.arange(n, dtype=jnp.int32))).sum(-1).astype(jnp.int32)
-    return table, fast.Hands(removed[0], removed[1], status, tricks, played_trumps)
-
-
-def _status_word(state: State) -> jax.Array:
-    """``fast.status_word`` with the trick fields cleared outside a trick in progress (a rob or
-    jink decision), so the kernel can continue the hand from it."""
-    w = fast.status_word(state)
-    in_trick = (state.phase == game.PHASE_PLAY) & (state.current_player != state.leader)
-    w = fast.put(w, fast._F_LED, jnp.where(in_trick, fast.get(w, fast._F_LED), -1))
-    w = fast.put(w, fast._F_BEST, jnp.where(in_trick, fast.get(w, fast._F_BEST), -1))
-    done = state.phase == game.PHASE_DONE
-    return fast.put(w, fast._F_PHASE, jnp.where(done, fast.DONE, fast.get(w, fast._F_PHASE)))
-
-
 def _values(rewards: jax.Array, winner: jax.Array, player: jax.Array) -> dict[str, jax.Array]:
     chips = jnp.take_along_axis(rewards, player[:, None], axis=1)[:, 0]
     return {
@@ -257,9 +212,10 @@ def playout(
 
     if isinstance(spec, BuiltinPolicy):
         out = _playout_fast(keys, states, actions, player, spec.name, n, rules)
-    else:
+    else:  # on the kernel too, the policy reading the public State built from it (``view``)
         after = jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
-        out = _playout_public(tile(keys), after, tile(player), spec, step)
+        rewards, winner = view.play_on(after, tile(keys), spec, n, rules)
+        out = _values(rewards, winner, tile(player))
     return {k: v.reshape(b, width) for k, v in out.items()}
 
 
@@ -273,7 +229,7 @@ def _playout_fast(
     rules: Rules,
 ) -> dict[str, jax.Array]:
     width = actions.shape[1]
-    table, h = to_fast(states, n)
+    table, h = view.to_fast(states, n)
     table, h = jax.tree.map(lambda x: jnp.repeat(x, width, axis=0), (table, h))
     ids = jnp.repeat(jax.vmap(lambda k: jax.random.bits(k, (), jnp.uint32))(keys), width)
     seed = jnp.uint32(0x5EED)
@@ -309,14 +265,3 @@ def _playout_fast(
     h, _, _ = jax.lax.while_loop(live, body, start)
     out = fast.outcome(h, table, n, rules)
     return _values(out.rewards, out.winner, jnp.repeat(player, width))
-
-
-def _playout_public(
-    keys: jax.Array,
-    states: State,
-    player: jax.Array,
-    policy: Callable[..., Any],
-    step_one: Callable[[State, jax.Array], State],
-) -> dict[str, jax.Array]:
-    state, total = play_out(keys, states, policy, step_one)
-    return _values(total, state.winner, player)

@@ -24,7 +24,6 @@ The heuristic player, rules in order (docs/rules.md vocabulary):
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import Protocol
 
 import jax
@@ -34,7 +33,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.spoil_five.fast as fast
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.kernel import positions_of, suit_tables
+from spoilfive_jax.core.kernel import positions_of
 from spoilfive_jax.games.spoil_five.fast import I32, P_CLAIM, P_JINK, U32
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.state import held as held_by
@@ -182,16 +181,10 @@ def strength_view(state: State) -> dict[str, jax.Array]:
     )
 
 
-@functools.cache
-def _suit_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``core.kernel.suit_tables`` of the kernel's positions, built once."""
-    return suit_tables(fast.POSITION)
-
-
 def action_positions(actions: Bits, trump: jax.Array) -> Bits:
     """The strength positions under ``trump`` of a set of action ids (cards, PASS, JINK,
     CLAIM: positions 13, 14, 15)."""
-    cards = positions_of(actions, trump, _suit_tables())
+    cards = positions_of(actions, trump, fast.card_tables())
     specials = ((actions.hi >> U32(fast.PASS - 32)) & U32(7)) << U32(fast.P_PASS)
     return Bits(cards.lo | specials, cards.hi)
 

@@ -23,6 +23,7 @@ from the tricks): the loops never use a policy's answer for a finished hand.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -36,8 +37,8 @@ import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.env import is_legal
-from spoilfive_jax.core.kernel import id_tables, ids_of
+from spoilfive_jax.core.env import PolicyFn, call_policy, is_legal
+from spoilfive_jax.core.kernel import id_tables, ids_of, positions_of
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, RECORD, STATUS, State
 
@@ -178,6 +179,62 @@ def public_state(
     )
 
 
+def to_fast(states: State, num_players: int) -> tuple[fast.Table, fast.Hands]:
+    """The kernel's layout of a batch of public states (leading axis B), from which the kernel
+    continues each hand: each seat's cards as dealt after the rob, the cards played, the
+    status word and the tricks (the inverse of ``public_state`` but for ``Extras``)."""
+    n = num_players
+
+    def positions(cards: Bits) -> tuple[jax.Array, jax.Array]:
+        out = positions_of(cards, states.trump, fast.card_tables())
+        return out.lo, out.hi
+
+    dealt = [positions(Bits(states.dealt.lo[:, s], states.dealt.hi[:, s])) for s in range(n)]
+    removed = positions(states.played)
+    played_trumps = removed[1] & jnp.uint32(0xFFFF)  # the trump slot: positions 32..47
+    table = fast.Table(
+        trump=states.trump,
+        turnup_pos=jnp.asarray(fast.POSITION)[states.trump, states.turnup],
+        dealer=states.dealer,
+        robber=states.robber,
+        carried=states.carried,
+        dealt_lo=[d[0] for d in dealt],
+        dealt_hi=[d[1] for d in dealt],
+    )
+    status = jax.vmap(_status_word)(states)
+    tricks = (states.tricks_won << (3 * jnp.arange(n, dtype=I32))).sum(-1).astype(I32)
+    return table, fast.Hands(removed[0], removed[1], status, tricks, played_trumps)
+
+
+def _status_word(state: State) -> jax.Array:
+    """``fast.status_word`` with the trick fields cleared outside a trick in progress (a rob or
+    jink decision), so the kernel can continue the hand from it."""
+    w = fast.status_word(state)
+    in_trick = (state.phase == game.PHASE_PLAY) & (state.current_player != state.leader)
+    w = fast.put(w, fast._F_LED, jnp.where(in_trick, fast.get(w, fast._F_LED), -1))
+    w = fast.put(w, fast._F_BEST, jnp.where(in_trick, fast.get(w, fast._F_BEST), -1))
+    done = state.phase == game.PHASE_DONE
+    return fast.put(w, fast._F_PHASE, jnp.where(done, fast.DONE, fast.get(w, fast._F_PHASE)))
+
+
+def extras_of(state: State) -> Extras:
+    """The ``Extras`` of one public state (what the kernel's layout does not keep)."""
+    return Extras(
+        turnup=state.turnup,
+        moves=state.moves,
+        trick_cards=state.trick_cards,
+        cannot_hold=state.cannot_hold,
+        discard=state.discard,
+        jinker=state.jinker,
+        led_class=state.led_class,
+        best_power=state.best_power,
+        best_seat=state.best_seat,
+        renege_level=state.renege_level,
+        steps=state._step_count,
+        illegal=state.illegal,
+    )
+
+
 def next_extras(
     view: State, x: Extras, action: jax.Array, ok: jax.Array, bad: jax.Array, rules: Rules
 ) -> Extras:
@@ -265,6 +322,45 @@ def play(
     return _outcome(h, table, x, n, rules)
 
 
+def play_on(
+    states: State, keys: jax.Array, policy: PolicyFn, num_players: int, rules: Rules
+) -> tuple[jax.Array, jax.Array]:
+    """Play a batch of public states (live or over) to their ends on the kernel with ``policy``
+    at every seat, decision ``t`` from here handing it ``fold_in(keys[b], t)``: (the rewards of
+    the last step of each hand float32[B, N], the pot's winner int32[B]), hand by hand those of
+    ``core.resample.play_out`` through the public step (an analysis's playouts)."""
+    n = num_players
+    table, h = to_fast(states, n)
+    x = jax.vmap(extras_of)(states)
+    views = jax.vmap(lambda h1, t1, x1: public_state(h1, t1, x1, n, rules))
+    after = jax.vmap(lambda v, x1, a, ok, bad: next_extras(v, x1, a, ok, bad, rules))
+    one = functools.partial(call_policy, policy)  # checked when traced
+
+    def live(carry: tuple[fast.Hands, Extras, jax.Array]) -> jax.Array:
+        return (fast.get(carry[0].status, fast._F_PHASE) != fast.DONE).any()
+
+    def body(carry: tuple[fast.Hands, Extras, jax.Array]) -> tuple[fast.Hands, Extras, jax.Array]:
+        h, x, t = carry
+        view = views(h, table, x)
+        ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        a = jax.vmap(one)(ks, view, jnp.maximum(view.current_player, 0)).astype(I32)
+        ok = ~view.terminated & jax.vmap(lambda s, b: is_legal(s, b, NUM_ACTIONS))(
+            view.legal_set, a
+        )
+        bad = ~view.terminated & ~ok
+        status = jnp.where(bad, fast.put(h.status, fast._F_PHASE, fast.DONE), h.status)
+        h = fast.apply(h._replace(status=status), table, action_position(a, table.trump), n, rules)
+        return h, after(view, x, a, ok, bad), t + 1
+
+    h, x, _ = jax.lax.while_loop(live, body, (h, x, jnp.int32(0)))
+    out = _outcome(h, table, x, n, rules)
+    over = states.terminated
+    return (
+        jnp.where(over[:, None], states.rewards, out["rewards"]),
+        jnp.where(over, states.winner, out["winner"]),
+    )
+
+
 def _outcome(
     h: fast.Hands, table: fast.Table, x: Extras, num_players: int, rules: Rules
 ) -> dict[str, jax.Array]:
@@ -295,8 +391,11 @@ __all__ = [
     "Chooser",
     "Extras",
     "action_position",
+    "extras_of",
     "first_extras",
     "next_extras",
     "play",
+    "play_on",
     "public_state",
+    "to_fast",
 ]
