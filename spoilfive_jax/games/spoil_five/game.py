@@ -227,8 +227,8 @@ def hand_rewards(state: State, winner: jax.Array, jink_won: jax.Array, rules: Ru
     return (received - antes(state.dealer, state.carried, n, rules)).astype(jnp.float32)
 
 
-class _TrickPlay(NamedTuple):
-    """The current trick once the mover's card is on it (``_play_to_trick``); int32[] each."""
+class TrickPlay(NamedTuple):
+    """The current trick once the mover's card is on it (``play_to_trick``); int32[] each."""
 
     leading: jax.Array  # bool[]: the card leads the trick
     led_class: jax.Array
@@ -237,7 +237,7 @@ class _TrickPlay(NamedTuple):
     renege_level: jax.Array
 
 
-def _play_to_trick(state: State, a: jax.Array, rules: Rules) -> _TrickPlay:
+def play_to_trick(state: State, a: jax.Array, rules: Rules) -> TrickPlay:
     """The mover plays card ``a`` to the current trick: the suit led, the winning card so far
     and the renege level (``rules.renege``: which trumps played count)."""
     cur = state.current_player
@@ -256,7 +256,7 @@ def _play_to_trick(state: State, a: jax.Array, rules: Rules) -> _TrickPlay:
         level = jnp.where(leading, trump_played, jnp.maximum(state.renege_level, trump_played))
     else:  # "led": only the led card counts
         level = jnp.where(leading, trump_played, state.renege_level)
-    return _TrickPlay(leading, led_class, best_power, best_seat, level)
+    return TrickPlay(leading, led_class, best_power, best_seat, level)
 
 
 class _TrickEnd(NamedTuple):
@@ -272,7 +272,7 @@ class _TrickEnd(NamedTuple):
     play_over: jax.Array  # the hand is over (taken, spoiled or the jink failed)
 
 
-def _trick_end(state: State, trick: _TrickPlay, in_play: jax.Array, rules: Rules) -> _TrickEnd:
+def _trick_end(state: State, trick: TrickPlay, in_play: jax.Array, rules: Rules) -> _TrickEnd:
     """Whether the card played ends the trick, and then the hand (docs/rules.md#jinks)."""
     nxt = next_seat(state.current_player, state.num_players)
     trick_over = in_play & (nxt == state.leader)
@@ -292,7 +292,7 @@ def _trick_end(state: State, trick: _TrickPlay, in_play: jax.Array, rules: Rules
     )
 
 
-def _cards_after(
+def cards_after(
     state: State,
     a: jax.Array,
     card: Bits,
@@ -336,7 +336,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     in_play = state.phase == PHASE_PLAY
     in_jink = state.phase == PHASE_JINK
 
-    trick = _play_to_trick(state, a, rules)
+    trick = play_to_trick(state, a, rules)
     end = _trick_end(state, trick, in_play, rules)
 
     # --- Jink decision: JINK plays on (the jinker leads trick 4), CLAIM takes the pot.
@@ -351,7 +351,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     next_player = jnp.where(end.trick_over, trick.best_seat, end.nxt)
     next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
     robs = in_rob & is_card
-    dealt, trick_cards, cannot_hold = _cards_after(
+    dealt, trick_cards, cannot_hold = cards_after(
         state, a, card, robs, in_play, trick.leading, rules
     )
 

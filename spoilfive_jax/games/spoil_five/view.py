@@ -246,8 +246,8 @@ def next_extras(
     in_play = view.phase == game.PHASE_PLAY
     in_jink = view.phase == game.PHASE_JINK
     robs = in_rob & (a < NUM_CARDS)
-    trick = game._play_to_trick(view, a, rules)
-    _, trick_cards, cannot_hold = game._cards_after(
+    trick = game.play_to_trick(view, a, rules)
+    _, trick_cards, cannot_hold = game.cards_after(
         view, a, card, robs, in_play, trick.leading, rules
     )
     live = ok | bad
