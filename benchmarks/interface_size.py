@@ -38,6 +38,7 @@ RULES = {
         "public state and step": ("rules.py", "state.py", "game.py"),
         "rollout kernels": ("fast.py",),
         "analysis, with its conversion to the kernels": ("infer.py",),
+        "the public state read from the kernel's layout, and back": ("view.py",),
     },
     "forty_five": {
         "public state and step": (
