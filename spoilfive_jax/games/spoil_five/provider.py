@@ -9,6 +9,7 @@ any other policy plays the same deals on the public ``State`` through ``SpoilFiv
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -227,14 +228,7 @@ def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
     """``view.play`` of ``policies`` as a ``RolloutKernel`` kernel."""
     n, rules = env.num_players, env.rules
 
-    def choose(
-        seat_policy: jax.Array,
-        keys: jax.Array,
-        states: game.State,
-        player: jax.Array,
-        live: jax.Array,
-    ) -> jax.Array:
-        return choose_batch(policies, seat_policy, keys, states, player, live)
+    choose = functools.partial(choose_batch, policies)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array

@@ -104,14 +104,11 @@ def action_position(action: jax.Array, trump: jax.Array) -> jax.Array:
     return jnp.asarray(_POSITION)[trump, jnp.clip(action, 0, NUM_ACTIONS - 1)]
 
 
-def _winner(h: fast.Hands, num_players: int) -> jax.Array:
-    """int32: the seat that took the pot of a finished hand, -1 if none (``fast.outcome``)."""
-    st = h.status
-    tricks = jnp.stack([fast.seat_tricks(h.tricks, jnp.int32(s)) for s in range(num_players)])
-    leader = fast.get(st, fast._F_LEADER)
-    jink_won = fast.seat_tricks(h.tricks, leader) == 5
-    top = jnp.where((tricks >= 3).any(), jnp.argmax(tricks).astype(I32), -1)
-    return jnp.where(fast.get(st, fast._F_JINKING), jnp.where(jink_won, leader, -1), top)
+def _winner(h: fast.Hands, table: fast.Table, num_players: int, rules: Rules) -> jax.Array:
+    """int32: the seat that took the pot of one finished hand, -1 if none (``fast.outcome``
+    of a batch of one)."""
+    batch_h, batch_table = jax.tree.map(lambda v: jnp.asarray(v)[None], (h, table))
+    return fast.outcome(batch_h, batch_table, num_players, rules).winner[0]
 
 
 def public_state(
@@ -136,7 +133,7 @@ def public_state(
     legal = ids_of(Bits(*fast.legal(h, table, rules)), trump, _IDS)
     paid = game.antes(table.dealer, table.carried, n, rules).sum()
     penalty = jnp.where(x.illegal, rules.illegal_penalty, 0)
-    winner = jnp.where(done & ~x.illegal, _winner(h, n), -1)
+    winner = jnp.where(done & ~x.illegal, _winner(h, table, n, rules), -1)
     return State(
         status=STATUS.pack(
             0,
@@ -274,6 +271,32 @@ def next_extras(
     )
 
 
+def _legal(views: State, actions: jax.Array) -> jax.Array:
+    """bool[B]: each action is in its view's legal set."""
+    return jax.vmap(lambda s, a: is_legal(s, a, NUM_ACTIONS))(views.legal_set, actions)
+
+
+def _advance(
+    h: fast.Hands,
+    table: fast.Table,
+    x: Extras,
+    views: State,
+    actions: jax.Array,
+    ok: jax.Array,
+    num_players: int,
+    rules: Rules,
+) -> tuple[fast.Hands, Extras]:
+    """One decision of a batch: ``actions`` int32[B] applied on the kernel where ``ok`` (a legal
+    action of a live hand), a live hand's illegal action ending it (``game.end_illegal``'s
+    outcome, in ``_outcome``), and the ``Extras`` moved on from the hands' ``views``."""
+    bad = (fast.get(h.status, fast._F_PHASE) != fast.DONE) & ~ok
+    status = jnp.where(bad, fast.put(h.status, fast._F_PHASE, fast.DONE), h.status)
+    pos = action_position(actions, table.trump)
+    h = fast.apply(h._replace(status=status), table, pos, num_players, rules)
+    after = jax.vmap(lambda v, x1, a, o, b: next_extras(v, x1, a, o, b, rules))
+    return h, after(views, x, actions, ok, bad)
+
+
 def play(
     deal_cards: list[jax.Array],
     positions: list[jax.Array] | None,
@@ -293,7 +316,6 @@ def play(
     table, h = fast.deal_cards(deal_cards, dealer, carried, n, rules, positions)
     x = jax.vmap(lambda c: first_extras(c, n))(deal_cards[5 * n])
     views = jax.vmap(lambda h1, t1, x1: public_state(h1, t1, x1, n, rules))
-    after = jax.vmap(lambda v, x1, a, ok, bad: next_extras(v, x1, a, ok, bad, rules))
 
     def choice(h: fast.Hands, x: Extras, t: jax.Array) -> tuple[jax.Array, jax.Array]:
         """(the actions int32[B] at decision ``t``, whether each is a legal action of a live
@@ -304,17 +326,13 @@ def play(
         view = views(h, table, x)
         a = choose(seat_policy, keys, view, fast.get(h.status, fast._F_CUR), live)
         # (the view's legal set: the policy's operand when it reads it, then computed once)
-        return a, live & jax.vmap(lambda s, b: is_legal(s, b, NUM_ACTIONS))(view.legal_set, a)
+        return a, live & _legal(view, a)
 
     def body(carry: _Carry, t: jax.Array) -> tuple[_Carry, None]:
         # The choice is made at the end of the previous decision and carried, as in
         # ``provider.play_fast``: XLA then reads it instead of re-deriving it in every update.
         h, x, a, ok = carry
-        bad = (fast.get(h.status, fast._F_PHASE) != fast.DONE) & ~ok
-        view = views(h, table, x)
-        status = jnp.where(bad, fast.put(h.status, fast._F_PHASE, fast.DONE), h.status)
-        h = fast.apply(h._replace(status=status), table, action_position(a, table.trump), n, rules)
-        x = after(view, x, a, ok, bad)
+        h, x = _advance(h, table, x, views(h, table, x), a, ok, n, rules)
         return (h, x, *choice(h, x, t + 1)), None
 
     steps = jnp.arange(5 * n + 2, dtype=I32)
@@ -333,7 +351,6 @@ def play_on(
     table, h = to_fast(states, n)
     x = jax.vmap(extras_of)(states)
     views = jax.vmap(lambda h1, t1, x1: public_state(h1, t1, x1, n, rules))
-    after = jax.vmap(lambda v, x1, a, ok, bad: next_extras(v, x1, a, ok, bad, rules))
     one = functools.partial(call_policy, policy)  # checked when traced
 
     def live(carry: tuple[fast.Hands, Extras, jax.Array]) -> jax.Array:
@@ -344,13 +361,8 @@ def play_on(
         view = views(h, table, x)
         ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
         a = jax.vmap(one)(ks, view, jnp.maximum(view.current_player, 0)).astype(I32)
-        ok = ~view.terminated & jax.vmap(lambda s, b: is_legal(s, b, NUM_ACTIONS))(
-            view.legal_set, a
-        )
-        bad = ~view.terminated & ~ok
-        status = jnp.where(bad, fast.put(h.status, fast._F_PHASE, fast.DONE), h.status)
-        h = fast.apply(h._replace(status=status), table, action_position(a, table.trump), n, rules)
-        return h, after(view, x, a, ok, bad), t + 1
+        h, x = _advance(h, table, x, view, a, ~view.terminated & _legal(view, a), n, rules)
+        return h, x, t + 1
 
     h, x, _ = jax.lax.while_loop(live, body, (h, x, jnp.int32(0)))
     out = _outcome(h, table, x, n, rules)
