@@ -51,6 +51,7 @@ RULES = {
         ),
         "rollout kernels": ("fast.py", "fast_play.py", "strength.py"),
         "conversion to the kernels": ("fast_playout.py",),
+        "the public state read from the play kernel's layout": ("view.py",),
     },
 }
 OH_HELL_MINIMUM = ("rules.py", "state.py", "game.py", "env.py")

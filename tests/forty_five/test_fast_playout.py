@@ -1,5 +1,5 @@
 """The family's analysis playouts on the rollout kernel (``forty_five.fast_playout``) against
-the public-step playouts they replace (``infer._playout``): the SAME values for the
+the public-step playouts they replace (``infer.public_playout``): the SAME values for the
 deterministic built-in policies on random mid-hand positions of every phase (bidding, naming
 trump, discarding, rob, jink announcements, play; resampled worlds; game scores at which
 Auction's lowest bid is 20), and for ``"random"`` legal play with the same mean values."""
@@ -83,7 +83,7 @@ def _paths(n: int, rules: FortyFiveRules, kind: str, count: int, seed: int):
     def run():
         after, player, keys = _after(env, count, seed)
         step = functools.partial(transition, env)
-        old = infer._playout(keys, after, player, kind, rules, step)
+        old = infer.public_playout(keys, after, player, kind, rules, step)
         new = fast_playout.playout_kernel(keys, after, player, kind, rules)
         return old, new, after.phase
 

@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.endgame as endgame
 import spoilfive_jax.games.forty_five.game as game
+import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import transition, transition_legal
@@ -359,7 +360,8 @@ def playout(
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
     per state, shared by its L playouts (common random numbers).  The built-in policies play
     on the rollout kernel once the action is applied (``fast_playout``); any other jittable
-    policy through ``step`` (``_playout``, also the kernel path's reference)."""
+    policy plays the tricks on the kernel too, reading the public ``State`` built from it
+    (``view.finish``; the phases before the play through ``step``)."""
     rules, step = env.rules, functools.partial(transition, env)
     b, width = actions.shape
     tile, after = _applied(env, states, actions)
@@ -423,8 +425,34 @@ def _playout(
     rules: FortyFiveRules,
     step_one: Callable[[State, jax.Array], State],
 ) -> dict[str, jax.Array]:
+    """Any jittable policy's playouts: the tricks on the kernel, the policy reading the public
+    ``State`` built from it (``view.finish``), hand by hand ``core.resample.play_out``'s."""
     fn = resolve_policy(policy, rules)
-    state, total = play_out(keys, states, fn, step_one)
+    one = jnp.zeros(1, jnp.int32)  # (one policy: every seat plays it)
+    state, total = view.finish(states, keys, view.one_policy(fn), one, step_one, rules)
+    return playout_values(state, total, player, rules)
+
+
+def public_playout(
+    keys: jax.Array,
+    states: State,
+    player: jax.Array,
+    policy: Any,
+    rules: FortyFiveRules,
+    step_one: Callable[[State, jax.Array], State],
+) -> dict[str, jax.Array]:
+    """``_playout`` with every decision through the public step (``core.resample.play_out``):
+    the reference the kernel's playouts are checked against."""
+    state, total = play_out(keys, states, resolve_policy(policy, rules), step_one)
+    return playout_values(state, total, player, rules)
+
+
+def playout_values(
+    state: State, total: jax.Array, player: jax.Array, rules: FortyFiveRules
+) -> dict[str, jax.Array]:
+    """float32[B] per ``FIELDS`` of a batch of finished hands for seat ``player`` int32[B]:
+    the rewards summed over each playout ``total`` [B, N] (its team's points for the hand) and,
+    in Auction, whether the bidding team made its bid (NaN in the turn-up games)."""
     points = jnp.take_along_axis(total, player[:, None], axis=1)[:, 0]
     if rules.auction:
         t = num_teams(state.tricks_won.shape[-1])

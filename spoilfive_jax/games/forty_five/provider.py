@@ -26,13 +26,16 @@ import numpy as np
 import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.report as report
+import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
+from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import as_key, table_labels
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.tools.policies import choose_batch
 
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
 
@@ -91,12 +94,14 @@ def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
 
 
 def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...] = ()) -> Any:
-    """The family's rollout kernel for the built-in policies ``names`` (``RolloutKernel``):
-    every seat plays ``"random"``, ``"greedy"`` or ``"heuristic"`` (any other lineup plays
-    through the public step)."""
+    """The family's rollout kernel of a lineup (``RolloutKernel``): the built-in
+    ``"random"``, ``"greedy"`` and ``"heuristic"`` play whole hands on ``fast.play_hands``; any
+    other lineup plays its tricks on the kernel through ``view.finish`` (its policies read the
+    public ``State`` built from the kernel's layout; the phases before the play on the public
+    step)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
-        return None
+        return _view_kernel(env, policies) if policies else None
     kind_of = np.array([fast.KINDS.index(name) for name in names], np.int32)
     kinds = frozenset(kind_of.tolist())
     team = game.team_of(n)
@@ -123,6 +128,24 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
             "bid": out.bid,
             "bidder": out.bidder,
         }
+
+    return kernel
+
+
+def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
+    """``view.finish`` of ``policies`` as a ``RolloutKernel`` kernel: the records of
+    ``outcome``, hand by hand those of the public step."""
+    choose = functools.partial(choose_batch, policies)
+    step_one = functools.partial(transition, env)
+
+    def kernel(
+        deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
+    ) -> dict[str, jax.Array]:
+        states = deal_states(env, deal)
+        hand = hand_keys(env, keys, ids)
+        final, _ = view.finish(states, hand, choose, seat_policy, step_one, env.rules)
+        records = jax.vmap(lambda s: outcome(env, s, s.rewards))(final)
+        return {**records, "illegal": final.illegal}
 
     return kernel
 

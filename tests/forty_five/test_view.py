@@ -1,0 +1,152 @@
+"""Any policy on the Forty-Five family's play kernel (``forty_five.view``): the public ``State``
+read from the kernel's layout is the public step's, leaf by leaf, at every decision of the play;
+a rollout of any lineup and an analysis's playouts with a user's policy play the same hands as
+on the public step (``tools.policies.play_public``, ``infer.public_playout``)."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.bits import lowest
+from spoilfive_jax.core.env import transition
+from spoilfive_jax.games.forty_five import fast_play, fast_playout, game, infer, provider, view
+from spoilfive_jax.tools import policies
+from tests.forty_five.test_fast_playout import _after
+
+R = sf.forty_five.FortyFiveRules
+CASES = [  # every variant, the joker, each rob, jink, renege and follow reading
+    (4, R()),
+    (2, R(joker=True, jink="announced", illegal_penalty=7)),
+    (5, R(variant="twenty_five", rob="forced", renege="trick", follow="seed")),
+    (6, R(variant="auction", joker=True, renege="deal")),
+    (3, R(joker=True, joker_rank="above_AH", jink="wins_game", scoring="hoyle")),
+]
+
+
+def _id(case: tuple[int, R]) -> str:
+    n, r = case
+    return f"{r.variant}{n}-j{int(r.joker)}-{r.jink}"
+
+
+def _deal(env: sf.Env, seed: int, b: int):
+    """A batch of rollout deals, each hand with its own dealer."""
+    keys = provider.rollout_keys(env, jax.random.PRNGKey(seed))
+    ids = jnp.arange(b, dtype=jnp.uint32)
+    deal = provider.rollout_deal(env, keys, ids, {"dealer": 0})
+    return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
+
+
+def _user_random(key, state, player):
+    """A user's random legal choice that plays an illegal action about 1% of the time (an id
+    outside 0..63 now and then)."""
+    mask = state.legal_action_mask
+    a = jnp.argmax(jnp.where(mask, jax.random.uniform(key, mask.shape), -1.0))
+    odd = jax.random.uniform(jax.random.fold_in(key, 9))
+    return jnp.where(odd < 0.01, jnp.where(odd < 0.004, 70, 52), a)
+
+
+def _first_bit(key, state, player):
+    """The lowest legal action, from the bitset (reads one leaf, draws nothing)."""
+    return lowest(state.legal_set)
+
+
+@pytest.mark.parametrize("case", CASES[:4], ids=_id)
+def test_view_is_the_public_state_at_every_play(case):
+    """Random play with a few illegal actions from the first lead, both engines stepped
+    together: every leaf of every live hand's view equals the public step's state."""
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+    b = 96
+    _, _, deal = _deal(env, n, b)
+    keys = jax.random.split(jax.random.PRNGKey(5), b)
+    random = view.one_policy(env.builtin_policy("random"))
+    step_one = functools.partial(transition, env)
+    state, _ = jax.jit(
+        lambda d: view._before_the_play(
+            provider.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one
+        )
+    )(deal)
+    inert = fast_play.Chooser(jnp.uint32(0), jnp.zeros(b, jnp.uint32), jnp.int32(0), frozenset({0}))
+    r = fast_playout.resume(state, inert, rules)
+    p, table, start = r.play, r.table, state
+    x = jax.vmap(view.extras_of)(state)
+    views = jax.jit(jax.vmap(lambda p1, t1, x1, s1: view.public_state(p1, t1, x1, s1, rules)))
+    step = jax.jit(jax.vmap(env.step))
+    advance = jax.jit(lambda p, x, v, a: view._advance(p, table, x, v, a, rules))
+    rng = np.random.default_rng(n)
+    paths = [jax.tree_util.keystr(q) for q, _ in jax.tree_util.tree_flatten_with_path(state)[0]]
+    seen_illegal = 0
+    for t in range(5 * n):
+        v = views(p, table, x, start)
+        live = ~np.asarray(state.terminated)
+        assert (np.asarray(state.phase)[live] == game.PHASE_PLAY).all()
+        for name, want, got in zip(paths, jax.tree.leaves(state), jax.tree.leaves(v), strict=True):
+            want, got = np.asarray(want), np.asarray(got)
+            differ = (want != got).reshape(b, -1).any(1) & live
+            assert not differ.any(), (t, name, int(np.flatnonzero(differ)[0]))
+        mask = np.asarray(state.legal_action_mask)
+        a = (rng.random(mask.shape) * mask).argmax(1)
+        foul = rng.random(b) < 0.03
+        a = np.where(foul, rng.integers(-2, 66, b), a).astype(np.int32)
+        seen_illegal += int((foul & live & ~mask[np.arange(b), np.clip(a, 0, 63)]).sum())
+        state, (p, x) = step(state, jnp.asarray(a)), advance(p, x, v, jnp.asarray(a))
+    assert seen_illegal > 0
+
+
+@pytest.mark.parametrize(
+    ("case", "spec"),
+    [
+        (CASES[0], [_user_random, "heuristic", "random", _first_bit]),
+        (CASES[1], _user_random),
+        (CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"]),
+        (CASES[3], [_user_random, "heuristic"] * 3),
+        (CASES[4], [_first_bit, _user_random, "random"]),
+    ],
+    ids=[_id(c) for c in CASES],
+)
+def test_any_lineup_plays_the_public_steps_hands(case, spec):
+    """``play_deals`` of a lineup with callables plays its tricks on the kernel
+    (``view.finish``) and returns the public step's records hand by hand: points, tricks,
+    decisions, jinks, robs, bids, illegal endings."""
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+    lineup, seat_policy = policies.lineup(env, spec)
+    assert env.capability(caps.RolloutKernel).rollout_kernel(env, lineup.names, lineup.policies)
+    keys, ids, deal = _deal(env, 11 + n, 384)
+    sp = jnp.asarray(seat_policy)
+    on_kernel = jax.jit(lambda: policies.play_deals(env, lineup, keys, ids, deal, sp))()
+    public = jax.jit(lambda: policies.play_public(env, lineup, keys, ids, deal, sp))()
+    assert sorted(on_kernel) == sorted(public)
+    for field, want in public.items():
+        np.testing.assert_array_equal(np.asarray(on_kernel[field]), np.asarray(want), field)
+    if _user_random in (spec if isinstance(spec, list) else [spec]):
+        assert np.asarray(public["illegal"]).any()
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[3]], ids=_id)
+def test_playouts_with_a_users_policy_are_the_public_steps(case):
+    """An analysis's playouts with a policy of the user's (``infer._playout``, on the kernel)
+    from random positions of every phase, half of them resampled worlds and some already over,
+    give ``infer.public_playout``'s values hand by hand."""
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+
+    @jax.jit
+    def run():
+        after, player, keys = _after(env, 96, 3)
+        step = functools.partial(transition, env)
+        kernel = infer._playout(keys, after, player, _user_random, rules, step)
+        public = infer.public_playout(keys, after, player, _user_random, rules, step)
+        return kernel, public, after.phase, after.terminated
+
+    kernel, public, phase, over = jax.device_get(run())
+    assert len(set(phase.tolist())) >= 3 and over.any()
+    for field in infer.FIELDS:
+        np.testing.assert_array_equal(kernel[field], public[field], field)
