@@ -19,6 +19,7 @@ from spoilfive_jax.core.env import transition
 from spoilfive_jax.games.forty_five import fast_play, fast_playout, game, infer, provider, view
 from spoilfive_jax.tools import policies
 from tests.forty_five.test_fast_playout import _after
+from tests.spoil_five.test_view import assert_live_leaves_equal, random_actions
 
 R = sf.forty_five.FortyFiveRules
 CASES = [  # every variant, the joker, each rob, jink, renege and follow reading
@@ -81,21 +82,14 @@ def test_view_is_the_public_state_at_every_play(case):
     step = jax.jit(jax.vmap(env.step))
     advance = jax.jit(lambda p, x, v, a: view._advance(p, table, x, v, a, rules))
     rng = np.random.default_rng(n)
-    paths = [jax.tree_util.keystr(q) for q, _ in jax.tree_util.tree_flatten_with_path(state)[0]]
     seen_illegal = 0
     for t in range(5 * n):
         v = views(p, table, x, start)
         live = ~np.asarray(state.terminated)
         assert (np.asarray(state.phase)[live] == game.PHASE_PLAY).all()
-        for name, want, got in zip(paths, jax.tree.leaves(state), jax.tree.leaves(v), strict=True):
-            want, got = np.asarray(want), np.asarray(got)
-            differ = (want != got).reshape(b, -1).any(1) & live
-            assert not differ.any(), (t, name, int(np.flatnonzero(differ)[0]))
-        mask = np.asarray(state.legal_action_mask)
-        a = (rng.random(mask.shape) * mask).argmax(1)
-        foul = rng.random(b) < 0.03
-        a = np.where(foul, rng.integers(-2, 66, b), a).astype(np.int32)
-        seen_illegal += int((foul & live & ~mask[np.arange(b), np.clip(a, 0, 63)]).sum())
+        assert_live_leaves_equal(state, v, live, t)
+        a, foul = random_actions(rng, np.asarray(state.legal_action_mask), live)
+        seen_illegal += foul
         state, (p, x) = step(state, jnp.asarray(a)), advance(p, x, v, jnp.asarray(a))
     assert seen_illegal > 0
 

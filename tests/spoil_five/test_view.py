@@ -57,23 +57,38 @@ def test_view_is_the_public_state_at_every_decision(n, rules):
         return h, nxt(v, x, a, ok, bad)
 
     rng = np.random.default_rng(n)
-    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path(state)[0]]
     seen_illegal = seen_rob = 0
     for t in range(5 * n + 2):
         v = views(h, table, x)
         live = ~np.asarray(state.terminated)
-        for name, want, got in zip(paths, jax.tree.leaves(state), jax.tree.leaves(v), strict=True):
-            want, got = np.asarray(want), np.asarray(got)
-            differ = (want != got).reshape(b, -1).any(1) & live
-            assert not differ.any(), (t, name, int(np.flatnonzero(differ)[0]))
-        mask = np.asarray(state.legal_action_mask)
-        a = (rng.random(mask.shape) * mask).argmax(1)
-        foul = rng.random(b) < 0.03
-        a = np.where(foul, rng.integers(-2, 58, b), a).astype(np.int32)
-        seen_illegal += int((foul & live & ~mask[np.arange(b), np.clip(a, 0, 54)]).sum())
+        assert_live_leaves_equal(state, v, live, t)
+        a, foul = random_actions(rng, np.asarray(state.legal_action_mask), live)
+        seen_illegal += foul
         seen_rob += int((live & (np.asarray(state.phase) == 0)).sum())
         state, (h, x) = step(state, jnp.asarray(a)), kernel_step(h, x, v, jnp.asarray(a))
     assert seen_illegal > 0 and (seen_rob > 0 or rules.rob == "off")
+
+
+def assert_live_leaves_equal(want, got, live: np.ndarray, t: int) -> None:
+    """Every leaf of the batched states ``got`` equals ``want``'s in every ``live`` hand (the
+    first difference named with decision ``t``)."""
+    flat = jax.tree_util.tree_flatten_with_path(want)[0]
+    for (path, a), b in zip(flat, jax.tree.leaves(got), strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        differ = (a != b).reshape(live.shape[0], -1).any(1) & live
+        assert not differ.any(), (t, jax.tree_util.keystr(path), int(np.flatnonzero(differ)[0]))
+
+
+def random_actions(
+    rng: np.random.Generator, mask: np.ndarray, live: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """(a random legal action of each hand of ``mask`` bool[B, A], 3% of them replaced by any
+    id from -2 to A + 2; how many of those are illegal in a live hand)."""
+    b, width = mask.shape
+    a = (rng.random(mask.shape) * mask).argmax(1)
+    foul = rng.random(b) < 0.03
+    a = np.where(foul, rng.integers(-2, width + 3, b), a).astype(np.int32)
+    return a, int((foul & live & ~mask[np.arange(b), np.clip(a, 0, width - 1)]).sum())
 
 
 def _user_random(key, state, player):
