@@ -12,8 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core.keys import deal_keys
+from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values
 from spoilfive_jax.core.validate import check_int
 
@@ -30,8 +33,9 @@ def score_unit(env: Env[Any, Any]) -> str:
 
 
 def rollout_keys(env: Env[Any, Any], key: jax.Array) -> Any:
-    """The run's key itself."""
-    return key
+    """The counter seed of a run (uint32, drawn from ``key``): its hands' keys are counter keys
+    (``core.keys``), so that a policy's ``jax.random`` call costs a hash, not threefry."""
+    return jax.random.bits(key, (), jnp.uint32)
 
 
 def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
@@ -45,9 +49,9 @@ def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[st
 
 
 def rollout_deal(env: Env[Any, Any], keys: Any, ids: jax.Array, options: dict[str, Any]) -> Any:
-    """The first states themselves: ``init(fold_in(fold_in(key, id), 0), dealer)``."""
-    deal_keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 0))(ids)
-    return jax.vmap(lambda k: env.init(k, options["dealer"]))(deal_keys)
+    """The first states themselves: ``init(deal key, dealer)``, hand ``id``'s deal key the
+    counter key ``core.keys.deal_keys(seed, id)`` (apart from every decision's key)."""
+    return jax.vmap(lambda k: env.init(k, options["dealer"]))(deal_keys(keys, ids))
 
 
 def deal_states(env: Env[Any, Any], deal: Any) -> Any:
@@ -56,8 +60,9 @@ def deal_states(env: Env[Any, Any], deal: Any) -> Any:
 
 
 def hand_keys(env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
-    """``fold_in(fold_in(key, id), 1)``."""
-    return jax.vmap(lambda i: jax.random.fold_in(jax.random.fold_in(keys, i), 1))(ids)
+    """The counter keys ``core.keys.hand_keys(seed, ids)``: decision ``t``'s is
+    ``fold_in(key, t)``."""
+    return counter_keys(keys, ids)
 
 
 def outcome(env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax.Array]:

@@ -16,8 +16,10 @@ whose hashing is ``core.kernel.mix`` (a few multiplies and shifts), usable with 
   ``i > 0`` is ``mix(word 0, i, c)``.
 
 Same key, same numbers, on every backend and batch size.  The hash is not cryptographic and its
-streams are 32-bit: fine for play and sampling, not for secrets.  Keys for anything else
-(dealing, training) stay threefry.
+streams are 32-bit: fine for play and sampling, not for secrets.  The rollout kernels deal
+from the same hash, and so do the rollouts of a game without a kernel (``core.generic``: hand
+``id``'s deal key is ``deal_keys``' ``(seed, id, DEAL)``).  Keys for anything else (an
+``env.init`` key of the user's, training) stay threefry.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from spoilfive_jax.core.kernel import mix
 
 U32 = jnp.uint32
 UNSET = np.uint32(0xFFFFFFFF)  # the third word of a key whose decision is not set yet
+DEAL = np.uint32(0xFFFFFFFE)  # the third word of a hand's deal key (``deal_keys``)
 _SPLIT = np.uint32(0x5BD1E995)  # salts that keep split, fold_in and bits streams apart
 _FOLD = np.uint32(0x2545F491)
 _WORDS = np.uint32(0x68E31DA4)
@@ -93,4 +96,10 @@ def hand_keys(seed: jax.Array, ids: jax.Array) -> jax.Array:
     return jax.random.wrap_key_data(jnp.stack(words, -1), impl=COUNTER)
 
 
-__all__ = ["COUNTER", "UNSET", "hand_keys"]
+def deal_keys(seed: jax.Array, ids: jax.Array) -> jax.Array:
+    """Counter keys [B] for the deals of hands ``ids`` uint32[B]: ``(seed, id, DEAL)``, the key
+    ``fold_in(hand key, DEAL)``, apart from every decision's (``t < DEAL``)."""
+    return jax.vmap(lambda k: jax.random.fold_in(k, DEAL))(hand_keys(seed, ids))
+
+
+__all__ = ["COUNTER", "DEAL", "UNSET", "deal_keys", "hand_keys"]

@@ -78,3 +78,27 @@ def test_numbers_look_uniform_and_distinct(stream):
     w = np.asarray(words).ravel()
     assert _chi2_uniform(w / 2.0**32) < 37.7
     assert len(np.unique(w)) > w.size - 5  # (birthday collisions of 40,000 32-bit numbers: ~0.2)
+
+
+def test_a_game_without_a_kernel_deals_and_plays_on_counter_keys():
+    """``core.generic``'s rollouts (every game that does not deal its own: the Oh Hell plugin,
+    a new user's game): hand ``id`` is dealt by ``init`` from the counter key ``(seed, id,
+    DEAL)`` and its decision ``t`` gets ``(seed, id, t)``, so a policy's ``jax.random`` call
+    costs a hash; the deal key is never a decision's."""
+    from spoilfive_jax.core import generic
+    from tests.tiny_game import HighCard
+
+    env = HighCard(3)
+    seed = generic.rollout_keys(env, jax.random.PRNGKey(4))
+    ids = jnp.arange(6, dtype=U32)
+    hand = generic.hand_keys(env, seed, ids)
+    assert jax.random.key_impl(hand) == keys.COUNTER
+    words = np.asarray(jax.random.key_data(hand))
+    np.testing.assert_array_equal(words[:, 1], np.arange(6))
+    assert (words[:, 2] == keys.UNSET).all()
+    dealt = jax.random.key_data(keys.deal_keys(seed, ids))
+    assert (np.asarray(dealt)[:, 2] == keys.DEAL).all()
+    want = jax.vmap(lambda k: env.init(k, 0))(keys.deal_keys(seed, ids))
+    got = generic.rollout_deal(env, seed, ids, {"dealer": 0})
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -1,6 +1,6 @@
 """The built-in policies: ``policy(key, state, player) -> action`` (jittable, one hand).
 
-``random``: uniform over the legal actions.
+``random``: uniform over the legal actions (the k-th of the legal bitset, one draw).
 
 ``heuristic``:
 
@@ -24,6 +24,7 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.kernel import random_choice
 from spoilfive_oh_hell.game import PHASE_BID
 from spoilfive_oh_hell.rules import ACE, BID, KING, NUM_CARDS, NUM_SUITS, QUEEN, TEN
 from spoilfive_oh_hell.state import State
@@ -33,11 +34,11 @@ _RANK = np.arange(NUM_CARDS) // NUM_SUITS
 
 
 def random_policy(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
-    """A uniformly random legal action."""
+    """A uniformly random legal action: the k-th of the legal bitset for one 32-bit draw of
+    ``key`` (``core.kernel.random_choice``; no per-action work)."""
     del player
-    count = bits.count(state.legal_set)
-    k = jax.random.randint(key, (), 0, jnp.maximum(count, 1))
-    return bits.nth(state.legal_set, k).astype(jnp.int32)
+    u = jax.random.bits(key, (), jnp.uint32)
+    return random_choice(state.legal_set.lo, state.legal_set.hi, u).astype(jnp.int32)
 
 
 def strength(trump: jax.Array, led: jax.Array) -> jax.Array:

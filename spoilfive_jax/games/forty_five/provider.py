@@ -31,6 +31,7 @@ from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import as_key, table_labels
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
@@ -67,11 +68,12 @@ class Deal(NamedTuple):
     dealer: jax.Array  # int32[B]
 
 
-def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(uint32 seed of the counter hash, PRNG key of the policies) of a run; ``key`` anything
-    but a PRNG key or an int seed is a ``ValueError`` naming it (``as_key``), for every tool."""
-    k1, k2 = jax.random.split(as_key(key))
-    return jax.random.bits(k1, (), fast.U32), k2
+def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array]:
+    """(the uint32 seed of the counter hash,) of a run: the kernel's deals and draws and the
+    policies' counter keys (``hand_keys``); ``key`` anything but a PRNG key or an int seed is a
+    ``ValueError`` naming it (``as_key``), for every tool."""
+    k1, _ = jax.random.split(as_key(key))  # (the seed of the runs before the counter keys)
+    return (jax.random.bits(k1, (), fast.U32),)
 
 
 def rollout_deal(env: Any, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Deal:
@@ -90,7 +92,10 @@ def deal_states(env: Any, deal: Deal) -> State:
 
 
 def hand_keys(env: Any, keys: Any, ids: jax.Array) -> jax.Array:
-    return jax.vmap(lambda i: jax.random.fold_in(keys[1], i))(ids)
+    """The counter keys ``core.keys.hand_keys(seed, ids)`` of the run's counter seed: decision
+    ``t`` of hand ``id`` draws the kernel's own number ``mix(seed, id, t)`` first, and a
+    policy's ``jax.random`` call costs a hash, not threefry."""
+    return counter_keys(keys[0], ids)
 
 
 def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...] = ()) -> Any:

@@ -67,11 +67,12 @@ def max_decisions(num_players: int) -> int:
     return 5 * num_players + 2
 
 
-def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(uint32 seed of the counter hash, PRNG key of the policies) of a run; ``key`` anything
-    but a PRNG key or an int seed is a ``ValueError`` naming it (``as_key``), for every tool."""
-    k1, k2 = jax.random.split(as_key(key))
-    return jax.random.bits(k1, (), U32), k2
+def rollout_keys(env: Any, key: jax.Array) -> tuple[jax.Array]:
+    """(the uint32 seed of the counter hash,) of a run: the kernel's deals and draws and the
+    policies' counter keys (``hand_keys``); ``key`` anything but a PRNG key or an int seed is a
+    ``ValueError`` naming it (``as_key``), for every tool."""
+    k1, _ = jax.random.split(as_key(key))  # (the seed of the runs before the counter keys)
+    return (jax.random.bits(k1, (), U32),)
 
 
 def rollout_deal(env: Any, keys: Any, ids: jax.Array, options: dict[str, jax.Array]) -> Deal:
