@@ -458,6 +458,18 @@ def figure_ppo_cores(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
+def figure_ppo_collect(result: dict[str, Any]) -> str:
+    """``benchmarks/ppo_collect.py``: PPO's collection alone, one column a label (commit)."""
+    labels = list(dict.fromkeys(r["label"] for r in result["rows"]))
+    games = list(dict.fromkeys(r["game"] for r in result["rows"]))
+    rate = {(r["game"], r["label"]): r["learner_decisions_per_s"] for r in result["rows"]}
+    lines = ["| game | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    for game in games:
+        cells = [f"{rate[game, k]:,.0f}" if (game, k) in rate else "n/a" for k in labels]
+        lines.append(f"| {game.replace('_', ' ')} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
 AGENTS = ROOT / "examples" / "agents"
 
 
@@ -589,6 +601,7 @@ RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "best": ("best_bot.json", figure_best),
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
+    "ppo_collect": ("ppo_collect.json", figure_ppo_collect),
     "agents": (shipped_agents, figure_agents),  # (from examples/agents)
     "oh_hell_size": (oh_hell_sizes, figure_oh_hell_size),  # (from examples/oh_hell's files)
 }

@@ -395,3 +395,24 @@ def test_ppo_cores_times_the_update_on_one_device_and_on_every_core(tmp_path: Pa
     assert r["devices"] >= 1 and r["one_device"] > 0 < r["every_core"]
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     assert "| twenty five | " in docs.figure_ppo_cores(json.loads(out.read_text()))
+
+
+def test_ppo_collect_times_the_collection_and_merges_labelled_runs(tmp_path: Path) -> None:
+    """``benchmarks/ppo_collect.py``: learner decisions a second of PPO's collection alone; a
+    second label merged into the same JSON keeps the first's rows, and the docs' figure shows
+    one column a label."""
+    out = tmp_path / "collect.json"
+    base = ["--games", "twenty_five", "--envs", "8", "--steps", "2", "--reps", "1"]
+    script = _load("ppo_collect")
+    script.main([*base, "--hidden", "8", "--label", "before", "--json", str(out)])
+    result = script.main(
+        [*base, "--hidden", "8", "--label", "after", "--merge", "--json", str(out)]
+    )
+    saved = json.loads(out.read_text())
+    assert [r["label"] for r in saved["rows"]] == ["before", "after"]
+    assert all(r["learner_decisions_per_s"] > 0 for r in saved["rows"])
+    assert result["rows"][-1]["label"] == "after"
+    assert "--label" not in saved["command"] and "merged" in saved["command"]
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    figure = docs.figure_ppo_collect(saved)
+    assert "| game | before | after |" in figure and "| twenty five | " in figure
