@@ -15,7 +15,9 @@
 #      tables_gpu.json;
 #   2. benchmarks/policy_speed.py's table (every policy's speed: the built-in and three user
 #      policies through sf.rollout, the public step in a loop with two pickers, every game and
-#      the Oh Hell plugin): policy_speed_gpu.json.
+#      the Oh Hell plugin): policy_speed_gpu.json;
+#   3. benchmarks/ppo_collect.py's rates (PPO's collection alone, every game, 4,096 tables on the
+#      accelerator): ppo_collect_gpu.json.
 # Copy them to benchmarks/results/ and add figures blocks to docs/benchmarks.md.
 set -euo pipefail
 WHEELS=$(realpath -m "${WHEELS:-$(dirname "${BASH_SOURCE[0]}")/../.whl}")
@@ -31,6 +33,7 @@ if [[ "${1:-}" == "--dry-run" ]]; then
   ARGS+=(--quick --sweep 6:8 --hands 4096 --positions 4 --samples 8 --peer-seconds 0.2
     --json tables_dry.json)
   POLICY=(--hands 512 --reps 1 --peer-seconds 0.2 --json policy_speed_dry.json)
+  COLLECT=(--envs 8 --steps 2 --reps 1 --hidden 8 --json ppo_collect_dry.json)
 else
   backend=$("$PY" -c "import jax; print(jax.default_backend())")  # (set -e: jax must import)
   if [[ "$backend" == cpu ]]; then
@@ -40,6 +43,7 @@ else
   fi
   ARGS+=(--sweep 12:20 --hands 8000000 --positions 1000 --samples 1000 --json tables_gpu.json)
   POLICY=(--hands 4000000 --batch 262144 --json policy_speed_gpu.json)
+  COLLECT=(--envs 4096 --label gpu --json ppo_collect_gpu.json)
 fi
 if ! "$PY" -c "import pyspiel" 2>/dev/null; then
   if [[ $DRY == 1 ]]; then
@@ -54,3 +58,4 @@ fi
 "$PY" -c "import jax; print(jax.devices())"
 "$PY" benchmarks/tables.py "${ARGS[@]}" "$@"
 "$PY" benchmarks/policy_speed.py "${POLICY[@]}"
+"$PY" benchmarks/ppo_collect.py "${COLLECT[@]}"
