@@ -102,4 +102,12 @@ def deal_keys(seed: jax.Array, ids: jax.Array) -> jax.Array:
     return jax.vmap(lambda k: jax.random.fold_in(k, DEAL))(hand_keys(seed, ids))
 
 
-__all__ = ["COUNTER", "DEAL", "UNSET", "deal_keys", "hand_keys"]
+def as_counter(keys: jax.Array) -> jax.Array:
+    """Counter keys [B] drawn from keys [B] of any implementation (two 32-bit words of each,
+    the decision unset): a playout handed ``fold_in(key, t)`` at its decision ``t`` then pays a
+    hash for it, not threefry (an analysis's playouts with a policy of the user's)."""
+    words = jax.vmap(lambda k: jax.random.bits(k, (2,), U32))(keys)
+    return hand_keys(words[:, 0], words[:, 1])
+
+
+__all__ = ["COUNTER", "DEAL", "UNSET", "as_counter", "deal_keys", "hand_keys"]

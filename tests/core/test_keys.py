@@ -102,3 +102,15 @@ def test_a_game_without_a_kernel_deals_and_plays_on_counter_keys():
     got = generic.rollout_deal(env, seed, ids, {"dealer": 0})
     for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_as_counter_draws_distinct_counter_keys_from_any_keys():
+    """``as_counter``: each key of any implementation becomes a counter key of two of its own
+    words (the decision unset); the same key the same counter key, distinct keys distinct."""
+    base = jax.random.split(jax.random.PRNGKey(9), 64)
+    got = keys.as_counter(base)
+    assert jax.random.key_impl(got) == keys.COUNTER
+    words = np.asarray(jax.random.key_data(got))
+    assert (words[:, 2] == keys.UNSET).all()
+    assert len({tuple(w) for w in words[:, :2].tolist()}) == 64
+    np.testing.assert_array_equal(np.asarray(jax.random.key_data(keys.as_counter(base))), words)

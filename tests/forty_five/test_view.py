@@ -144,3 +144,26 @@ def test_playouts_with_a_users_policy_are_the_public_steps(case):
     assert len(set(phase.tolist())) >= 3 and over.any()
     for field in infer.FIELDS:
         np.testing.assert_array_equal(kernel[field], public[field], field)
+
+
+def test_an_analysis_hands_a_users_policy_counter_keys():
+    """``infer.playout`` with a user's policy: the playouts of each state share one counter key
+    drawn from its analysis key (``core.keys.as_counter``), the same values as the public
+    step's playouts handed those keys."""
+    from spoilfive_jax.core.keys import as_counter
+
+    env = sf.forty_five.FortyFive(4, R())
+
+    @jax.jit
+    def run():
+        states, player, keys = _after(env, 32, 5)
+        actions = jax.vmap(lambda s: lowest(s.legal_set))(states)[:, None]  # (a legal one)
+        got = infer.playout(env, keys, states, actions, player, _user_random)
+        step = functools.partial(transition, env)
+        moved = jax.vmap(step)(states, actions[:, 0])
+        want = infer.public_playout(as_counter(keys), moved, player, _user_random, env.rules, step)
+        return got, want
+
+    got, want = jax.device_get(run())
+    for field in infer.FIELDS:
+        np.testing.assert_array_equal(got[field][:, 0], want[field], field)

@@ -35,6 +35,7 @@ import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import transition, transition_legal
+from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -361,14 +362,15 @@ def playout(
     per state, shared by its L playouts (common random numbers).  The built-in policies play
     on the rollout kernel once the action is applied (``fast_playout``); any other jittable
     policy plays the tricks on the kernel too, reading the public ``State`` built from it
-    (``view.finish``; the phases before the play through ``step``)."""
+    (``view.finish``; the phases before the play through ``step``), handed counter keys drawn
+    from ``keys`` (``core.keys.as_counter``)."""
     rules, step = env.rules, functools.partial(transition, env)
     b, width = actions.shape
     tile, after = _applied(env, states, actions)
     if isinstance(policy, str) and policy in KINDS:
         out = playout_kernel(tile(keys), after, tile(player), policy, rules)
     else:
-        out = _playout(tile(keys), after, tile(player), policy, rules, step)
+        out = _playout(tile(as_counter(keys)), after, tile(player), policy, rules, step)
     return {k: v.reshape(b, width) for k, v in out.items()}
 
 

@@ -36,6 +36,7 @@ from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.core.resample import (
     HiddenDeal,
     HiddenSpec,
@@ -197,7 +198,8 @@ def playout(
     for the hand (``rewards``), whether it takes the pot, whether nobody does (a spoil or a
     failed jink).  ``keys``: one PRNG key per state, shared by its L playouts (common random
     numbers).  Built-in policies run on the fast kernel (the state converted once, the actions
-    applied there), any other jittable policy through ``step``.
+    applied there), any other jittable policy on it too (``view.play_on``), handed counter keys
+    drawn from ``keys`` (``core.keys.as_counter``).
     """
     n, rules, step = env.num_players, env.rules, functools.partial(transition, env)
     if isinstance(policy, str) and policy not in BUILTIN:
@@ -214,7 +216,7 @@ def playout(
         out = _playout_fast(keys, states, actions, player, spec.name, n, rules)
     else:  # on the kernel too, the policy reading the public State built from it (``view``)
         after = jax.vmap(step)(jax.tree.map(tile, states), actions.reshape(-1))
-        rewards, winner = view.play_on(after, tile(keys), spec, n, rules)
+        rewards, winner = view.play_on(after, tile(as_counter(keys)), spec, n, rules)
         out = _values(rewards, winner, tile(player))
     return {k: v.reshape(b, width) for k, v in out.items()}
 
