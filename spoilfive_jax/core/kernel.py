@@ -135,12 +135,13 @@ BYTE_MASKS = 1 << 8  # 8-bit masks of 8 kernel positions
 
 
 def id_tables(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) uint32[4 * 8 * 256] from ``card`` int[4, 64] (the action id 0..63 at kernel
-    position p under trump t, -1 for none): at ``(trump * 8 + k) * 256 + m`` the ids of the
-    positions ``8 k + r`` of the bits r of the 8-bit mask ``m``, for ``ids_of``."""
+    """(lo, hi) uint32[C * 8 * 256] from ``card`` int[C, 64] (the action id 0..63 at kernel
+    position p under trump t, -1 for none; C = 4 trumps, or any number of cases of a set
+    renumbering): at ``(trump * 8 + k) * 256 + m`` the ids of the positions ``8 k + r`` of the
+    bits r of the 8-bit mask ``m``, for ``ids_of``."""
     m = np.arange(BYTE_MASKS, dtype=np.uint64)
-    out = np.zeros((4, 8, BYTE_MASKS), np.uint64)
-    for trump in range(4):
+    out = np.zeros((card.shape[0], 8, BYTE_MASKS), np.uint64)
+    for trump in range(card.shape[0]):
         for k in range(8):
             for r in range(8):
                 c = int(card[trump, 8 * k + r])
@@ -154,7 +155,8 @@ def id_tables(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def ids_of(positions: Bits, trump: jax.Array, tables: tuple[np.ndarray, np.ndarray]) -> Bits:
     """The action ids of the kernel position sets ``positions`` under ``trump`` (the inverse
-    of ``positions_of``; ``id_tables``' ``tables``): one look-up a byte of the set."""
+    of ``positions_of``; ``id_tables``' ``tables``, whose case ``trump`` is): one look-up a
+    byte of the set."""
     lo_table, hi_table = (jnp.asarray(t) for t in tables)
     base = jnp.maximum(trump, 0) * 8
     out = Bits(jnp.zeros_like(positions.lo), jnp.zeros_like(positions.hi))
