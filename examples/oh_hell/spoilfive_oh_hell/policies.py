@@ -80,8 +80,8 @@ def _layout() -> dict[str, np.ndarray]:
     for trump in range(NUM_SUITS):
         for led in range(-1, NUM_SUITS):
             c = trump * 5 + led + 1
-            led_here = (_SUIT == led) | (led < 0)  # (``strength`` in numpy: built in a trace)
-            power = np.where(_SUIT == trump, 32 + _RANK, np.where(led_here, 16 + _RANK, _RANK))
+            led_here = (led == _SUIT) | (led < 0)  # (``strength`` in numpy: built in a trace)
+            power = np.where(trump == _SUIT, 32 + _RANK, np.where(led_here, 16 + _RANK, _RANK))
             order = sorted(range(NUM_CARDS), key=lambda x: (power[x], -_SUIT[x]))
             for pos, x in enumerate(order):
                 position[c, x], card[c, pos] = pos, x

@@ -8,11 +8,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import spoilfive_jax as sf
-import spoilfive_jax.core.bits as bits
 from spoilfive_oh_hell import policies
 from spoilfive_oh_hell.game import PHASE_BID
 from spoilfive_oh_hell.rules import ACE, BID, KING, NUM_CARDS, NUM_SUITS, QUEEN, TEN
+
+import spoilfive_jax as sf
+import spoilfive_jax.core.bits as bits
 
 _SUIT = np.arange(NUM_CARDS) % NUM_SUITS
 _RANK = np.arange(NUM_CARDS) // NUM_SUITS
@@ -63,7 +64,7 @@ def reference_heuristic(key, state, player):
     )
 
 
-@pytest.mark.parametrize(("n", "t"), [(3, 1), (4, 5), (5, 10), (7, 7)])
+@pytest.mark.parametrize(("n", "t"), [(3, 1), (4, 5), (4, 11), (7, 7)])
 def test_the_heuristic_is_its_plain_definition(n, t):
     """Every decision of 256 hands, half played by the heuristic itself and half at random (so
     that both short and made bids, every lead and every follow come up)."""
