@@ -167,3 +167,34 @@ def test_an_analysis_hands_a_users_policy_counter_keys():
     got, want = jax.device_get(run())
     for field in infer.FIELDS:
         np.testing.assert_array_equal(got[field][:, 0], want[field], field)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[4]], ids=_id)
+def test_the_finished_states_are_the_public_steps(case):
+    """``view.finish`` from random positions of every phase, at game scores near the target
+    (``_after``): every leaf of every final state equals ``core.resample.play_out``'s through
+    the public step (the game settled: scores, its end and winner, a failed jink or a slam),
+    but the reward fields, which the public step zeroes on the steps after a hand's end; the
+    summed rewards equal."""
+    from spoilfive_jax.core.resample import play_out
+
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+
+    @jax.jit
+    def run():
+        states, _, keys = _after(env, 96, 8)
+        step = functools.partial(transition, env)
+        got = view.finish(
+            states, keys, view.one_policy(_user_random), jnp.zeros(1, jnp.int32), step, rules
+        )
+        return got, play_out(keys, states, _user_random, step)
+
+    (final, total), (want, want_total) = jax.device_get(run())
+    np.testing.assert_array_equal(total, want_total)
+    assert want.game_over.any()
+    flat = jax.tree_util.tree_flatten_with_path(want)[0]
+    for (path, a), b in zip(flat, jax.tree.leaves(final), strict=True):
+        name = jax.tree_util.keystr(path)
+        if not name.endswith("rewards"):
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(a), name)

@@ -26,10 +26,10 @@ carries those beside the kernel's state, updated by the public step's own play h
 the state the play started from.  XLA drops whatever neither a policy nor the result reads.
 
 An illegal action ends the hand as ``env.step`` does (``game.end_illegal``: the offender's team
-scores ``-illegal_penalty``).  The finished states ``finish`` returns carry what a rollout's and
-an analysis's results read (the hand's points, rewards, tricks, record and counts); their game
-fields (``scores``, ``game_over``, ``game_rewards``) are those from before the play.  A view of
-a finished hand is not the public step's: the loops never use a policy's answer for one.
+scores ``-illegal_penalty``).  The finished states ``finish`` returns are the public step's, the
+game settled as it settles it (``scoring._finish``), but for the reward fields of the steps after
+a hand's end (``finish`` returns the summed rewards instead).  A view of a hand that is over
+inside the loop is not the public step's: the loops never use a policy's answer for one.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.fast_playout as fast_playout
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.phases as phases
+import spoilfive_jax.games.forty_five.scoring as scoring
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import record, tricks
 from spoilfive_jax.core.bits import Bits
@@ -54,10 +55,9 @@ from spoilfive_jax.core.env import PolicyFn, call_policy
 from spoilfive_jax.core.kernel import id_tables, ids_of
 from spoilfive_jax.core.packed import get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.forty_five.state import NUM_ACTIONS, State
+from spoilfive_jax.games.forty_five.state import _ALL_ACTIONS, State
 
 I32, U32 = jnp.int32, jnp.uint32
-_ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
 
 Chooser = Callable[[jax.Array, jax.Array, State, jax.Array, jax.Array], jax.Array]
 """``choose(seat_policy int32[N], keys [B], states [B], player int32[B], live bool[B]) ->
@@ -197,7 +197,8 @@ def _before_the_play(
     states: State, keys: jax.Array, choose: Chooser, seat_policy: jax.Array, step_one: Step
 ) -> tuple[State, jax.Array]:
     """Step 1: every hand of ``states`` [B] taken to its first lead (or its end) through the
-    public step: (those states, the rewards summed over the steps from ``states`` [B, N])."""
+    public step: (those states, ``states.rewards`` plus the rewards of the steps taken
+    float32[B, N], as ``core.resample.play_out`` sums them)."""
     base = states._step_count
     step = jax.vmap(step_one)
 
@@ -246,23 +247,28 @@ def _advance(
 
 
 def _finished(p: fp.Play, table: fp.Table, x: Extras, start: State, rules: FortyFiveRules) -> State:
-    """The final states of a batch the kernel played out (every hand over): the hand's points
-    (the kernel's scoring, or an illegal action's as ``game.end_illegal``) with the rewards of
-    its last step."""
+    """The final states of a batch the kernel played out (every hand over), as the public step
+    ends a hand (``scoring._finish``): the hand's points (the kernel's scoring, or an illegal
+    action's as ``game.end_illegal``), the rewards of its last step, and the game settled (a
+    failed announced jink loses it, a slam wins it under ``jink="wins_game"``)."""
     n = start.num_players
-    team = game.team_of(n)
+    t = num_teams(n)
     views = jax.vmap(lambda p1, t1, x1, s1: public_state(p1, t1, x1, s1, rules))(p, table, x, start)
-    scored = fp.outcome(p, table, n, rules).team_points
-    offender = get(p.status, fp._F_CUR) % num_teams(n)
-    fined = jnp.where(jnp.arange(num_teams(n)) == offender[:, None], -rules.illegal_penalty, 0)
-    points = jnp.where(x.illegal[:, None], fined, scored).astype(I32)
-    return views.replace(
-        current_player=jnp.full_like(views.current_player, -1),
-        terminated=jnp.ones_like(views.terminated),
-        phase=jnp.full_like(views.phase, game.PHASE_DONE),
-        rewards=points[:, team].astype(jnp.float32),
-        hand_points=points,
-    )
+    out = fp.outcome(p, table, n, rules)
+    offender = get(p.status, fp._F_CUR) % t
+    fined = jnp.where(jnp.arange(t) == offender[:, None], -rules.illegal_penalty, 0)
+    points = jnp.where(x.illegal[:, None], fined, out.team_points).astype(I32)
+    none = jnp.full_like(offender, -1)
+    loser, slam = none, none
+    if rules.jink == "announced":
+        failed = out.jinked & ~out.jink_won & ~x.illegal
+        loser = jnp.where(failed, jnp.maximum(table.jinker, 0) % t, none)
+    if rules.jink == "wins_game":
+        teams = jax.vmap(lambda w: game.team_totals(w, n))(out.tricks_won)
+        swept = (teams.max(-1) == game.NUM_TRICKS) & ~x.illegal
+        slam = jnp.where(swept, jnp.argmax(teams, -1).astype(I32), none)
+    settle = jax.vmap(lambda v, pts, lo, sl: scoring._finish(v, pts, lo, sl, rules))
+    return settle(views, points, loser, slam)  # type: ignore[no-any-return]
 
 
 def finish(
@@ -275,12 +281,15 @@ def finish(
 ) -> tuple[State, jax.Array]:
     """Play a batch of public states [B] (any phase, live or over) to their ends with any lineup,
     the tricks on the kernel (module docstring); decision ``t`` from here of hand ``b`` hands
-    its policy ``fold_in(keys[b], t)``.  Returns (the final states, the rewards summed over the
-    steps from ``states`` float32[B, N]), hand by hand those of the public step."""
+    its policy ``fold_in(keys[b], t)``.  Returns (the final states, ``states.rewards`` plus the
+    rewards of every step taken float32[B, N]), hand by hand those of the public step
+    (``core.resample.play_out``)."""
     base = states._step_count
     start, total = _before_the_play(states, keys, choose, seat_policy, step_one)
     inert = fp.Chooser(U32(0), jnp.zeros_like(base, U32), I32(0), frozenset({fp.RANDOM}))
-    r = fast_playout.resume(start, inert, rules)  # (no phase before the play is left to take)
+    # (no phase before the play is left to take: resume's code for them runs once a batch and
+    # changes nothing)
+    r = fast_playout.resume(start, inert, rules)
     table = r.table
     views = jax.vmap(lambda p1, t1, x1, s1: public_state(p1, t1, x1, s1, rules))
 
