@@ -18,7 +18,7 @@ import numpy as np
 from spoilfive_jax.core.keys import deal_keys
 from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values
-from spoilfive_jax.core.validate import check_int
+from spoilfive_jax.core.validate import as_key, check_int
 
 if TYPE_CHECKING:  # the types only: core.env declares this module as its default
     from spoilfive_jax.core.env import Env
@@ -33,9 +33,12 @@ def score_unit(env: Env[Any, Any]) -> str:
 
 
 def rollout_keys(env: Env[Any, Any], key: jax.Array) -> Any:
-    """The counter seed of a run (uint32, drawn from ``key``): its hands' keys are counter keys
-    (``core.keys``), so that a policy's ``jax.random`` call costs a hash, not threefry."""
-    return jax.random.bits(key, (), jnp.uint32)
+    """The counter seed of a run (uint32, drawn from ``key``; anything but a PRNG key or an int
+    seed is a ``ValueError``): ``rollout_deal`` and ``hand_keys`` here make counter keys of it
+    (``core.keys``), so that a policy's ``jax.random`` call costs a hash, not threefry.  A game
+    that writes its own ``rollout_deal`` or ``hand_keys`` over this ``rollout_keys`` gets this
+    seed as ``keys``, not a PRNG key."""
+    return jax.random.bits(as_key(key), (), jnp.uint32)
 
 
 def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
