@@ -5,7 +5,7 @@ rob the turn-up (docs/rules.md#robbing-the-pack)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +15,9 @@ from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.knowledge import Knowledge
+
+if TYPE_CHECKING:  # (types only)
+    from spoilfive_jax.core.env import HandState
 
 
 def deal_positions(num_players: int, rules: Any) -> np.ndarray:
@@ -75,14 +78,14 @@ def _programs(env: Any) -> tuple[Any, Any]:
     known = env.capability(Knowledge, "deck_of")
     seats = jnp.arange(env.num_players, dtype=jnp.int32)
 
-    def masks(state: Any) -> jax.Array:
+    def masks(state: HandState) -> jax.Array:
         sets = jax.vmap(lambda p: known.private_cards(env, state, p))(seats)
         return bits.to_bool(Bits(sets.lo[:, 0], sets.hi[:, 0]), 64)
 
     return jax.jit(lambda state: known.dealt_state(env, state)), jax.jit(masks)
 
 
-def first_state(env: Any, state: Any) -> Any:
+def first_state(env: Any, state: HandState) -> Any:
     """The first state of ``state``'s hand (``Knowledge.dealt_state``), compiled once a table."""
     return _programs(env)[0](state)
 

@@ -57,7 +57,7 @@ _NOT_JITTABLE = (
 )
 
 
-def call_policy(policy: PolicyFn, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+def call_policy(policy: PolicyFn, key: jax.Array, state: HandState, player: jax.Array) -> jax.Array:
     """``policy(key, state, player)`` as every loop that plays hands calls it, checked when
     traced (so at no cost in the compiled program): a policy that turns a traced value into a
     Python bool, int or numpy array (``if state.phase == 0:``), or that returns anything but
@@ -343,7 +343,7 @@ class Env(abc.ABC, Generic[S, R]):
         return caps.resolve(self.id, type(self).capabilities, kind, needed_by)
 
 
-def check_state(env: Env[Any, Any], state: Any, what: str) -> None:
+def check_state(env: Env[Any, Any], state: HandState, what: str) -> None:
     """``ValueError`` unless ``state`` is a state of ``env``'s game and table size.
 
     ``step``, ``observe``, ``observe_full``, ``legal_actions``, ``checked_step`` and the tools
@@ -366,7 +366,7 @@ def check_state(env: Env[Any, Any], state: Any, what: str) -> None:
         )
 
 
-def check_one_hand(state: Any, what: str, hint: str) -> None:
+def check_one_hand(state: HandState, what: str, hint: str) -> None:
     """``ValueError`` unless ``state`` is one hand (``rewards`` float32[N]); read from a static
     shape, so it costs nothing under jit (under ``vmap`` each hand is one hand)."""
     shape = np.shape(state.rewards)
@@ -440,7 +440,7 @@ def _state_class(cls: type) -> type | None:
     return None
 
 
-def state_owner(state: Any) -> str:
+def state_owner(state: HandState) -> str:
     """The env classes whose states ``state`` is ("FortyFive/TwentyFive/..."), for messages."""
     return _games_of(type(state)) or type(state).__qualname__
 
@@ -478,7 +478,7 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
     one outside that range (nothing can raise under jit) sees an all-zero view."""
 
     @functools.wraps(fn)
-    def checked(self: Env[Any, Any], state: Any, *args: Any, **kwargs: Any) -> Any:
+    def checked(self: Env[Any, Any], state: HandState, *args: Any, **kwargs: Any) -> Any:
         check_state(self, state, fn.__name__)
         if fn.__name__ != "observe" or len(args) + len(kwargs) != 1:
             return fn(self, state, *args, **kwargs)
@@ -492,7 +492,7 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
 # plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they
 # simply inline.  The env is static (hashable): one compile per table and rules.
-def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
+def transition(env: Env[Any, Any], state: HandState, action: jax.Array) -> Any:
     """``env.step`` without its jit (the step every game shares; for tracing by hand)."""
     live = ~state.terminated
     legal = is_legal(state.legal_set, action, env.num_actions)
@@ -507,7 +507,7 @@ def transition(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
     return _recorded(env, state, out, action)
 
 
-def transition_legal(env: Env[Any, Any], state: Any, action: jax.Array) -> Any:
+def transition_legal(env: Env[Any, Any], state: HandState, action: jax.Array) -> Any:
     """``transition`` for an ``action`` known to be legal (an analysis's own actions): the same
     state without the illegal-action branch, which the step computes for every hand (a quarter
     of the family's step).  An illegal action is applied unchecked: its state is unspecified."""
@@ -528,7 +528,7 @@ def _recorded(env: Env[Any, Any], before: Any, after: Any, action: jax.Array) ->
     return after.replace(moves=moves)
 
 
-def _zero_rewards(state: Any) -> Any:
+def _zero_rewards(state: HandState) -> Any:
     """``state`` with every reward field zeroed: ``rewards`` and any other float field whose
     name ends in ``rewards`` (the family's ``game_rewards``), the convention ``api_test``
     checks (rewards only on the step that ends a hand or a game)."""

@@ -21,7 +21,7 @@ from spoilfive_jax.core.stats import RunStats, Values
 from spoilfive_jax.core.validate import as_key, check_int
 
 if TYPE_CHECKING:  # the types only: core.env declares this module as its default
-    from spoilfive_jax.core.env import Env
+    from spoilfive_jax.core.env import Env, HandState
 
 
 # ---------------------------------------------------------------------------- Rollouts
@@ -68,7 +68,7 @@ def hand_keys(env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
     return counter_keys(keys, ids)
 
 
-def outcome(env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
+def outcome(env: Env[Any, Any], state: HandState, rewards: jax.Array) -> dict[str, jax.Array]:
     """``rewards``, ``tricks_won`` and ``decisions``."""
     return {"rewards": rewards, "tricks_won": state.tricks_won, "decisions": state._step_count}
 
@@ -104,12 +104,12 @@ def observation_low(env: Env[Any, Any]) -> float:
     return -np.inf
 
 
-def final_info(env: Env[Any, Any], state: Any) -> dict[str, Any]:
+def final_info(env: Env[Any, Any], state: HandState) -> dict[str, Any]:
     """Whether the hand ended on an illegal action, and the tricks won."""
     return {"illegal": bool(state.illegal), "tricks_won": np.asarray(state.tricks_won).tolist()}
 
 
-def state_text(env: Env[Any, Any], state: Any) -> str:
+def state_text(env: Env[Any, Any], state: HandState) -> str:
     """The phase and tricks, then ``text_tail``."""
     head = (
         f"{env.id}: phase {env.phase_names[int(state.phase)]}, "
@@ -126,7 +126,7 @@ def team_of(env: Env[Any, Any]) -> np.ndarray:
     return np.arange(env.num_players, dtype=np.int32)
 
 
-def text_tail(env: Env[Any, Any], state: Any) -> list[str]:
+def text_tail(env: Env[Any, Any], state: HandState) -> list[str]:
     """The current trick (where the state has ``trick_cards``) and who is to act, or the
     rewards once the hand is over."""
     trick = getattr(state, "trick_cards", None)

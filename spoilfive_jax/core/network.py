@@ -20,18 +20,22 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+if TYPE_CHECKING:  # (types only)
+    from spoilfive_jax.core.env import HandState
+
 
 NEG = -1e9  # logit of an illegal action
 META_KEY = "__metadata__"  # the archive entry holding the metadata JSON
 _ADVICE_KEY = 0  # the advisor's key (the built-in advisors are deterministic)
 
 
-def agent_input(env: Any, advice: str, state: Any, player: jax.Array) -> jax.Array:
+def agent_input(env: Any, advice: str, state: HandState, player: jax.Array) -> jax.Array:
     """What a network with ``advice`` reads for ``player`` in ONE hand's ``state``: float32[D],
     ``env.observe(state, player)``, then (with ``advice``) the one-hot float32[A] of the
     advisor's action."""

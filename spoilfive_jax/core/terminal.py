@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import jax
 
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.present import seat_name
+
+if TYPE_CHECKING:  # (types only)
+    from spoilfive_jax.core.env import HandState
 
 Policy = Callable[..., jax.Array]
 
@@ -110,7 +113,7 @@ class TerminalTable:
         self.key = jax.random.PRNGKey(seed)
         self._bot = jit_policy(env.builtin_policy(bots) if isinstance(bots, str) else bots)
 
-    def bot_action(self, key: jax.Array, state: Any) -> int:
+    def bot_action(self, key: jax.Array, state: HandState) -> int:
         """The bots' action at ``state`` for the seat to act (host int), drawn with ``key``."""
         return int(self._bot(key, state, state.current_player))
 

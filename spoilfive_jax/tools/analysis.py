@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, check_state
+from spoilfive_jax.core.env import Env, HandState, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools import levers
 from spoilfive_jax.tools.policies import bind, resolve_one
@@ -88,16 +88,16 @@ def play_model(env: Any, model: Any, softness: float) -> Any:
         policy = resolve_one(env, model)[1]
         key = jax.random.PRNGKey(0)
 
-        def base(state: Any, seat: jax.Array) -> jax.Array:
+        def base(state: HandState, seat: jax.Array) -> jax.Array:
             return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
 
-    def probs(state: Any, seat: jax.Array) -> jax.Array:
+    def probs(state: HandState, seat: jax.Array) -> jax.Array:
         return (1 - softness) * base(state, seat) + softness * legal_spread(state, seat)
 
     return probs
 
 
-def legal_spread(state: Any, seat: jax.Array) -> jax.Array:
+def legal_spread(state: HandState, seat: jax.Array) -> jax.Array:
     """float32[num_actions]: an even chance of each legal action (``play_model``'s softness)."""
     legal = state.legal_action_mask
     return legal / jnp.maximum(legal.sum(), 1)
@@ -111,7 +111,7 @@ def block_size(num_samples: int) -> int:
 def sample_worlds(
     env: Any,
     key: jax.Array,
-    state: Any,
+    state: HandState,
     player: jax.Array,
     block: int,
     see_all: bool = False,
@@ -144,7 +144,7 @@ def block_values(
     width: int,
     block: int,
     keys: jax.Array,
-    states: Any,
+    states: HandState,
     see_all: bool = False,
     solve_tricks: int = 0,
     infer_worlds: int = 0,
@@ -198,7 +198,7 @@ def _chunk(
     width: int,
     block: int,
     key: jax.Array,
-    states: Any,
+    states: HandState,
     pos: jax.Array,
     j: jax.Array,
     infer: Inferred | None = None,
@@ -330,7 +330,7 @@ class Analysis:
 def analyze(
     key: jax.Array | int,
     env: Any,
-    state: Any,
+    state: HandState,
     num_samples: int = 1000,
     policy: Any = "heuristic",
     batch_size: int | None = None,
@@ -403,7 +403,7 @@ def _inferred(
     return Inferred(int(infer_worlds), model, float(softness))
 
 
-def _flat_positions(state: Any) -> tuple[Any, tuple[int, ...]]:
+def _flat_positions(state: HandState) -> tuple[Any, tuple[int, ...]]:
     """(the positions on the host with one batch axis [P], the batch axes of ``state``); a
     terminated one is refused."""
     host = jax.device_get(state)

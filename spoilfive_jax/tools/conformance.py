@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, HandState
 from spoilfive_jax.tools.analysis import legal_spread
 from spoilfive_jax.tools.policies import lineup, play_deals, play_public
 from spoilfive_jax.tools.rollout import rollout
@@ -211,11 +211,11 @@ def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
     inference = env.capability(caps.Inference)
     analysis = env.capability(caps.Analysis, "Inference")
 
-    def halves(state: Any, seat: jax.Array) -> jax.Array:
+    def halves(state: HandState, seat: jax.Array) -> jax.Array:
         return jnp.full((env.num_actions,), 0.5, jnp.float32)
 
     @jax.jit
-    def weigh(key: jax.Array, state: Any) -> tuple[jax.Array, jax.Array]:
+    def weigh(key: jax.Array, state: HandState) -> tuple[jax.Array, jax.Array]:
         player = state.current_player
         worlds = analysis.resample_hidden_many(env, key, state, player, 4)
         return (

@@ -26,7 +26,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import knowledge, record
-from spoilfive_jax.core.env import Env, is_legal, transition
+from spoilfive_jax.core.env import Env, HandState, is_legal, transition
 
 
 def replay(env: Env[Any, Any], start: Any, moves: jax.Array, player: jax.Array) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def replay(env: Env[Any, Any], start: Any, moves: jax.Array, player: jax.Array) 
     ``player``'s information state [T, ...], and the state after the last one."""
     actions = record.actions(moves)
 
-    def step(state: Any, a: jax.Array) -> tuple[Any, dict[str, jax.Array]]:
+    def step(state: HandState, a: jax.Array) -> tuple[Any, dict[str, jax.Array]]:
         taken = a >= 0
         seen = {
             "actor": jnp.where(taken, state.current_player, -1),
@@ -50,7 +50,7 @@ def replay(env: Env[Any, Any], start: Any, moves: jax.Array, player: jax.Array) 
     return {**per_step, "end": end}
 
 
-def views(env: Env[Any, Any], state: Any, player: jax.Array) -> dict[str, jax.Array]:
+def views(env: Env[Any, Any], state: HandState, player: jax.Array) -> dict[str, jax.Array]:
     """Jittable: everything ``player`` is shown of one hand."""
     return {
         "information state": env.information_state(state, player),

@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, HandState
 from spoilfive_jax.tools.analysis import DEFAULT_SOFTNESS, block_values, play_model
 from spoilfive_jax.tools.levers import (
     CARRY_FIELD,
@@ -117,7 +117,7 @@ class PimcPolicy:
             )
         return self
 
-    def __call__(self, key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    def __call__(self, key: jax.Array, state: HandState, player: jax.Array) -> jax.Array:
         if self.env is None:
             raise ValueError(
                 "this pimc bot has no env: pass one (sf.pimc(env, ...)) or hand the bot to a "

@@ -37,7 +37,7 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState, PolicyFn, call_policy
+from spoilfive_jax.core.env import Env, HandState, PolicyFn, R, S, call_policy
 from spoilfive_jax.core.kernel import random_choice
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
@@ -136,7 +136,7 @@ def lineup(env: Env[Any, Any], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
 
 
 def choose(
-    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, key: jax.Array, state: Any
+    policies: tuple[PolicyFn, ...], seat_policy: jax.Array, key: jax.Array, state: HandState
 ) -> jax.Array:
     """int32[]: the action of the seat to act in one hand, by its policy (every distinct policy
     is evaluated; the seat's is selected, so this vmaps without branching)."""
@@ -150,12 +150,12 @@ def choose(
 
 
 def play_out(
-    env: Env[Any, Any],
+    env: Env[S, R],
     policies: tuple[PolicyFn, ...],
     seat_policy: jax.Array,
     key: jax.Array,
-    state: Any,
-) -> tuple[Any, jax.Array]:
+    state: S,
+) -> tuple[S, jax.Array]:
     """Play ONE hand to its end through ``env.step``: decision ``t`` uses the key
     ``fold_in(key, t)``.  Returns (the final state, float32[N] the rewards summed over the
     hand's steps).  A static scan of ``env.max_decisions`` steps; a finished hand stands."""
@@ -216,7 +216,7 @@ def choose_batch(
     policies: tuple[PolicyFn, ...],
     seat_policy: jax.Array,
     keys: jax.Array,
-    states: Any,
+    states: HandState,
     player: jax.Array | None = None,
     live: jax.Array | None = None,
 ) -> jax.Array:
@@ -246,7 +246,7 @@ def choose_batch(
     return out
 
 
-def only_read(policy: PolicyFn, keys: jax.Array, states: Any) -> tuple[jax.Array, Any]:
+def only_read(policy: PolicyFn, keys: jax.Array, states: S) -> tuple[jax.Array, S]:
     """(``keys``, ``states``) of a batch [B] with what ``policy`` does not read replaced by
     zeros: every state leaf it does not read, and the keys if it draws nothing.
 
@@ -280,12 +280,12 @@ def _read_inputs(
 
 
 def play_batch(
-    env: Env[Any, Any],
+    env: Env[S, R],
     policies: tuple[PolicyFn, ...],
     seat_policy: jax.Array,
     keys: jax.Array,
-    states: Any,
-) -> tuple[Any, jax.Array]:
+    states: S,
+) -> tuple[S, jax.Array]:
     """``play_out`` for a batch of hands [B] (keys [B], one per hand), with the same actions and
     results hand by hand; policies run only where needed (``choose_batch``)."""
     step = jax.vmap(env.step)

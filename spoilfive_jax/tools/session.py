@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, HandState
 from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.tools.policies import PolicySpec, lineup
 from spoilfive_jax.tools.programs import bound_compiled_programs
@@ -71,7 +71,7 @@ def auto_reset(
     (selects, no ``cond``).
     """
 
-    def step(state: Any, action: jax.Array, key: jax.Array) -> Any:
+    def step(state: HandState, action: jax.Array, key: jax.Array) -> Any:
         state = state.replace(
             terminated=jnp.bool_(False),
             truncated=jnp.bool_(False),
