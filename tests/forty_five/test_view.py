@@ -13,13 +13,15 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import lowest
 from spoilfive_jax.core.env import transition
-from spoilfive_jax.games.forty_five import fast_play, fast_playout, game, infer, provider, view
-from spoilfive_jax.tools import policies
+from spoilfive_jax.games.forty_five import game, infer, provider, view
 from tests.forty_five.test_fast_playout import _after
-from tests.spoil_five.test_view import assert_live_leaves_equal, random_actions
+from tests.spoil_five.test_view import (
+    assert_lineup_plays_the_public_steps_hands,
+    assert_live_leaves_equal,
+    random_actions,
+)
 
 R = sf.forty_five.FortyFiveRules
 CASES = [  # every variant, the joker, each rob, jink, renege and follow reading
@@ -74,9 +76,8 @@ def test_view_is_the_public_state_at_every_play(case):
             provider.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one
         )
     )(deal)
-    inert = fast_play.Chooser(jnp.uint32(0), jnp.zeros(b, jnp.uint32), jnp.int32(0), frozenset({0}))
-    r = fast_playout.resume(state, inert, rules)
-    p, table, start = r.play, r.table, state
+    table, p = view.to_kernel(state, rules)
+    start = state
     x = jax.vmap(view.extras_of)(state)
     views = jax.jit(jax.vmap(lambda p1, t1, x1, s1: view.public_state(p1, t1, x1, s1, rules)))
     step = jax.jit(jax.vmap(env.step))
@@ -111,17 +112,7 @@ def test_any_lineup_plays_the_public_steps_hands(case, spec):
     decisions, jinks, robs, bids, illegal endings."""
     n, rules = case
     env = sf.forty_five.FortyFive(n, rules)
-    lineup, seat_policy = policies.lineup(env, spec)
-    assert env.capability(caps.RolloutKernel).rollout_kernel(env, lineup.names, lineup.policies)
-    keys, ids, deal = _deal(env, 11 + n, 384)
-    sp = jnp.asarray(seat_policy)
-    on_kernel = jax.jit(lambda: policies.play_deals(env, lineup, keys, ids, deal, sp))()
-    public = jax.jit(lambda: policies.play_public(env, lineup, keys, ids, deal, sp))()
-    assert sorted(on_kernel) == sorted(public)
-    for field, want in public.items():
-        np.testing.assert_array_equal(np.asarray(on_kernel[field]), np.asarray(want), field)
-    if _user_random in (spec if isinstance(spec, list) else [spec]):
-        assert np.asarray(public["illegal"]).any()
+    assert_lineup_plays_the_public_steps_hands(env, spec, *_deal(env, 11 + n, 384), _user_random)
 
 
 @pytest.mark.parametrize("case", [CASES[1], CASES[3]], ids=_id)

@@ -116,18 +116,23 @@ def test_any_lineup_plays_the_public_steps_hands(n, rules, spec):
     """``play_deals`` of a lineup with callables runs on the kernel (``view.play``) and returns
     the public step's records hand by hand: rewards, winners, decisions, illegal endings."""
     env = sf.make("spoil_five", num_players=n, rules=rules)
+    assert_lineup_plays_the_public_steps_hands(env, spec, *_deal(env, 11 + n, 512), _user_random)
+
+
+def assert_lineup_plays_the_public_steps_hands(env, spec, keys, ids, deal, fouler) -> None:
+    """The game offers a kernel for the lineup ``spec`` (``RolloutKernel``), and ``play_deals``
+    of ``deal`` on it returns ``play_public``'s records, field by field, hand by hand; where the
+    lineup has ``fouler`` (a policy that plays an illegal action now and then), some hand ended
+    on one."""
     lineup, seat_policy = policies.lineup(env, spec)
-    assert env.capability(caps.RolloutKernel).rollout_kernel(env, lineup.names, lineup.policies), (
-        "Spoil Five offers a kernel for every lineup"
-    )
-    keys, ids, deal = _deal(env, 11 + n, 512)
+    assert env.capability(caps.RolloutKernel).rollout_kernel(env, lineup.names, lineup.policies)
     sp = jnp.asarray(seat_policy)
     on_kernel = jax.jit(lambda: policies.play_deals(env, lineup, keys, ids, deal, sp))()
     public = jax.jit(lambda: policies.play_public(env, lineup, keys, ids, deal, sp))()
     assert sorted(on_kernel) == sorted(public)
     for field, want in public.items():
         np.testing.assert_array_equal(np.asarray(on_kernel[field]), np.asarray(want), field)
-    if _user_random in (spec if isinstance(spec, list) else [spec]):
+    if fouler in (spec if isinstance(spec, list) else [spec]):
         assert np.asarray(public["illegal"]).any()
 
 

@@ -122,7 +122,8 @@ def public_state(
     held = [Bits(table.held_lo[s], table.held_hi[s]).without(removed) for s in range(n)]
     hands = [ids_of(h, trump, _ids(rules)) for h in held]
     cur = get(st, fp._F_CUR)
-    legal = ids_of(fp.legal_play(fp.select_seat(held, cur), st, rules), trump, _ids(rules))
+    # (the legal set as ``_advance`` computes it: the same expression, so XLA computes it once)
+    legal = ids_of(fp.legal_play(fp.hand_now(p, table, cur), st, rules), trump, _ids(rules))
     tricks_won = jnp.stack([seat_value(p.tricks, s, fp._TRICK_BITS) for s in range(n)])
     return start.replace(
         current_player=jnp.where(done, -1, cur),
@@ -271,6 +272,16 @@ def _finished(p: fp.Play, table: fp.Table, x: Extras, start: State, rules: Forty
     return settle(views, points, loser, slam)  # type: ignore[no-any-return]
 
 
+def to_kernel(states: State, rules: FortyFiveRules) -> tuple[fp.Table, fp.Play]:
+    """The play kernel's layout of a batch of public states [B] at their first lead, in a trick
+    or over (``fast_playout.resume``, with no phase before the play left to take: its code for
+    them runs once a batch and changes nothing, so it is handed a chooser that never draws)."""
+    ids = jnp.zeros_like(states._step_count, U32)
+    inert = fp.Chooser(U32(0), ids, I32(0), frozenset({fp.RANDOM}))
+    r = fast_playout.resume(states, inert, rules)
+    return r.table, r.play
+
+
 def finish(
     states: State,
     keys: jax.Array,
@@ -286,11 +297,7 @@ def finish(
     (``core.resample.play_out``)."""
     base = states._step_count
     start, total = _before_the_play(states, keys, choose, seat_policy, step_one)
-    inert = fp.Chooser(U32(0), jnp.zeros_like(base, U32), I32(0), frozenset({fp.RANDOM}))
-    # (no phase before the play is left to take: resume's code for them runs once a batch and
-    # changes nothing)
-    r = fast_playout.resume(start, inert, rules)
-    table = r.table
+    table, play = to_kernel(start, rules)
     views = jax.vmap(lambda p1, t1, x1, s1: public_state(p1, t1, x1, s1, rules))
 
     def choice(p: fp.Play, x: Extras) -> jax.Array:
@@ -311,7 +318,7 @@ def finish(
         return is_clear(carry[0].status, fp._F_DONE).any()
 
     x = jax.vmap(extras_of)(start)
-    p, x, _ = jax.lax.while_loop(live, body, (r.play, x, choice(r.play, x)))
+    p, x, _ = jax.lax.while_loop(live, body, (play, x, choice(play, x)))
     played = _finished(p, table, x, start, rules)
     over = start.terminated
     final = jax.tree.map(lambda s, f: jnp.where(_rows(over, s), s, f), start, played)
@@ -340,4 +347,5 @@ __all__ = [
     "next_extras",
     "one_policy",
     "public_state",
+    "to_kernel",
 ]
