@@ -2,7 +2,7 @@
 
 The top level is generic: ``make`` a game by id, step it (``Env``), and run the tools on any
 game (``rollout``, ``evaluate``, ``score_hands``, ``play_sessions``, ``analyze``, ``pimc``,
-``best_policy``).
+``best_policy``, ``solve``).
 What belongs to one game lives under it: ``sf.spoil_five`` (``SpoilFive``, ``State``, ``PASS``,
 ``JINK``, ``render_text``, ...) and ``sf.forty_five`` (``FortyFive``, its actions and
 ``play_games``).  A game of your own: ``register`` it, or ship it as a package with an entry
@@ -46,6 +46,7 @@ from spoilfive_jax.tools.rollout import rollout as rollout
 from spoilfive_jax.tools.scorer import score_hands as score_hands
 from spoilfive_jax.tools.session import auto_reset as auto_reset
 from spoilfive_jax.tools.session import play_sessions as play_sessions
+from spoilfive_jax.tools.solve import solve as solve
 from spoilfive_jax.tools.tournament import TournamentResult as TournamentResult
 from spoilfive_jax.tools.tournament import evaluate as evaluate
 
@@ -79,6 +80,7 @@ __all__ = [
     "register",
     "rollout",
     "score_hands",
+    "solve",
     "spoil_five",
     "testing",
     "trump_order",

@@ -275,7 +275,7 @@ class EndgameSolve(Protocol):
     in each world (every hand in view) instead of played by the policy."""
 
     def max_solve_tricks(self, env: Env[Any, Any]) -> int:
-        """The most tricks ``solved_playout`` solves at ``env``'s table (its cost bound)."""
+        """The most tricks ``solved_playout`` solves at ``env``'s table."""
         ...
 
     def solved_playout(
@@ -286,13 +286,12 @@ class EndgameSolve(Protocol):
         actions: jax.Array,
         player: jax.Array,
         policy: Any,
-        tricks: int,
+        tricks: int | str,
     ) -> dict[str, jax.Array]:
-        """``Analysis.playout`` with the hand's last ``tricks`` tricks solved: ``policy`` plays
-        until then, then minimax for ``player``'s team (its seats maximise the team's points,
-        the others minimise them; in a game where each seat plays for itself every other seat
-        plays against ``player``: a paranoid solve); a ``ValueError`` for ``tricks`` outside
-        1 .. ``max_solve_tricks``."""
+        """``Analysis.playout`` with the last ``tricks`` tricks solved (``"all"``: the whole
+        play): ``policy`` plays until then, then minimax for ``player``'s team (the others
+        minimise its points; where each seat plays for itself every other seat plays against
+        ``player``: a paranoid solve); ``ValueError`` outside 1 .. ``max_solve_tricks``."""
         ...
 
 

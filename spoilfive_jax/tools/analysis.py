@@ -146,7 +146,7 @@ def block_values(
     keys: jax.Array,
     states: HandState,
     see_all: bool = False,
-    solve_tricks: int = 0,
+    solve_tricks: int | str = 0,
     infer_worlds: int = 0,
     model: Any = None,
 ) -> tuple[dict[str, jax.Array], jax.Array, jax.Array]:
@@ -157,8 +157,8 @@ def block_values(
     worlds come from ``sample_worlds`` (``see_all``: every world is the position itself, hidden
     cards and all, a player who sees every hand: the cheating bound of a search;
     ``infer_worlds``, ``model``: kept by the likelihood of the other seats' plays); world
-    l's playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``solve_tricks`` > 0: the
-    playouts solve that many last tricks exactly (``EndgameSolve.solved_playout``).  Returns
+    l's playouts use the key ``fold_in(fold_in(key, 1), l)``.  ``solve_tricks`` > 0 (or
+    ``"all"``): the playouts solve that many last tricks exactly (``EndgameSolve``).  Returns
     (values {field: float32[B, block, width]}, action ids int32[B, width], used bool[B, width])."""
     b = keys.shape[0]
     player = jnp.maximum(states.current_player, 0)

@@ -16,6 +16,7 @@ from spoilfive_jax.registry import available_games, make
 from spoilfive_jax.tools.policies import resolve_one
 
 CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
+ALL_TRICKS = "all"  # ``solve_tricks``: the whole hand solved
 
 
 def check_inference(infer_worlds: Any, softness: Any, kept: int = 0) -> None:
@@ -41,15 +42,16 @@ def check_levers(
     env: Any,
     tie_break: Any,
     carry_share: float,
-    solve_tricks: int = 0,
+    solve_tricks: int | str = 0,
     rollout_policy: Any = "heuristic",
     infer_worlds: int = 0,
     who: str = "pimc",
 ) -> None:
     """``ValueError`` for a lever ``env``'s game cannot take: a tie-break it cannot resolve;
     ``carry_share`` without an analysis field ``spoil_prob`` (a hand nobody wins) and states
-    with a ``pot``; ``solve_tricks`` without the ``EndgameSolve`` capability, above its
-    ``max_solve_tricks``, or with a rollout policy that is not a built-in name;
+    with a ``pot``; ``solve_tricks`` (a number of tricks, or ``"all"``) without the
+    ``EndgameSolve`` capability, above its ``max_solve_tricks``, or with a rollout policy that
+    is not a built-in name;
     ``infer_worlds`` without the ``Inference`` capability.  ``who``: the caller the messages
     name (``pimc``, ``analyze``)."""
     if infer_worlds:
@@ -57,10 +59,10 @@ def check_levers(
     if solve_tricks:
         solver = env.capability(caps.EndgameSolve, f"{who}'s solve_tricks")
         top = solver.max_solve_tricks(env)
-        if solve_tricks > top:
+        if solve_tricks != ALL_TRICKS and int(solve_tricks) > top:
             raise ValueError(
-                f"{who}: solve_tricks is at most {top} for {env.id} at {env.num_players} "
-                f"players (every play of the last tricks is enumerated), got {solve_tricks}"
+                f"{who}: solve_tricks is at most {top} (or {ALL_TRICKS!r}) for {env.id} at "
+                f"{env.num_players} players, got {solve_tricks}"
             )
         check_solve_policy(solve_tricks, rollout_policy)
     if tie_break is not None:
@@ -129,7 +131,20 @@ def _policy_names(game: str) -> tuple[str, ...]:
         return ()
 
 
-def check_solve_policy(solve_tricks: int, rollout_policy: Any) -> None:
+def check_solve_tricks(solve_tricks: Any) -> int | str:
+    """``solve_tricks`` checked: an integer >= 0 (0: no solve) or ``"all"`` (the whole hand,
+    returned as it is: the game's solver knows how many tricks that is); ``ValueError`` else."""
+    if isinstance(solve_tricks, str) and solve_tricks == ALL_TRICKS:
+        return solve_tricks
+    integral = isinstance(solve_tricks, (int, np.integer)) and not isinstance(solve_tricks, bool)
+    if not integral or solve_tricks < 0:
+        raise ValueError(
+            f"solve_tricks must be an integer >= 0 or {ALL_TRICKS!r}, got {solve_tricks!r}"
+        )
+    return int(solve_tricks)
+
+
+def check_solve_policy(solve_tricks: int | str, rollout_policy: Any) -> None:
     """A solve runs on the game's rollout kernel: its rollout policy must be a built-in name."""
     if solve_tricks and not isinstance(rollout_policy, str):
         raise ValueError(

@@ -18,8 +18,9 @@ Four levers change what the bot chooses (which worlds it searches, how it values
   rounding, ``TIE_TOLERANCE``; otherwise the first legal action wins it: in Spoil Five,
   every card of a hand the player cannot win is worth the same lost ante);
 - ``solve_tricks``: in a game with the ``EndgameSolve`` capability (the Forty-Five family),
-  each world's last ``solve_tricks`` tricks are solved exactly (minimax for the bot's team,
-  every hand in view) instead of played out by ``rollout_policy``;
+  each world's last ``solve_tricks`` tricks (``"all"``: the whole play) are solved exactly
+  (minimax for the bot's team, every hand in view; ``sf.solve``) instead of played out by
+  ``rollout_policy``;
 - ``carry_share``: in a game whose analysis reports ``spoil_prob`` and whose states carry a
   ``pot`` (Spoil Five), a hand nobody wins is worth ``carry_share * pot / N`` more to the bot:
   the spoiled pot is carried to the next hand, where it is one seat's share of what is won.
@@ -48,12 +49,14 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, HandState
 from spoilfive_jax.tools.analysis import DEFAULT_SOFTNESS, block_values, play_model
 from spoilfive_jax.tools.levers import (
+    ALL_TRICKS,
     CARRY_FIELD,
     check_infer_model,
     check_inference,
     check_levers,
     check_rollout_policy,
     check_solve_policy,
+    check_solve_tricks,
 )
 from spoilfive_jax.tools.policies import bind, resolve_one
 
@@ -77,7 +80,7 @@ class PimcPolicy:
     tie_break: Any = None  # a policy whose choice wins a tie (None: the first action)
     carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
     name: str = ""  # what tables call it ("" : pimc<samples>)
-    solve_tricks: int = 0  # the last tricks of each world solved exactly (EndgameSolve)
+    solve_tricks: int | str = 0  # the last tricks of each world solved exactly ("all": all)
     infer_worlds: int = 0  # worlds drawn, num_samples kept by the plays' likelihood (Inference)
     infer_model: Any = "heuristic"  # how the other seats are modelled (``play_model``)
     softness: float = DEFAULT_SOFTNESS  # the share of each modelled play spread evenly
@@ -152,7 +155,9 @@ class PimcPolicy:
                 f"{'' if isinstance(self.infer_model, str) else ' agent'}, "
                 f"softness {self.softness:g})"
             )
-        if self.solve_tricks:
+        if self.solve_tricks == ALL_TRICKS:
+            words.append("the whole play solved exactly")
+        elif self.solve_tricks:
             last = "trick" if self.solve_tricks == 1 else f"{self.solve_tricks} tricks"
             words.append(f"the last {last} solved exactly")
         if self.tie_break is not None:
@@ -205,7 +210,7 @@ def pimc(
     tie_break: Any = None,
     carry_share: float = 0.0,
     name: str = "",
-    solve_tricks: int = 0,
+    solve_tricks: int | str = 0,
     infer_worlds: int = 0,
     infer_model: Any = "heuristic",
     softness: float = DEFAULT_SOFTNESS,
@@ -219,13 +224,13 @@ def pimc(
     (the other hands included), so the bot's margin over the fair one sizes what the hidden
     cards cost it (the cheating bound).  ``tie_break`` (a policy, e.g. ``"heuristic"``) and
     ``carry_share`` (a number >= 0; Spoil Five) change what the bot maximises (module
-    docstring); ``solve_tricks`` (an integer >= 0; the Forty-Five family) solves each world's
-    last tricks exactly; ``infer_worlds`` (an integer >= 0; a game with the ``Inference``
-    capability) draws that many worlds and keeps ``num_samples`` of them by how likely they make
-    the other seats' plays under ``infer_model`` (a built-in policy name such as
-    ``"heuristic"``, or a loaded agent: ``play_model``) softened by ``softness`` (in [0, 1]:
-    the share of each play spread evenly over the legal moves); ``name`` is what tables call
-    the bot."""
+    docstring); ``solve_tricks`` (an integer >= 0, or ``"all"``: the whole hand; the Forty-Five
+    family) solves each world's last tricks exactly; ``infer_worlds`` (an integer >= 0; a game
+    with the ``Inference`` capability) draws that many worlds and keeps ``num_samples`` of them
+    by how likely they make the other seats' plays under ``infer_model`` (a built-in policy
+    name such as ``"heuristic"``, or a loaded agent: ``play_model``) softened by ``softness``
+    (in [0, 1]: the share of each play spread evenly over the legal moves); ``name`` is what
+    tables call the bot."""
     if isinstance(env, (int, np.integer)) and not isinstance(env, bool):
         raise ValueError(
             f"pimc's first argument is the env; pass the samples as num_samples={env!r}"
@@ -238,10 +243,7 @@ def pimc(
         raise ValueError(f"carry_share must be a number >= 0, got {carry_share!r}")
     if not carry_share >= 0 or carry_share == float("inf"):
         raise ValueError(f"carry_share must be a finite number >= 0, got {carry_share!r}")
-    if isinstance(solve_tricks, bool) or not isinstance(solve_tricks, (int, np.integer)):
-        raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
-    if solve_tricks < 0:
-        raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
+    solve_tricks = check_solve_tricks(solve_tricks)
     check_solve_policy(solve_tricks, rollout_policy)  # (no env needed)
     check_inference(infer_worlds, softness, int(num_samples))
     if not isinstance(name, str):
@@ -256,7 +258,7 @@ def pimc(
         tie_break,
         float(carry_share),
         name,
-        int(solve_tricks),
+        solve_tricks,
         int(infer_worlds),
         infer_model,
         float(softness),

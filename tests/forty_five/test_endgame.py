@@ -15,7 +15,8 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.env import transition
-from spoilfive_jax.games.forty_five import endgame, game, infer
+from spoilfive_jax.games.forty_five import endgame, fast_playout, game, infer
+from spoilfive_jax.games.forty_five import fast_play as fp
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from tests.forty_five.test_fast_playout import _after
 
@@ -140,23 +141,103 @@ def test_one_trick_solved_is_the_policy_playout() -> None:
         np.testing.assert_array_equal(solved[field], plain[field], err_msg=field)
 
 
-def test_the_cost_bound_is_enforced() -> None:
-    """A solve enumerates every play: at most ``MAX_LEAVES`` leaves a world."""
+def _plays(n: int, rules: FortyFiveRules, count: int, tricks: int, seed: int):
+    """(kernel plays [count] with at most ``tricks`` tricks left, their table, a seat each): the
+    hands of random positions (``_after``) taken on by the heuristic (``endgame.approach``)."""
+    env = sf.forty_five.FortyFive(n, rules)
+    after, player, keys = _after(env, count, seed=seed)
+    r = fast_playout.resume(after, fast_playout.chooser_of(keys, "heuristic", n), rules)
+    return endgame.approach(r, tricks * n, n, rules), r.table, player
+
+
+# Every rule the play reads, and every table size, solved both ways (3 tricks or fewer left).
+_SLOW = pytest.mark.slow
+SEARCH_CASES = [
+    pytest.param(4, R(), 3, id="forty_five4"),
+    pytest.param(2, R(joker=True, jink="wins_game", follow="seed"), 3, id="joker2-slam"),
+    pytest.param(2, R(), 3, id="forty_five2", marks=_SLOW),
+    pytest.param(3, R(rob="forced", renege="deal", follow="seed"), 3, id="seed3", marks=_SLOW),
+    pytest.param(4, R(variant="auction"), 3, id="auction4", marks=_SLOW),
+    pytest.param(5, R(joker=True, jink="announced"), 2, id="joker5-jink", marks=_SLOW),
+    pytest.param(6, R(variant="twenty_five", renege="trick"), 2, id="twenty_five6", marks=_SLOW),
+    pytest.param(4, R(scoring="hoyle", renege="deal"), 3, id="hoyle4", marks=_SLOW),
+]
+
+
+@pytest.mark.parametrize("n,rules,tricks", SEARCH_CASES)
+def test_the_search_equals_the_enumeration(n, rules, tricks) -> None:
+    """``search_solve`` (alpha-beta, equivalent cards merged) gives ``solve``'s (the full
+    enumeration's) points and bid made at every position, and so do the search without pruning
+    and without merging; the pruned search generates fewer children than the full one."""
+
+    @jax.jit
+    def run():
+        p, table, player = _plays(n, rules, 48, tricks, seed=7 * n + tricks)
+        full = endgame.solve(p, table, player, tricks * n, n, rules)
+        ways = [
+            endgame.search_solve(p, table, player, n, rules, prune, distinct)
+            for prune, distinct in ((True, True), (False, True), (True, False), (False, False))
+        ]
+        return full, ways
+
+    (points, made), ways = jax.device_get(run())
+    assert len(set(points.tolist())) > 1  # positions of different values
+    for value, made_on_line, _ in ways:
+        np.testing.assert_array_equal(value, points)
+        np.testing.assert_array_equal(made_on_line, made)
+    searched, everything = ways[0][2].sum(), ways[3][2].sum()
+    assert searched < everything, (searched, everything)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,rules", [(4, R()), (3, R(variant="auction")), (5, R())])
+def test_whole_hands_solved_with_and_without_pruning_agree(n, rules) -> None:
+    """Whole hands (5 tricks left, every position of the play): the search with pruning and
+    merging against the search of every line of every distinct card, which the tests above tie to
+    the enumeration."""
+
+    @jax.jit
+    def run():
+        p, table, player = _plays(n, rules, 12, 5, seed=n)
+        return [endgame.search_solve(p, table, player, n, rules, prune) for prune in (True, False)]
+
+    (fast, made, nodes), (slow, slow_made, all_nodes) = jax.device_get(run())
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(made, slow_made)
+    assert nodes.sum() < all_nodes.sum()
+
+
+def test_distinct_moves_merge_only_equivalent_cards() -> None:
+    """The seat's runs of cards with nothing another seat holds between them: one card each; a
+    card of the trick's winner, the renege level or the top trumps' edge splits a run."""
+    n, rules = 4, R()
+    env = sf.forty_five.FortyFive(n, rules)
+    after, _, keys = jax.jit(lambda: _after(env, 256, seed=11))()
+    r = fast_playout.resume(after, fast_playout.chooser_of(keys, "heuristic", n), rules)
+    p = endgame.approach(r, 3 * n, n, rules)
+    merged = jax.jit(lambda p, t: endgame.distinct_moves(p, t, rules))(p, r.table)
+    legal = jax.jit(lambda p, t: fp.play_legal(p, t, rules)[2])(p, r.table)
+    m_lo, m_hi, l_lo, l_hi = (np.asarray(x, np.uint64) for x in (*merged, *legal))
+    kept, every = m_lo | (m_hi << np.uint64(32)), l_lo | (l_hi << np.uint64(32))
+    live = np.asarray(~after.terminated) & (every != 0)
+    assert ((kept & ~every) == 0).all()  # a subset of the legal cards
+    assert (kept[live] != 0).all()  # never empty where a card may be played
+    assert (kept != every)[live].any()  # and it does merge
+
+
+def test_the_whole_hand_is_solvable() -> None:
+    """The search has no cost bound: every table solves up to the whole hand, ``"all"``."""
+    for n in (2, 3, 4, 5, 6):
+        assert endgame.max_solve_tricks(sf.forty_five.FortyFive(n)) == 5
     env = sf.forty_five.FortyFive(4, R())
-    assert endgame.max_solve_tricks(env) == 3
-    assert endgame.leaves(3, 4) == 1296 and endgame.leaves(5, 2) == 14400
-    assert [endgame.max_solve_tricks(sf.forty_five.FortyFive(n)) for n in (2, 3, 5, 6)] == [
-        5,
-        4,
-        3,
-        3,
-    ]
-    with pytest.raises(ValueError, match="solve_tricks must be an integer from 1 to 3"):
-        endgame.check_tricks(env, 4)
-    for bad in (True, 2.0, "2", 0):
+    assert endgame.check_tricks(env, "all") == 5 and endgame.check_tricks(env, 5) == 5
+    with pytest.raises(ValueError, match="solve_tricks must be an integer from 1 to 5 or 'all'"):
+        endgame.check_tricks(env, 6)
+    for bad in (True, 2.0, "2", 0, "ALL"):
         with pytest.raises(ValueError, match="solve_tricks"):
             endgame.check_tricks(env, bad)
     assert endgame.check_tricks(env, np.int64(2)) == 2 and type(endgame.check_tricks(env, 2)) is int
+    assert endgame.leaves(3, 4) == 1296 and endgame.leaves(5, 2) == 14400
 
 
 @pytest.mark.slow  # (the solve itself is checked by default against a host minimax above)
@@ -175,8 +256,13 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
     ff = sf.make("forty_five")
     bot = sf.pimc(ff, 4, solve_tricks=2)
     assert "the last 2 tricks solved exactly" in bot.describe()
-    with pytest.raises(ValueError, match="at most 3"):
-        sf.pimc(ff, 4, solve_tricks=4)
+    assert "the whole play solved exactly" in sf.pimc(ff, 4, solve_tricks="all").describe()
+    assert sf.pimc(ff, 4, solve_tricks=5).solve_tricks == 5
+    with pytest.raises(ValueError, match="at most 5"):
+        sf.pimc(ff, 4, solve_tricks=6)
+    for bad in ("ALL", "whole", 2.5, True):
+        with pytest.raises(ValueError, match="solve_tricks must be an integer >= 0 or 'all'"):
+            sf.pimc(ff, 4, solve_tricks=bad)
     with pytest.raises(ValueError, match="built-in rollout_policy"):
         sf.pimc(ff, 4, rollout_policy=ff.builtin_policy("random"), solve_tricks=1)
     with pytest.raises(ValueError, match="built-in rollout_policy"):  # (no env needed to see it)
@@ -185,7 +271,7 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
         sf.pimc(ff, 4, solve_tricks=-1)
     with pytest.raises(ValueError, match="EndgameSolve"):
         sf.pimc(sf.make("spoil_five"), 4, solve_tricks=1)
-    unbound = sf.pimc(num_samples=4, solve_tricks=4)
-    assert unbound.bind(sf.forty_five.FortyFive(2)).solve_tricks == 4  # 2 players: up to 5
-    with pytest.raises(ValueError, match="at most 3"):
-        unbound.bind(sf.forty_five.FortyFive(6, R(variant="twenty_five")))
+    unbound = sf.pimc(num_samples=4, solve_tricks="all")
+    assert unbound.bind(sf.forty_five.FortyFive(6, R(variant="twenty_five"))).solve_tricks == "all"
+    with pytest.raises(ValueError, match="EndgameSolve"):
+        unbound.bind(sf.make("spoil_five"))

@@ -1,29 +1,34 @@
-"""Exact solves of the family's last tricks on the rollout kernel: the ``EndgameSolve`` capability.
+"""Exact solves of the family's tricks on the rollout kernel: the ``EndgameSolve`` capability.
 
 ``solved_playout(env, keys, states, actions, player, policy, tricks)`` is ``infer.playout``
 with the end of each hand solved instead of played: after the action, the seats play with the
-built-in ``policy`` (on the kernel, ``fast_playout``) until ``tricks`` tricks are left, then
-every legal play of every seat in those tricks is enumerated and the hand's value is its
-minimax value for ``player``'s team: its seats choose the play that maximises the team's
-points for the hand, every other seat the play that minimises them (the family's two-team
-game exactly; in the games where each seat plays for itself, every other seat plays against
-``player``: a paranoid solve).  Each sampled world is solved with every hand in view: a
-perfect-information solve, which is what a PIMC bot's worlds are (``tools.pimc``,
-``solve_tricks``).
+built-in ``policy`` (on the kernel, ``fast_playout``) until ``tricks`` tricks are left (5, or
+``"all"``: the whole play), then the hand's value is its minimax value for ``player``'s team:
+its seats choose the play that maximises the team's points for the hand, every other seat the
+play that minimises them (the family's two-team game exactly; in the games where each seat
+plays for itself, every other seat plays against ``player``: a paranoid solve).  Each sampled
+world is solved with every hand in view: a perfect-information solve, which is what a PIMC
+bot's worlds are (``tools.pimc``, ``solve_tricks``).  Decisions before the first lead
+(robbing, bidding, discards, jink announcements) are always ``policy``'s.
 
-The enumeration is a fixed tree (``solve``): with R plays left, the seat to act holds
-ceil(R / N) cards, so ply i of a solve of K = tricks * N plies branches ceil((K - i) / N)
-ways, whatever the position; a hand with fewer plays left (the action was late in the hand, or
-an announced jink ended it) waits at the first plies with one branch.  A hand's tree holds
-``leaves(tricks, N)`` leaves (1296 for 3 tricks at 4 players); ``MAX_LEAVES`` bounds it.
+The solve is an alpha-beta search (``search_solve``, on ``core.search``), batched over worlds:
 
-``MAX_LEAVES`` bounds one world's tree; a pimc decision solves every world of its sample for
-each legal move (64 worlds x up to 6 moves: up to 25 million leaves at the bound).
+- equivalent cards are tried once (``distinct_moves``: cards of one seat and slot with no card
+  between them that another seat holds, the trick's winning card or the renege level's trump);
+- the other side's winning card is answered first with the lowest card that beats it, a lead
+  with the highest card (``_order``);
+- a hand in its last trick is settled at once (each seat's one card played out).
+
+``solve`` is the plain enumeration of a fixed tree that came before it (every legal play of
+every seat, ``leaves(tricks, N)`` leaves: 1296 for 3 tricks at 4 players), kept as the
+reference the search is tested against; ``search_solve(..., prune=False)`` searches every line
+too, which counts what the pruning saves.
 
 Auction's ``make_prob`` is whether the bid is made on the solved line (the principal
 variation).  Where several plays give ``player``'s side the same points, the first in the
-kernel's order is taken, and the bid may be made on one such line and not another; in the
-individual games the bidder, like every other seat, plays against ``player``, not for its bid.
+search's order is taken (in ``solve``: the first in the kernel's order), and the bid may be made
+on one such line and not another; in the individual games the bidder, like every other seat,
+plays against ``player``, not for its bid.
 """
 
 from __future__ import annotations
@@ -37,14 +42,16 @@ import jax
 import jax.numpy as jnp
 
 import spoilfive_jax.games.forty_five.fast_play as fp
-from spoilfive_jax.core import bits
+import spoilfive_jax.games.forty_five.strength as sx
+from spoilfive_jax.core import bits, search
+from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.packed import get, is_clear
 from spoilfive_jax.games.forty_five.fast_playout import chooser_of, resume
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
-I32 = jnp.int32
-MAX_LEAVES = 1 << 16  # the most leaves a hand's solve may enumerate (``check_tricks``)
+I32, U32 = jnp.int32, jnp.uint32
+ALL = "all"  # ``solve_tricks``: the whole play of the hand
 
 
 def leaves(tricks: int, num_players: int) -> int:
@@ -54,20 +61,22 @@ def leaves(tricks: int, num_players: int) -> int:
 
 
 def max_solve_tricks(env: Any) -> int:
-    """The most tricks a solve may enumerate at ``env``'s table (``MAX_LEAVES``)."""
-    n = env.num_players
-    return max(t for t in range(1, NUM_TRICKS + 1) if leaves(t, n) <= MAX_LEAVES)
+    """The most tricks a solve takes: the whole hand, at every table."""
+    del env
+    return NUM_TRICKS
 
 
 def check_tricks(env: Any, tricks: Any) -> int:
-    """``tricks`` as an int, or a ``ValueError``: 1 to ``max_solve_tricks(env)``."""
+    """``tricks`` as an int (``"all"``: ``NUM_TRICKS``), or a ``ValueError``: 1 to
+    ``max_solve_tricks(env)``."""
+    if isinstance(tricks, str) and tricks == ALL:
+        return NUM_TRICKS
     top = max_solve_tricks(env)
     integral = isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool)
     if not integral or not 1 <= tricks <= top:
         raise ValueError(
-            f"solve_tricks must be an integer from 1 to {top} at {env.num_players} players "
-            f"(a solve of t tricks enumerates every play: {leaves(top, env.num_players)} "
-            f"leaves a world at {top}), got {tricks!r}"
+            f"solve_tricks must be an integer from 1 to {top} or {ALL!r} (the whole hand), "
+            f"got {tricks!r}"
         )
     return int(tricks)
 
@@ -175,6 +184,131 @@ def solve(
     return value, made
 
 
+def _run_tails(own: jax.Array, others: jax.Array, cut: int) -> jax.Array:
+    """uint32: the cards of ``own`` (a word of positions) whose nearest occupied position
+    below, in ``own | others``, is also ``own``'s, not crossing a ``cut`` position (one that
+    cannot follow the position below it)."""
+    cut_bits = jnp.uint32(cut)
+    grow, through = own, ~(own | others) & ~cut_bits
+    for shift in (1, 2, 4, 8):  # fill upwards from own's cards through the empty positions
+        grow = grow | (through & (grow << shift))
+        through = through & (through << shift)
+    return own & (grow << 1) & ~cut_bits
+
+
+# Positions that cannot follow the one below: each slot's first, and the lowest top trump.
+_CUT_LO = (1 << 0) | (1 << 16)
+_CUT_HI = (1 << 0) | (1 << 16) | (1 << 11)
+
+
+def distinct_moves(p: fp.Play, table: fp.Table, rules: FortyFiveRules) -> Bits:
+    """The seat to act's legal cards, one of each run of equivalent cards: cards of one slot
+    with no card between them that another seat holds, the current trick's winning card or the
+    renege level's trump (nor across the top trumps' edge).  Equivalent cards give the same
+    value, so a search need try only one of each run."""
+    st = p.status
+    _, hand, legal = fp.play_legal(p, table, rules)
+    removed = Bits(p.removed_lo, p.removed_hi)
+    lo = functools.reduce(jnp.bitwise_or, table.held_lo)
+    hi = functools.reduce(jnp.bitwise_or, table.held_hi)
+    others = Bits(lo, hi).without(removed).without(hand)
+    led, best, level = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_LEVEL)
+    trump_best = best >= sx.TRUMP_POWER
+    best_pos = jnp.where(trump_best, sx.TRUMP_BASE + best - sx.TRUMP_POWER, led * 16 + best)
+    best_bit = bits.where((led >= 0) & (best >= 0), bits.bit(best_pos), bits.bit(jnp.int32(63)))
+    level_bit = bits.where(level >= 0, bits.bit(sx.TRUMP_BASE + level), bits.bit(jnp.int32(63)))
+    others = others | best_bit | level_bit
+    same = Bits(_run_tails(hand.lo, others.lo, _CUT_LO), _run_tails(hand.hi, others.hi, _CUT_HI))
+    return legal.without(same)
+
+
+def _winners(untried: Bits, led: jax.Array, best: jax.Array) -> Bits:
+    """The cards of ``untried`` that would take the trick now (all of them when leading)."""
+    trumps = sx.trumps_of(untried)
+    trump_win = jnp.where(best >= sx.TRUMP_POWER, trumps & sx.above(best - sx.TRUMP_POWER), trumps)
+    shift = jnp.where((led == 1) | (led == 3), U32(16), U32(0))
+    plain = (sx.above(best) & U32(sx.PLAIN_MASK)) << shift
+    follow = untried & sx.slot_mask(led)
+    plain_win = Bits(
+        jnp.where(best < sx.TRUMP_POWER, follow.lo & plain, U32(0)),
+        jnp.where(best < sx.TRUMP_POWER, follow.hi & plain, U32(0)),
+    )
+    out = Bits(plain_win.lo, plain_win.hi | trump_win)
+    return bits.where(led < 0, untried, out)
+
+
+def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
+    """The next move to try: when a seat of the other side is winning the trick, the lowest
+    card that takes it; otherwise the lowest card (a lead: the highest)."""
+    t = num_teams(num_players)
+    st = p.status
+    led, best, seat = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_SEAT)
+    cur = get(st, fp._F_CUR)
+    win = _winners(untried, led, best)
+    theirs = (led >= 0) & (seat % t != cur % t) & bits.nonempty(win)
+    return jnp.where(
+        led < 0, bits.highest(untried), jnp.where(theirs, bits.lowest(win), bits.lowest(untried))
+    )
+
+
+def _tree(
+    table: fp.Table,
+    player: jax.Array,
+    num_players: int,
+    rules: FortyFiveRules,
+    distinct: bool = True,
+) -> search.Tree[fp.Play]:
+    """One world's play as a ``core.search.Tree``: ``player``'s team maximises its points for
+    the hand, every other seat minimises them; a hand is settled once over or in its last trick
+    (each seat's one card is played out); ``aux`` is Auction's bid made (1, 0; -1 outside)."""
+    n, t = num_players, num_teams(num_players)
+
+    def settle(p: fp.Play) -> search.Leaf:
+        over = ~is_clear(p.status, fp._F_DONE)
+        last = get(p.status, fp._F_TRICK) == NUM_TRICKS - 1
+        q = p
+        for _ in range(n):  # the last trick: every seat's only card (a hand over stands)
+            q = fp.play_step(q, table, bits.lowest(fp.play_legal(q, table, rules)[2]), n, rules)
+        one = functools.partial(jax.tree.map, lambda x: x[None])
+        points, made = _leaf_values(one(q), one(table), player[None], n, rules)
+        aux = jnp.where(jnp.isnan(made[0]), -1, made[0]).astype(I32)
+        return search.Leaf(over | last, points[0].astype(I32), aux)
+
+    return search.Tree(
+        moves=lambda p: (
+            distinct_moves(p, table, rules) if distinct else fp.play_legal(p, table, rules)[2]
+        ),
+        play=lambda p, pos: fp.play_step(p, table, pos, n, rules),
+        leaf=settle,
+        maximise=lambda p: get(p.status, fp._F_CUR) % t == player % t,
+        order=lambda p, untried: _order(p, untried, n),
+    )
+
+
+def search_solve(
+    p: fp.Play,
+    table: fp.Table,
+    player: jax.Array,
+    num_players: int,
+    rules: FortyFiveRules,
+    prune: bool = True,
+    distinct: bool = True,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``solve`` of hands ``p`` [B] from any point of their play by alpha-beta
+    (``core.search``; module docstring) instead of enumeration: (points float32[B], the bid
+    made float32[B], NaN outside Auction, the children searched int32[B]).  ``prune=False``
+    searches every line, ``distinct=False`` every legal card (not one of each run of
+    equivalent cards): both off, the full tree of ``solve``."""
+
+    def tree_of(ctx: tuple[fp.Table, jax.Array]) -> search.Tree[fp.Play]:
+        return _tree(ctx[0], ctx[1], num_players, rules, distinct)
+
+    depth = (NUM_TRICKS - 1) * num_players  # (a hand in its last trick is settled)
+    out = search.alphabeta(tree_of, (table, player), p, depth, prune)
+    made = jnp.where(out.aux < 0, jnp.nan, out.aux.astype(jnp.float32))
+    return out.value.astype(jnp.float32), made, out.nodes
+
+
 def _at(x: jax.Array, like: jax.Array) -> jax.Array:
     """``x`` [B] broadcast to the shape [B, ...] of ``like``."""
     return jnp.broadcast_to(x.reshape(x.shape + (1,) * (like.ndim - 1)), like.shape)
@@ -200,7 +334,7 @@ def solved_playout_kernel(
     plies = tricks * n
     r = resume(states, chooser_of(keys, kind, n), rules)
     p = approach(r, plies, n, rules)
-    points, made = solve(p, r.table, player, plies, n, rules)
+    points, made, _ = search_solve(p, r.table, player, n, rules)
     ended = jnp.take_along_axis(states.rewards, player[:, None], axis=1)[:, 0]
     points = jnp.where(states.terminated, ended, points)
     if rules.auction:
@@ -212,12 +346,14 @@ def solved_playout_kernel(
 
 
 __all__ = [
-    "MAX_LEAVES",
+    "ALL",
     "approach",
     "check_tricks",
+    "distinct_moves",
     "leaves",
     "max_solve_tricks",
     "remaining",
+    "search_solve",
     "solve",
     "solved_playout_kernel",
 ]

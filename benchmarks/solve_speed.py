@@ -1,0 +1,194 @@
+"""Speed of the exact solver (``sf.solve``, ``games.forty_five.endgame.search_solve``) and of a
+pimc decision on it.
+
+For each game and table of ``CASES``, on hands at the first lead of their play (the whole
+play left, 5 tricks) and after the first trick (4 tricks left):
+
+- whole-hand solves a second with one world, and with a batch of 64 x 6 worlds (a pimc
+  decision's: 64 worlds x up to 6 legal moves), after a compile run, best of ``--reps``;
+- the children the search generates (mean and largest of the batch), against the full tree:
+  the plain enumeration's leaves (``endgame.leaves``: the most a tree of that many plays can
+  have) and, where it is small enough to search (``--full-limit``), the children of the search
+  of every line of every legal card (``prune=False, distinct=False``), measured;
+- a pimc decision of ``sf.pimc(env, 64, solve_tricks="all")`` at the first lead and at the
+  trick's second seat, wall time after a compile run (best of ``--reps``).
+
+    python benchmarks/solve_speed.py --json benchmarks/results/solve_speed.json
+    python benchmarks/solve_speed.py --quick          # one small table, small batches
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+import spoilfive_jax as sf
+from spoilfive_jax.games.forty_five import endgame, fast_playout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
+from provenance import provenance
+
+CASES = (("forty_five", 4), ("twenty_five", 4), ("auction_forty_fives", 4), ("forty_five", 2))
+QUICK = (("forty_five", 2),)
+
+
+def at_the_play(env: sf.Env, count: int, tricks_done: int, seed: int) -> Any:
+    """``count`` hands taken by the heuristic to the lead of trick ``tricks_done`` + 1."""
+    act = jax.vmap(env.builtin_policy("heuristic"))
+    step = jax.vmap(env.step)
+    keys = jax.random.split(jax.random.PRNGKey(seed), count)
+
+    @jax.jit
+    def run() -> Any:
+        def body(s: Any, _: Any) -> tuple[Any, None]:
+            go = (s.phase != 6) | (s.trick_num < tricks_done) | (s.current_player != s.leader)
+            go = go & ~s.terminated
+            new = step(s, act(keys, s, jnp.maximum(s.current_player, 0)))
+            wide = lambda x: go.reshape(go.shape + (1,) * (x.ndim - 1))  # noqa: E731
+            return jax.tree.map(lambda a, b: jnp.where(wide(a), a, b), new, s), None
+
+        return jax.lax.scan(body, jax.vmap(env.init)(keys), None, length=env.max_decisions)[0]
+
+    return run()
+
+
+def best_time(fn: Callable[[], Any], reps: int) -> float:
+    jax.block_until_ready(fn())
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn())
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[..., Any]:
+    n, rules = env.num_players, env.rules
+
+    @jax.jit
+    def run(states: Any, keys: jax.Array) -> tuple[jax.Array, jax.Array]:
+        r = fast_playout.resume(states, fast_playout.chooser_of(keys, "heuristic", n), rules)
+        player = states.current_player
+        value, _, nodes = endgame.search_solve(r.play, r.table, player, n, rules, prune, distinct)
+        return value, nodes
+
+    return run
+
+
+def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict[str, Any]]:
+    rows = []
+    n = env.num_players
+    for tricks_done in (0, 1):
+        tricks = 5 - tricks_done
+        states = at_the_play(env, batch, tricks_done, seed=tricks)
+        keys = jax.random.split(jax.random.PRNGKey(0), batch)
+        one = jax.tree.map(lambda x: x[:1], states)
+        run = solver(env)
+        t_one = best_time(functools.partial(run, one, keys[:1]), reps)
+        t_batch = best_time(functools.partial(run, states, keys), reps)
+        _, nodes = jax.device_get(run(states, keys))
+        row = {
+            "game": env.id,
+            "players": n,
+            "tricks_left": tricks,
+            "batch": batch,
+            "one_world_solves_per_s": 1 / t_one,
+            "batch_s": t_batch,
+            "batch_solves_per_s": batch / t_batch,
+            "nodes_mean": float(nodes.mean()),
+            "nodes_max": int(nodes.max()),
+            "enumeration_leaves": endgame.leaves(tricks, n),
+            "full_nodes_mean": None,
+        }
+        if endgame.leaves(tricks, n) <= full_limit:
+            _, full = jax.device_get(solver(env, False, False)(states, keys))
+            row["full_nodes_mean"] = float(full.mean())
+        rows.append(row)
+        print(
+            f"  {env.id} {n}p, {tricks} tricks: one world {row['one_world_solves_per_s']:,.0f}/s, "
+            f"{batch} worlds in {t_batch * 1e3:,.0f} ms; nodes mean {row['nodes_mean']:,.0f} "
+            f"max {row['nodes_max']:,}",
+            file=sys.stderr,
+        )
+    return rows
+
+
+def pimc_rows(env: sf.Env, samples: int, reps: int) -> list[dict[str, Any]]:
+    bot = jax.jit(sf.pimc(env, samples, solve_tricks="all"))
+    rows = []
+    for seat_in_trick in (0, 1):
+        state = jax.tree.map(lambda x: x[0], at_the_play(env, 1, 0, seed=11))
+        act = env.builtin_policy("heuristic")
+        for _ in range(seat_in_trick):
+            state = env.step(state, act(jax.random.PRNGKey(0), state, state.current_player))
+        key = jax.random.PRNGKey(1)
+        t = best_time(functools.partial(bot, key, state, state.current_player), reps)
+        rows.append(
+            {"game": env.id, "players": env.num_players, "samples": samples,
+             "seat_in_trick": seat_in_trick, "decision_s": t}
+        )  # fmt: skip
+        print(f"  {env.id}: pimc {samples}, seat {seat_in_trick}: {t:.2f} s", file=sys.stderr)
+    return rows
+
+
+def table(rows: list[dict[str, Any]], pimc: list[dict[str, Any]]) -> str:
+    lines = [
+        "| game | players | tricks left | one world, solves/s | worlds | all solved, ms | nodes "
+        "mean (max) | full tree: enumeration leaves | full tree, nodes searched |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        full = "n/a" if r["full_nodes_mean"] is None else f"{r['full_nodes_mean']:,.0f}"
+        lines.append(
+            f"| {r['game']} | {r['players']} | {r['tricks_left']} | "
+            f"{r['one_world_solves_per_s']:,.0f} | {r['batch']} | {r['batch_s'] * 1e3:,.0f} | "
+            f"{r['nodes_mean']:,.0f} ({r['nodes_max']:,}) | {r['enumeration_leaves']:,} | {full} |"
+        )
+    lines += ["", "| game | players | pimc worlds | seat in the first trick | decision, ms |"]
+    lines.append("|---|---|---|---|---|")
+    for r in pimc:
+        lines.append(
+            f"| {r['game']} | {r['players']} | {r['samples']} | {r['seat_in_trick'] + 1} | "
+            f"{r['decision_s'] * 1e3:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one 2-player table, batch 8")
+    ap.add_argument("--batch", type=int, default=384, help="worlds at once (64 x 6)")
+    ap.add_argument("--samples", type=int, default=64, help="pimc's worlds a decision")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--full-limit", type=int, default=20_000, help="largest tree searched whole")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+    cases = QUICK if a.quick else CASES
+    batch, samples = (8, 4) if a.quick else (a.batch, a.samples)
+    rows, pimc = [], []
+    for game, n in cases:
+        env = sf.make(game, num_players=n)
+        rows += solve_rows(env, batch, a.reps, a.full_limit)
+        if n == 4 or a.quick:
+            pimc += pimc_rows(env, samples, a.reps)
+    print(table(rows, pimc))
+    argv = sys.argv[1:] if argv is None else argv
+    result = {"rows": rows, "pimc": pimc, **provenance(__file__, argv)}
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""``sf.solve``: the exact value of every legal action with every hand in view (its values are
+checked against a plain minimax over the reference engine in
+``tests/forty_five/test_solve_reference.py``, and the search behind it against the full
+enumeration in ``tests/forty_five/test_endgame.py``)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import spoilfive_jax as sf
+
+
+def _late(env: sf.Env, count: int, decisions: int, seed: int = 0):
+    """``count`` hands of ``env`` after ``decisions`` heuristic decisions (still live)."""
+    act = jax.vmap(env.builtin_policy("heuristic"))
+    keys = jax.random.split(jax.random.PRNGKey(seed), count)
+
+    @jax.jit
+    def run():
+        s = jax.vmap(env.init)(keys)
+        for _ in range(decisions):
+            s = jax.vmap(env.step)(s, act(keys, s, s.current_player))
+        return s
+
+    return run()
+
+
+@pytest.fixture(scope="module")
+def two():
+    env = sf.make("forty_five", num_players=2)
+    return env, _late(env, 3, 6)
+
+
+def test_values_on_the_legal_actions_only(two) -> None:
+    env, states = two
+    values = np.asarray(sf.solve(env, states))
+    legal = np.asarray(states.legal_action_mask)
+    assert values.shape == (3, env.num_actions) and values.dtype == np.float32
+    assert (np.isnan(values) == ~legal).all()
+    # two players: the hand's 30 points split between the seats (5 a trick, 5 for the best trump)
+    assert ((values[legal] >= 0) & (values[legal] <= 30) & (values[legal] % 5 == 0)).all()
+    one = np.asarray(sf.solve(env, jax.tree.map(lambda x: x[1], states)))
+    np.testing.assert_array_equal(one, values[1])
+
+
+def test_the_other_side_sees_the_rest_of_the_points(two) -> None:
+    """At two seats each trick and the bonus goes to one side: seat p's value of an action and
+    the opponent's add up to the hand's 30 points (less what was scored before the position:
+    none, the values are the hand's points from its start)."""
+    env, states = two
+    mine = np.asarray(sf.solve(env, states))
+    other = np.asarray(sf.solve(env, states, player=1 - np.asarray(states.current_player)))
+    legal = np.asarray(states.legal_action_mask)
+    np.testing.assert_array_equal(mine[legal] + other[legal], 30)
+
+
+def test_bad_input_is_a_value_error(two) -> None:
+    env, states = two
+    with pytest.raises(ValueError, match=r"player must be a seat 0\.\.1"):
+        sf.solve(env, states, player=2)
+    with pytest.raises(ValueError, match="player must be a seat"):
+        sf.solve(env, states, player=0.5)
+    with pytest.raises(ValueError, match="one of"):
+        sf.solve(env, states, policy="clever")
+    with pytest.raises(ValueError, match="built-in rollout_policy"):
+        sf.solve(env, states, policy=env.builtin_policy("random"))
+    over = states.replace(terminated=jnp.ones_like(states.terminated))
+    with pytest.raises(ValueError, match="already over"):
+        sf.solve(env, over)
+    with pytest.raises(ValueError, match="given to"):
+        sf.solve(sf.make("forty_five", num_players=4), states)
+    spoil = sf.make("spoil_five")
+    with pytest.raises(ValueError, match="EndgameSolve"):
+        sf.solve(spoil, spoil.init(jax.random.PRNGKey(0)))
