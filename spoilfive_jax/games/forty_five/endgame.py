@@ -45,13 +45,14 @@ import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits, search
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.packed import get, is_clear
+from spoilfive_jax.core.packed import get, is_clear, seat_value
 from spoilfive_jax.games.forty_five.fast_playout import chooser_of, resume
-from spoilfive_jax.games.forty_five.game import NUM_TRICKS, State
+from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 I32, U32 = jnp.int32, jnp.uint32
 ALL = "all"  # ``solve_tricks``: the whole play of the hand
+CPU_LANES = 32  # worlds searched at a time on a CPU (384 whole hands, 4 players: 32 fastest)
 
 
 def leaves(tricks: int, num_players: int) -> int:
@@ -238,17 +239,56 @@ def _winners(untried: Bits, led: jax.Array, best: jax.Array) -> Bits:
 
 
 def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
-    """The next move to try: when a seat of the other side is winning the trick, the lowest
-    card that takes it; otherwise the lowest card (a lead: the highest)."""
+    """The next move to try: a lead, the highest trump (else the highest card); when a seat of
+    the other side is winning the trick, the lowest card that takes it; otherwise the lowest
+    card.  (Measured on whole hands at 4 players: leading the highest card searched 20% more
+    children, answering with the highest winner 7% more.)"""
     t = num_teams(num_players)
     st = p.status
     led, best, seat = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_SEAT)
     cur = get(st, fp._F_CUR)
     win = _winners(untried, led, best)
     theirs = (led >= 0) & (seat % t != cur % t) & bits.nonempty(win)
-    return jnp.where(
-        led < 0, bits.highest(untried), jnp.where(theirs, bits.lowest(win), bits.lowest(untried))
+    trumps = Bits(U32(0), sx.trumps_of(untried))
+    lead = jnp.where(bits.nonempty(trumps), bits.highest(trumps), bits.highest(untried))
+    follow = jnp.where(theirs, bits.lowest(win), bits.lowest(untried))
+    return jnp.where(led < 0, lead, follow)
+
+
+def _bounds(
+    p: fp.Play, table: fp.Table, player: jax.Array, num_players: int, rules: FortyFiveRules
+) -> tuple[jax.Array, jax.Array]:
+    """int32[] (lo, hi): the points ``player``'s team can still end the hand with, from the
+    tricks it has won and the tricks left (every one of them and the bonus at best, none at
+    worst); the announced jink's all-or-nothing is not bounded (the whole range)."""
+    t = num_teams(num_players)
+    team = player % t
+    won = jnp.sum(
+        jnp.stack(
+            [
+                jnp.where(s % t == team, seat_value(p.tricks, s, fp._TRICK_BITS), 0)
+                for s in range(num_players)
+            ]
+        )
     )
+    most = won + NUM_TRICKS - get(p.status, fp._F_TRICK)
+    if rules.scoring == "hoyle":
+        lo = jnp.where(won == NUM_TRICKS, 10, jnp.where(won >= 3, 5, 0))
+        hi = jnp.where(most == NUM_TRICKS, 10, jnp.where(most >= 3, 5, 0))
+    else:
+        lo = POINTS_PER_TRICK * won
+        hi = POINTS_PER_TRICK * (most + int(rules.bonus))
+    if rules.auction:  # the bidding team scores its points if it makes its bid, else -bid
+
+        def scored(points: jax.Array) -> jax.Array:
+            made = jnp.where(table.bid == 30, 2 * points, points)
+            return jnp.where(points >= table.bid, made, -table.bid)
+
+        bidding = (table.bidder >= 0) & (table.bidder % t == team)
+        lo, hi = jnp.where(bidding, scored(lo), lo), jnp.where(bidding, scored(hi), hi)
+    if rules.jink == "announced":
+        return I32(-search.INF), I32(search.INF)
+    return lo.astype(I32), hi.astype(I32)
 
 
 def _tree(
@@ -282,6 +322,7 @@ def _tree(
         leaf=settle,
         maximise=lambda p: get(p.status, fp._F_CUR) % t == player % t,
         order=lambda p, untried: _order(p, untried, n),
+        bounds=lambda p: _bounds(p, table, player, n, rules),
     )
 
 
@@ -293,18 +334,23 @@ def search_solve(
     rules: FortyFiveRules,
     prune: bool = True,
     distinct: bool = True,
+    lanes: int | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``solve`` of hands ``p`` [B] from any point of their play by alpha-beta
     (``core.search``; module docstring) instead of enumeration: (points float32[B], the bid
     made float32[B], NaN outside Auction, the children searched int32[B]).  ``prune=False``
     searches every line, ``distinct=False`` every legal card (not one of each run of
-    equivalent cards): both off, the full tree of ``solve``."""
+    equivalent cards): both off, the full tree of ``solve``.  ``lanes``: the worlds searched
+    at a time (``core.search.alphabeta``); by default ``CPU_LANES`` on a CPU, every world at
+    once elsewhere."""
+    if lanes is None and jax.default_backend() == "cpu":
+        lanes = CPU_LANES
 
     def tree_of(ctx: tuple[fp.Table, jax.Array]) -> search.Tree[fp.Play]:
         return _tree(ctx[0], ctx[1], num_players, rules, distinct)
 
     depth = (NUM_TRICKS - 1) * num_players  # (a hand in its last trick is settled)
-    out = search.alphabeta(tree_of, (table, player), p, depth, prune)
+    out = search.alphabeta(tree_of, (table, player), p, depth, prune, lanes)
     made = jnp.where(out.aux < 0, jnp.nan, out.aux.astype(jnp.float32))
     return out.value.astype(jnp.float32), made, out.nodes
 

@@ -1,0 +1,93 @@
+"""``core.search.alphabeta`` on random game trees against a plain recursive minimax: the same
+value with and without pruning, with every world at once and with a few lanes taking worlds
+in turn, and the line's ``aux`` the first best move's (the tree's own, not a game's)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from spoilfive_jax.core import bits, search
+
+DEPTH = 6
+M32 = 0xFFFFFFFF
+
+
+class Node(NamedTuple):
+    code: jax.Array  # uint32[]: a hash of the path from the root
+    depth: jax.Array  # int32[]
+
+
+def _mix(x: jax.Array, move: jax.Array) -> jax.Array:
+    """uint32 hash of a path and a move (``_minimax`` does the same arithmetic in Python)."""
+    u = jnp.uint32
+    x = (x ^ (move + u(0x9E3779B9))) * u(0x85EBCA6B)
+    x = x ^ (x >> 13)
+    return x * u(0xC2B2AE35)
+
+
+def _tree(seed: jax.Array) -> search.Tree[Node]:
+    def leaf(n: Node) -> search.Leaf:
+        value = (n.code % jnp.uint32(21)).astype(jnp.int32) - 10
+        return search.Leaf(n.depth == DEPTH, value, ((n.code >> 7) & 1).astype(jnp.int32))
+
+    def moves(n: Node) -> bits.Bits:
+        width = 1 + (n.code >> 3) % 4  # 1..4 moves
+        return bits.Bits((jnp.uint32(1) << width) - 1, jnp.uint32(0))
+
+    return search.Tree(
+        moves=moves,
+        play=lambda n, m: Node(_mix(n.code ^ seed, m.astype(jnp.uint32)), n.depth + 1),
+        leaf=leaf,
+        maximise=lambda n: n.depth % 2 == 0,
+    )
+
+
+def _minimax(code: int, depth: int, seed: int) -> tuple[int, int]:
+    """(value, aux of the first best line) by plain recursion."""
+    if depth == DEPTH:
+        return code % 21 - 10, (code >> 7) & 1
+    best = None
+    for m in range(1 + (code >> 3) % 4):
+        x = code ^ seed
+        x = ((x ^ (m + 0x9E3779B9)) * 0x85EBCA6B) & M32
+        x ^= x >> 13
+        child = _minimax((x * 0xC2B2AE35) & M32, depth + 1, seed)
+        if best is None or (child[0] > best[0] if depth % 2 == 0 else child[0] < best[0]):
+            best = child
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("prune,lanes", [(True, None), (False, None), (True, 5), (False, 3)])
+def test_alphabeta_is_minimax(prune: bool, lanes: int | None) -> None:
+    worlds = 24
+    codes = np.random.default_rng(0).integers(0, 2**32, worlds, dtype=np.uint64)
+    seeds = np.arange(worlds, dtype=np.uint32) * 7919
+    roots = Node(jnp.asarray(codes, jnp.uint32), jnp.zeros(worlds, jnp.int32))
+    roots = roots._replace(depth=roots.depth.at[3].set(DEPTH))  # a settled root
+    out = jax.jit(
+        lambda r, s: search.alphabeta(_tree, s, r, DEPTH, prune, lanes), static_argnums=()
+    )(roots, jnp.asarray(seeds))
+    want = [
+        _minimax(int(c), DEPTH if i == 3 else 0, int(s))
+        for i, (c, s) in enumerate(zip(codes, seeds, strict=True))
+    ]
+    np.testing.assert_array_equal(np.asarray(out.value), [v for v, _ in want])
+    np.testing.assert_array_equal(np.asarray(out.aux), [a for _, a in want])
+    assert int(out.nodes[3]) == 0 and (np.asarray(out.nodes)[np.arange(worlds) != 3] > 0).all()
+
+
+def test_pruning_searches_less() -> None:
+    roots = Node(jnp.arange(16, dtype=jnp.uint32) * 1000003, jnp.zeros(16, jnp.int32))
+    seeds = jnp.zeros(16, jnp.uint32)
+    pruned, full = (
+        jax.jit(lambda r, s, p=p: search.alphabeta(_tree, s, r, DEPTH, p))(roots, seeds)
+        for p in (True, False)
+    )
+    np.testing.assert_array_equal(pruned.value, full.value)
+    assert int(pruned.nodes.sum()) < int(full.nodes.sum())
