@@ -79,6 +79,24 @@ class Solved(NamedTuple):
     nodes: jax.Array  # the children the search generated (its cost)
 
 
+def run_tails(own: Bits, others: Bits, cut: Bits) -> Bits:
+    """The cards of ``own`` whose nearest occupied position below, in ``own | others``, is
+    also ``own``'s, not crossing a ``cut`` position (one that cannot follow the position below
+    it: a suit's first, the edge of a privilege).  In a trick-taking game whose positions rank
+    the cards within each suit, those cards are each equivalent to the one below them for the
+    seat holding them (when ``others`` holds every card another seat holds and every played
+    card that still matters), so a search need try only the lowest of each run."""
+
+    def word(mine: jax.Array, theirs: jax.Array, stop: jax.Array) -> jax.Array:
+        grow, through = mine, ~(mine | theirs) & ~stop
+        for shift in (1, 2, 4, 8):  # fill upwards from own's cards through the empty positions
+            grow = grow | (through & (grow << shift))
+            through = through & (through << shift)
+        return mine & (grow << 1) & ~stop
+
+    return Bits(word(own.lo, others.lo, cut.lo), word(own.hi, others.hi, cut.hi))
+
+
 # The columns of a stack row after the node's words.
 _LO, _HI, _ALPHA, _BETA, _BEST, _AUX, _MAX = range(7)
 
@@ -321,4 +339,4 @@ def _queued(
     return Solved(q.value, q.aux, q.nodes)
 
 
-__all__ = ["INF", "Leaf", "Solved", "Tree", "alphabeta"]
+__all__ = ["INF", "Leaf", "Solved", "Tree", "alphabeta", "run_tails"]

@@ -2,22 +2,25 @@
 
 ``solve(env, states, player)`` answers "what is each of these moves worth if every card is
 known?" for a batch of positions: each legal action is applied and the hand is solved to its
-end by the game's ``EndgameSolve`` capability (the Forty-Five family: an alpha-beta search of
-the whole play, ``games.forty_five.endgame``).  The value is the solve's for ``player``:
+end by the game's ``EndgameSolve`` capability (an alpha-beta search on ``core.search``:
+``games.forty_five.endgame``, ``games.spoil_five.solve``).  The value is the solve's for
+``player``:
 
-- in the partnership games (two teams), the minimax value of ``player``'s team's points for
-  the hand, exact;
-- where each seat plays for itself (Forty-Five at 3, 5 or 7 seats, Auction's play), the
-  paranoid value: every other seat plays to minimise ``player``'s points.
+- in the partnership games (the family at 4 or 6 seats, two teams), the minimax value of
+  ``player``'s team's points for the hand, exact;
+- where each seat plays for itself (Spoil Five; Forty-Five at 2, 3 or 5 seats; Auction's
+  individual tables), the paranoid value: every other seat plays to minimise ``player``'s
+  points (chips in Spoil Five).
 
 The states' hidden cards are taken as they are: to value a position as a player who cannot
 see them, solve worlds resampled from what that player knows (``sf.pimc(...,
-solve_tricks="all")`` does that at every decision).  Decisions before the first lead (robbing,
-bidding, discards, jink announcements) are not searched: the built-in ``policy`` makes them,
-and the tricks after them are solved.
+solve_tricks="all")`` does that at every decision).  In the family the decisions before the
+first lead (robbing, bidding, discards, jink announcements) are not searched: the built-in
+``policy`` makes them, and the tricks after them are solved; in Spoil Five every decision is
+searched (the rob and the jink too).
 
 Game-generic: it uses the ``EndgameSolve`` and ``Analysis`` capabilities only; a game without
-them gets ``MissingCapability`` (Spoil Five and games written outside the package today).
+them gets ``MissingCapability`` (the games written outside the package today).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ def solve(
     ``player``: one seat for every state, a seat per state int32[B], or ``None`` for each
     state's seat to act.  ``policy``: the built-in policy that makes the decisions before the
     first lead; ``key``: its random stream (a PRNG key or an int seed; only a random policy
-    draws).  A single state (no batch axis) gives float32[A].
+    draws; Spoil Five searches those decisions too).  A single state (no batch axis) gives
+    float32[A].
 
     ``ValueError``: a state of another game or table, a hand already over, a seat outside
     0..N-1, a policy that is not a built-in name; ``MissingCapability``: a game without an

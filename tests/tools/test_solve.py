@@ -72,6 +72,22 @@ def test_bad_input_is_a_value_error(two) -> None:
         sf.solve(env, over)
     with pytest.raises(ValueError, match="given to"):
         sf.solve(sf.make("forty_five", num_players=4), states)
-    spoil = sf.make("spoil_five")
+    oh_hell = sf.make("oh_hell")  # (the plugin: a game without an exact solver)
     with pytest.raises(ValueError, match="EndgameSolve"):
-        sf.solve(spoil, spoil.init(jax.random.PRNGKey(0)))
+        sf.solve(oh_hell, oh_hell.init(jax.random.PRNGKey(0)))
+
+
+def test_spoil_five_values_are_chips_of_the_paranoid_solve() -> None:
+    """Spoil Five: each seat for itself (the paranoid value, checked against a minimax over the
+    reference engine in ``tests/spoil_five/test_solve_reference.py``): whole chips, between a
+    lost ante and another's jink paid and the pot and a jink's bonus."""
+    env = sf.make("spoil_five", num_players=3)
+    states = _late(env, 6, 9, seed=1)
+    values = np.asarray(sf.solve(env, states))
+    legal = np.asarray(states.legal_action_mask)
+    assert values.shape == (6, env.num_actions)
+    assert (np.isnan(values) == ~legal).all()
+    ante, pot = env.rules.ante, 3 * env.rules.ante
+    live = values[legal]
+    assert (live == np.round(live)).all()
+    assert ((live >= -ante - env.rules.bonus) & (live <= pot + 2 * env.rules.bonus)).all()

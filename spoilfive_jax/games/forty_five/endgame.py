@@ -185,21 +185,8 @@ def solve(
     return value, made
 
 
-def _run_tails(own: jax.Array, others: jax.Array, cut: int) -> jax.Array:
-    """uint32: the cards of ``own`` (a word of positions) whose nearest occupied position
-    below, in ``own | others``, is also ``own``'s, not crossing a ``cut`` position (one that
-    cannot follow the position below it)."""
-    cut_bits = jnp.uint32(cut)
-    grow, through = own, ~(own | others) & ~cut_bits
-    for shift in (1, 2, 4, 8):  # fill upwards from own's cards through the empty positions
-        grow = grow | (through & (grow << shift))
-        through = through & (through << shift)
-    return own & (grow << 1) & ~cut_bits
-
-
 # Positions that cannot follow the one below: each slot's first, and the lowest top trump.
-_CUT_LO = (1 << 0) | (1 << 16)
-_CUT_HI = (1 << 0) | (1 << 16) | (1 << 11)
+_CUT = bits.const([0, 16, 32, 48, sx.TRUMP_BASE + 11])
 
 
 def distinct_moves(p: fp.Play, table: fp.Table, rules: FortyFiveRules) -> Bits:
@@ -219,8 +206,7 @@ def distinct_moves(p: fp.Play, table: fp.Table, rules: FortyFiveRules) -> Bits:
     best_bit = bits.where((led >= 0) & (best >= 0), bits.bit(best_pos), bits.bit(jnp.int32(63)))
     level_bit = bits.where(level >= 0, bits.bit(sx.TRUMP_BASE + level), bits.bit(jnp.int32(63)))
     others = others | best_bit | level_bit
-    same = Bits(_run_tails(hand.lo, others.lo, _CUT_LO), _run_tails(hand.hi, others.hi, _CUT_HI))
-    return legal.without(same)
+    return legal.without(search.run_tails(hand, others, _CUT))
 
 
 def _winners(untried: Bits, led: jax.Array, best: jax.Array) -> Bits:

@@ -26,6 +26,7 @@ import spoilfive_jax.games.spoil_five.provider as provider
 import spoilfive_jax.games.spoil_five.render as render
 import spoilfive_jax.games.spoil_five.report as report
 import spoilfive_jax.games.spoil_five.session as session
+import spoilfive_jax.games.spoil_five.solve as solve
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import NUM_CARDS, card_str, card_symbol
@@ -177,6 +178,7 @@ class SpoilFive(Env[State, Rules]):
         caps.HandScoring: provider,
         caps.Sessions: session,
         caps.Analysis: infer,
+        caps.EndgameSolve: solve,
         caps.Positions: history,
         caps.Presentation: report,
         caps.TerminalPlay: report,

@@ -221,27 +221,30 @@ def playout(
     return {k: v.reshape(b, width) for k, v in out.items()}
 
 
-def _playout_fast(
-    keys: jax.Array,
-    states: State,
-    actions: jax.Array,
-    player: jax.Array,
-    kind: str,
-    n: int,
-    rules: Rules,
-) -> dict[str, jax.Array]:
+def applied_fast(
+    keys: jax.Array, states: State, actions: jax.Array, n: int, rules: Rules
+) -> tuple[fast.Table, fast.Hands, jax.Array]:
+    """The kernel's layout of ``states`` [B] with each of ``actions`` int32[B, L] applied:
+    (table, hands [B * L], the hands' ids for the random policy's draws)."""
     width = actions.shape[1]
     table, h = view.to_fast(states, n)
     table, h = jax.tree.map(lambda x: jnp.repeat(x, width, axis=0), (table, h))
     ids = jnp.repeat(jax.vmap(lambda k: jax.random.bits(k, (), jnp.uint32))(keys), width)
-    seed = jnp.uint32(0x5EED)
-    trump = table.trump
     a = actions.reshape(-1)
-    card_pos = jnp.asarray(fast.POSITION)[trump, jnp.clip(a, 0, NUM_CARDS - 1)]
+    card_pos = jnp.asarray(fast.POSITION)[table.trump, jnp.clip(a, 0, NUM_CARDS - 1)]
     special = jnp.where(
         a == game.PASS, fast.P_PASS, jnp.where(a == game.JINK, fast.P_JINK, fast.P_CLAIM)
     )
     h = fast.apply(h, table, jnp.where(a < NUM_CARDS, card_pos, special), n, rules)
+    return table, h, ids
+
+
+def chooser(
+    kind: str, table: fast.Table, ids: jax.Array, rules: Rules
+) -> Callable[[fast.Hands, jax.Array], jax.Array]:
+    """``choose(hands, t) -> position``: built-in policy ``kind``'s choice on the kernel at
+    decision ``t`` of the playout (the random policy hashes (seed, id, t))."""
+    seed = jnp.uint32(0x5EED)
 
     def choose(h: fast.Hands, t: jax.Array) -> jax.Array:
         cur = fast.get(h.status, fast._F_CUR)
@@ -252,6 +255,22 @@ def _playout_fast(
         return heuristic_position(
             lo, hi, l_lo, l_hi, h.status, h.played_trumps, table.trump, table.turnup_pos
         )
+
+    return choose
+
+
+def _playout_fast(
+    keys: jax.Array,
+    states: State,
+    actions: jax.Array,
+    player: jax.Array,
+    kind: str,
+    n: int,
+    rules: Rules,
+) -> dict[str, jax.Array]:
+    width = actions.shape[1]
+    table, h, ids = applied_fast(keys, states, actions, n, rules)
+    choose = chooser(kind, table, ids, rules)
 
     def live(carry: tuple[fast.Hands, jax.Array, jax.Array]) -> jax.Array:
         return (fast.get(carry[0].status, fast._F_PHASE) != fast.DONE).any()
