@@ -14,7 +14,9 @@ Rows (``--rows``):
   Spoil Five only);
 - ``worlds``: 256 worlds a decision instead of 64;
 - ``solve``: each world's last two tricks solved exactly (``solve_tricks=2``: minimax for the
-  bot's partnership over every order of the remaining plays; the family only);
+  bot's partnership, every other seat against it in Spoil Five);
+- ``solve-all``: each world's whole play solved exactly (``solve_tricks="all"``, ``sf.solve``'s
+  search);
 - ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
   the softened heuristic (``infer_worlds=256``; the family only);
 - ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the game's
@@ -24,7 +26,10 @@ Rows (``--rows``):
   itself, weighing by the agent the package ships; Forty-Five's table row is on other deals,
   ``--seed 10``);
 - ``sees-all``: ``sf.best_policy(env, see_all=True)``, the same bot seeing every hand, against
-  ``best`` itself (the cheating bound: what the hidden cards cost it).
+  ``best`` itself (the cheating bound: what the hidden cards cost it);
+- ``solver-sees-all``: the true upper bound, against ``best``: every decision is the exact
+  solve of the real deal, every hand in view (``sf.pimc(env, 1, see_all=True,
+  solve_tricks="all")``).
 
     python benchmarks/best_bot.py --game spoil_five --deals 2000
     python benchmarks/best_bot.py --game forty_five --deals 1000 --rows tie sees-all
@@ -56,7 +61,18 @@ from pimc_strength import tournament
 from provenance import merged, provenance
 
 MAX_DECISIONS = 200  # more than any hand takes
-ROWS = ("tie", "carry", "worlds", "solve", "infer", "infer-ppo", "best", "sees-all")
+ROWS = (
+    "tie",
+    "carry",
+    "worlds",
+    "solve",
+    "solve-all",
+    "infer",
+    "infer-ppo",
+    "best",
+    "sees-all",
+    "solver-sees-all",
+)
 AGENT = Path(AGENTS_DIR) / "forty_five_ppo.npz"  # (the package's; examples/agents links to it)
 GAMES = ("spoil_five", "forty_five", "twenty_five")
 
@@ -99,6 +115,11 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
         return sf.pimc(env, 256), base
     if row == "solve":
         return sf.pimc(env, 64, solve_tricks=2, name="pimc64+solve2"), base
+    if row == "solve-all":
+        return sf.pimc(env, 64, solve_tricks="all", name="pimc64+solve-all"), base
+    if row == "solver-sees-all":  # the true upper bound: each decision the real deal's solve
+        bound = sf.pimc(env, 1, see_all=True, solve_tricks="all", name="solver-sees-all")
+        return bound, sf.best_policy(env)
     if row == "infer":
         return sf.pimc(env, 64, infer_worlds=256, name="pimc64+infer"), base
     if row == "infer-ppo":
@@ -219,11 +240,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             args.rows = ["tie", "carry", "best"] if spoil else ["tie", "worlds", "best"]
         if "carry" in args.rows and args.game != "spoil_five":
             ap.error("--rows carry: only Spoil Five's hands are spoiled and carried")
-        if {"solve", "infer", "infer-ppo"} & set(args.rows) and args.game == "spoil_five":
-            ap.error(
-                "--rows solve, infer: Spoil Five has no endgame solver or inference yet "
-                "(the family has)"
-            )
+        if {"infer", "infer-ppo"} & set(args.rows) and args.game == "spoil_five":
+            ap.error("--rows infer, infer-ppo: Spoil Five has no inference yet (the family has)")
         specs = [(args.game, r, args.deals, None) for r in args.rows]
     print(
         f"{'game':>10} {'row':>8} {'bot':>16} {'against':>10} {'bot/hand':>9} {'diff':>8} "

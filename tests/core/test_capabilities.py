@@ -115,7 +115,7 @@ def test_a_misspelt_implementation_is_refused_when_the_class_is_defined() -> Non
 def test_declared_capabilities_of_the_games() -> None:
     sf5 = type(sf.make("spoil_five"))
     family = type(sf.make("forty_five"))
-    assert set(sf5.capabilities) == set(caps.CAPABILITIES) - {caps.EndgameSolve, caps.Inference}
+    assert set(sf5.capabilities) == set(caps.CAPABILITIES) - {caps.Inference}
     assert set(family.capabilities) == set(caps.CAPABILITIES) - {caps.Rendering}
     env = sf.make("twenty_five")
     assert env.capability(caps.Rollouts).score_unit(env) == "points"

@@ -270,8 +270,8 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
     with pytest.raises(ValueError, match="solve_tricks must be an integer"):
         sf.pimc(ff, 4, solve_tricks=-1)
     with pytest.raises(ValueError, match="EndgameSolve"):
-        sf.pimc(sf.make("spoil_five"), 4, solve_tricks=1)
+        sf.pimc(sf.make("oh_hell"), 4, solve_tricks=1)
     unbound = sf.pimc(num_samples=4, solve_tricks="all")
     assert unbound.bind(sf.forty_five.FortyFive(6, R(variant="twenty_five"))).solve_tricks == "all"
     with pytest.raises(ValueError, match="EndgameSolve"):
-        unbound.bind(sf.make("spoil_five"))
+        unbound.bind(sf.make("oh_hell"))

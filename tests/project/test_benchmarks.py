@@ -283,8 +283,8 @@ def test_best_bot_measures_each_lever_against_pimc(tmp_path: Path) -> None:
 def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
     script = _load("best_bot")
     for argv, why in (
-        (["--rows", "solve"], "no endgame solver"),
-        (["--rows", "infer-ppo"], "no endgame solver or inference"),
+        (["--rows", "infer"], "no inference"),
+        (["--rows", "infer-ppo"], "no inference"),
         (["--game", "forty_five", "--rows", "carry"], "carried"),
     ):
         with pytest.raises(SystemExit):
@@ -423,7 +423,7 @@ def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path)
     trick, the nodes searched against the full tree's, and pimc's decision time."""
     out = tmp_path / "solve.json"
     result = _load("solve_speed").main(["--quick", "--reps", "1", "--json", str(out)])
-    assert [(r["tricks_left"], r["batch"]) for r in result["rows"]] == [(5, 8), (4, 8)]
+    assert [(r["tricks_left"], r["batch"]) for r in result["rows"]] == [(5, 8), (4, 8), (3, 8)]
     for r in result["rows"]:
         assert r["one_world_solves_per_s"] > 0 < r["batch_solves_per_s"]
         assert 0 < r["nodes_mean"] <= r["nodes_max"]
