@@ -2,7 +2,7 @@
 pimc decision on it.
 
 For each game and table of ``CASES``, on hands at the first lead of their play (the whole
-play left, 5 tricks) and after the first trick (4 tricks left):
+play left, 5 tricks), after the first trick (4 tricks left) and after the second (3 left):
 
 - whole-hand solves a second with one world, and with a batch of 64 x 6 worlds (a pimc
   decision's: 64 worlds x up to 6 legal moves), after a compile run, best of ``--reps``;
@@ -12,6 +12,9 @@ play left, 5 tricks) and after the first trick (4 tricks left):
   of every line of every legal card (``prune=False, distinct=False``), measured;
 - a pimc decision of ``sf.pimc(env, 64, solve_tricks="all")`` at the first lead and at the
   trick's second seat, wall time after a compile run (best of ``--reps``).
+
+Spoil Five (5 players, every seat for itself: the paranoid solve) searches some 40 times the
+family's nodes on a whole hand, so its rows use 16 worlds and its pimc 4.
 
     python benchmarks/solve_speed.py --json benchmarks/results/solve_speed.json
     python benchmarks/solve_speed.py --quick          # one small table, small batches
@@ -34,12 +37,21 @@ import jax.numpy as jnp
 
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five import endgame, fast_playout
+from spoilfive_jax.games.spoil_five import solve as spoil_five_solve
+from spoilfive_jax.games.spoil_five import view
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (loaded by path in tests)
 from provenance import provenance
 
-CASES = (("forty_five", 4), ("twenty_five", 4), ("auction_forty_fives", 4), ("forty_five", 2))
+CASES = (
+    ("forty_five", 4),
+    ("twenty_five", 4),
+    ("auction_forty_fives", 4),
+    ("forty_five", 2),
+    ("spoil_five", 5),
+)
 QUICK = (("forty_five", 2),)
+FAMILY_PLAY, SPOIL_FIVE_PLAY = 6, 1  # the games' play phases (``state.phase``)
 
 
 def at_the_play(env: sf.Env, count: int, tricks_done: int, seed: int) -> Any:
@@ -47,11 +59,12 @@ def at_the_play(env: sf.Env, count: int, tricks_done: int, seed: int) -> Any:
     act = jax.vmap(env.builtin_policy("heuristic"))
     step = jax.vmap(env.step)
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
+    play = SPOIL_FIVE_PLAY if env.id == "spoil_five" else FAMILY_PLAY
 
     @jax.jit
     def run() -> Any:
         def body(s: Any, _: Any) -> tuple[Any, None]:
-            go = (s.phase != 6) | (s.trick_num < tricks_done) | (s.current_player != s.leader)
+            go = (s.phase != play) | (s.trick_num < tricks_done) | (s.current_player != s.leader)
             go = go & ~s.terminated
             new = step(s, act(keys, s, jnp.maximum(s.current_player, 0)))
             wide = lambda x: go.reshape(go.shape + (1,) * (x.ndim - 1))  # noqa: E731
@@ -74,6 +87,19 @@ def best_time(fn: Callable[[], Any], reps: int) -> float:
 
 def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[..., Any]:
     n, rules = env.num_players, env.rules
+    if env.id == "spoil_five":
+
+        @jax.jit
+        def run_spoil_five(states: Any, keys: jax.Array) -> tuple[jax.Array, jax.Array]:
+            del keys  # (every decision is searched)
+            table, h = view.to_fast(states, n)
+            player = states.current_player
+            value, _, nodes = spoil_five_solve.search_solve(
+                h, table, player, n, rules, prune, distinct=distinct
+            )
+            return value, nodes
+
+        return run_spoil_five
 
     @jax.jit
     def run(states: Any, keys: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -88,7 +114,7 @@ def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[.
 def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict[str, Any]]:
     rows = []
     n = env.num_players
-    for tricks_done in (0, 1):
+    for tricks_done in (0, 1, 2):
         tricks = 5 - tricks_done
         states = at_the_play(env, batch, tricks_done, seed=tricks)
         keys = jax.random.split(jax.random.PRNGKey(0), batch)
@@ -107,10 +133,10 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
             "batch_solves_per_s": batch / t_batch,
             "nodes_mean": float(nodes.mean()),
             "nodes_max": int(nodes.max()),
-            "enumeration_leaves": endgame.leaves(tricks, n),
+            "enumeration_leaves": None if env.id == "spoil_five" else endgame.leaves(tricks, n),
             "full_nodes_mean": None,
         }
-        if endgame.leaves(tricks, n) <= full_limit:
+        if row["enumeration_leaves"] is not None and endgame.leaves(tricks, n) <= full_limit:
             _, full = jax.device_get(solver(env, False, False)(states, keys))
             row["full_nodes_mean"] = float(full.mean())
         rows.append(row)
@@ -149,10 +175,11 @@ def table(rows: list[dict[str, Any]], pimc: list[dict[str, Any]]) -> str:
     ]
     for r in rows:
         full = "n/a" if r["full_nodes_mean"] is None else f"{r['full_nodes_mean']:,.0f}"
+        leaves = "n/a" if r["enumeration_leaves"] is None else f"{r['enumeration_leaves']:,}"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['tricks_left']} | "
             f"{r['one_world_solves_per_s']:,.0f} | {r['batch']} | {r['batch_s'] * 1e3:,.0f} | "
-            f"{r['nodes_mean']:,.0f} ({r['nodes_max']:,}) | {r['enumeration_leaves']:,} | {full} |"
+            f"{r['nodes_mean']:,.0f} ({r['nodes_max']:,}) | {leaves} | {full} |"
         )
     lines += ["", "| game | players | pimc worlds | seat in the first trick | decision, ms |"]
     lines.append("|---|---|---|---|---|")
@@ -178,9 +205,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rows, pimc = [], []
     for game, n in cases:
         env = sf.make(game, num_players=n)
-        rows += solve_rows(env, batch, a.reps, a.full_limit)
-        if n == 4 or a.quick:
-            pimc += pimc_rows(env, samples, a.reps)
+        # Spoil Five's paranoid whole hands search 40 times the family's nodes: fewer worlds.
+        few = game == "spoil_five"
+        rows += solve_rows(env, min(batch, 16) if few else batch, a.reps, a.full_limit)
+        if n == 4 or a.quick or few:
+            pimc += pimc_rows(env, min(samples, 4) if few else samples, a.reps)
     print(table(rows, pimc))
     argv = sys.argv[1:] if argv is None else argv
     result = {"rows": rows, "pimc": pimc, **provenance(__file__, argv)}

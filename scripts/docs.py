@@ -373,6 +373,8 @@ _LEVERS = {
     "carry": "pimc 64, a spoil worth its share of the pot",
     "worlds": "pimc 256",
     "solve": "pimc 64, the last two tricks solved",
+    "solve-all": "pimc 64, every world solved whole",
+    "solver-sees-all": "the solver seeing every hand (the true bound)",
     "infer": "pimc 64 of 256 worlds weighed by the heuristic",
     "infer-ppo": "pimc 64 of 128 worlds weighed by the PPO agent",
     "best": "best",
@@ -468,6 +470,12 @@ def figure_ppo_collect(result: dict[str, Any]) -> str:
         cells = [f"{rate[game, k]:,.0f}" if (game, k) in rate else "n/a" for k in labels]
         lines.append(f"| {game.replace('_', ' ')} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
+def figure_solve(result: dict[str, Any]) -> str:
+    """``benchmarks/solve_speed.py``: whole-hand solves a second, nodes, a pimc decision."""
+    text = _load_script("solve_speed").table(result["rows"], result["pimc"])
+    return f"{text}\n\n{_measured(result, result['command'])}\n"
 
 
 AGENTS = ROOT / "examples" / "agents"
@@ -602,6 +610,7 @@ RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "ladder": ("ladder.json", figure_ladder),
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
     "ppo_collect": ("ppo_collect.json", figure_ppo_collect),
+    "solve": ("solve_speed.json", figure_solve),
     "agents": (shipped_agents, figure_agents),  # (from examples/agents)
     "oh_hell_size": (oh_hell_sizes, figure_oh_hell_size),  # (from examples/oh_hell's files)
 }
