@@ -154,7 +154,9 @@ def _plays(n: int, rules: FortyFiveRules, count: int, tricks: int, seed: int):
 _SLOW = pytest.mark.slow
 SEARCH_CASES = [
     pytest.param(4, R(), 3, id="forty_five4"),
-    pytest.param(2, R(joker=True, jink="wins_game", follow="seed"), 3, id="joker2-slam"),
+    pytest.param(
+        2, R(joker=True, jink="wins_game", follow="seed"), 3, id="joker2-slam", marks=_SLOW
+    ),
     pytest.param(2, R(), 3, id="forty_five2", marks=_SLOW),
     pytest.param(3, R(rob="forced", renege="deal", follow="seed"), 3, id="seed3", marks=_SLOW),
     pytest.param(4, R(variant="auction"), 3, id="auction4", marks=_SLOW),

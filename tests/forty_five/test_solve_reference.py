@@ -189,12 +189,13 @@ def check(env: sf.Env, seeds, policies=("heuristic", "random")) -> dict[str, int
 
 def test_solve_equals_a_reference_minimax_forty_five_4() -> None:
     env = sf.make("forty_five", num_players=4)
-    stats = check(env, seeds=range(12))
-    assert stats["positions"] == 12
-    assert stats["varied"] >= 4  # not only positions where every play is worth the same
+    stats = check(env, seeds=range(6))  # (more seeds in the slow run: forty_five4-more)
+    assert stats["positions"] == 6
+    assert stats["varied"] >= 2  # not only positions where every play is worth the same
 
 
 SLOW_CASES = [
+    pytest.param("forty_five", 4, None, range(6, 18), id="forty_five4-more"),
     pytest.param("forty_five", 2, None, range(100, 112), id="forty_five2"),
     pytest.param("forty_five", 3, None, range(200, 208), id="forty_five3-paranoid"),
     pytest.param(

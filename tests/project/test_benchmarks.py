@@ -418,6 +418,7 @@ def test_ppo_collect_times_the_collection_and_merges_labelled_runs(tmp_path: Pat
     assert "| game | before | after |" in figure and "| twenty five | " in figure
 
 
+@pytest.mark.slow
 def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path) -> None:
     """``benchmarks/solve_speed.py --quick``: solves a second at the first lead and after a
     trick, the nodes searched against the full tree's, and pimc's decision time."""
