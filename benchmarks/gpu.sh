@@ -17,7 +17,9 @@
 #      policies through sf.rollout, the public step in a loop with two pickers, every game and
 #      the Oh Hell plugin): policy_speed_gpu.json;
 #   3. benchmarks/ppo_collect.py's rates (PPO's collection alone, every game, 4,096 tables on the
-#      accelerator): ppo_collect_gpu.json.
+#      accelerator): ppo_collect_gpu.json;
+#   4. benchmarks/solve_speed.py's table (exact solves: whole hands a second, nodes, a pimc
+#      decision on them; every world searched at once off a CPU): solve_speed_gpu.json.
 # Copy them to benchmarks/results/ and add figures blocks to docs/benchmarks.md.
 set -euo pipefail
 WHEELS=$(realpath -m "${WHEELS:-$(dirname "${BASH_SOURCE[0]}")/../.whl}")
@@ -34,6 +36,7 @@ if [[ "${1:-}" == "--dry-run" ]]; then
     --json tables_dry.json)
   POLICY=(--hands 512 --reps 1 --peer-seconds 0.2 --json policy_speed_dry.json)
   COLLECT=(--envs 8 --steps 2 --reps 1 --hidden 8 --json ppo_collect_dry.json)
+  SOLVE=(--quick --reps 1 --json solve_speed_dry.json)
 else
   backend=$("$PY" -c "import jax; print(jax.default_backend())")  # (set -e: jax must import)
   if [[ "$backend" == cpu ]]; then
@@ -44,6 +47,7 @@ else
   ARGS+=(--sweep 12:20 --hands 8000000 --positions 1000 --samples 1000 --json tables_gpu.json)
   POLICY=(--hands 4000000 --batch 262144 --json policy_speed_gpu.json)
   COLLECT=(--envs 4096 --label gpu --json ppo_collect_gpu.json)
+  SOLVE=(--batch 6144 --json solve_speed_gpu.json)
 fi
 if ! "$PY" -c "import pyspiel" 2>/dev/null; then
   if [[ $DRY == 1 ]]; then
@@ -59,3 +63,4 @@ fi
 "$PY" benchmarks/tables.py "${ARGS[@]}" "$@"
 "$PY" benchmarks/policy_speed.py "${POLICY[@]}"
 "$PY" benchmarks/ppo_collect.py "${COLLECT[@]}"
+"$PY" benchmarks/solve_speed.py "${SOLVE[@]}"
