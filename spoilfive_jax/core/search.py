@@ -26,6 +26,7 @@ is searched with the full window, which ``alphabeta`` always does.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -95,6 +96,20 @@ def run_tails(own: Bits, others: Bits, cut: Bits) -> Bits:
         return mine & (grow << 1) & ~stop
 
     return Bits(word(own.lo, others.lo, cut.lo), word(own.hi, others.hi, cut.hi))
+
+
+def check_tricks(tricks: Any, most: int) -> int:
+    """A solve's ``tricks`` as an int (``"all"``: ``most``, the whole hand), or a
+    ``ValueError``: an integer from 1 to ``most``."""
+    if isinstance(tricks, str) and tricks == "all":
+        return most
+    integral = isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool)
+    if not integral or not 1 <= tricks <= most:
+        raise ValueError(
+            f"solve_tricks must be an integer from 1 to {most} or 'all' (the whole hand), "
+            f"got {tricks!r}"
+        )
+    return int(tricks)
 
 
 # The columns of a stack row after the node's words.
@@ -339,4 +354,4 @@ def _queued(
     return Solved(q.value, q.aux, q.nodes)
 
 
-__all__ = ["INF", "Leaf", "Solved", "Tree", "alphabeta", "run_tails"]
+__all__ = ["INF", "Leaf", "Solved", "Tree", "alphabeta", "check_tricks", "run_tails"]

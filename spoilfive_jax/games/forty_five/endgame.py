@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from typing import Any
 
 import jax
@@ -70,16 +69,7 @@ def max_solve_tricks(env: Any) -> int:
 def check_tricks(env: Any, tricks: Any) -> int:
     """``tricks`` as an int (``"all"``: ``NUM_TRICKS``), or a ``ValueError``: 1 to
     ``max_solve_tricks(env)``."""
-    if isinstance(tricks, str) and tricks == ALL:
-        return NUM_TRICKS
-    top = max_solve_tricks(env)
-    integral = isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool)
-    if not integral or not 1 <= tricks <= top:
-        raise ValueError(
-            f"solve_tricks must be an integer from 1 to {top} or {ALL!r} (the whole hand), "
-            f"got {tricks!r}"
-        )
-    return int(tricks)
+    return search.check_tricks(tricks, max_solve_tricks(env))
 
 
 def remaining(p: fp.Play, num_players: int) -> jax.Array:

@@ -20,7 +20,6 @@ seat has three tricks.
 from __future__ import annotations
 
 import functools
-import numbers
 from typing import Any
 
 import jax
@@ -48,15 +47,7 @@ def max_solve_tricks(env: Any) -> int:
 
 def check_tricks(tricks: Any) -> int:
     """``tricks`` as an int (``"all"``: 5), or a ``ValueError``: 1 to 5."""
-    if isinstance(tricks, str) and tricks == ALL:
-        return NUM_TRICKS
-    integral = isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool)
-    if not integral or not 1 <= tricks <= NUM_TRICKS:
-        raise ValueError(
-            f"solve_tricks must be an integer from 1 to {NUM_TRICKS} or {ALL!r} (the whole "
-            f"hand), got {tricks!r}"
-        )
-    return int(tricks)
+    return search.check_tricks(tricks, NUM_TRICKS)
 
 
 def _plays_left(h: fast.Hands, num_players: int) -> jax.Array:
