@@ -118,7 +118,7 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
     if row == "solve-all":
         return sf.pimc(env, 64, solve_tricks="all", name="pimc64+solve-all"), base
     if row == "solver-sees-all":  # the true upper bound: each decision the real deal's solve
-        bound = sf.pimc(env, 1, see_all=True, solve_tricks="all", name="solver-sees-all")
+        bound = sf.pimc(env, 1, see_all=True, solve_tricks="all", name="solver")
         return bound, sf.best_policy(env)
     if row == "infer":
         return sf.pimc(env, 64, infer_worlds=256, name="pimc64+infer"), base
