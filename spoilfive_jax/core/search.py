@@ -1,18 +1,22 @@
-"""Exact search of perfect-information game trees as array code: alpha-beta, vmapped over worlds.
+"""Exact search of perfect-information game trees as array code: alpha-beta, batched over worlds.
 
 A game describes its tree to ``alphabeta`` with a ``Tree``: jittable functions of one node (a
 pytree of 32-bit scalars, written for ONE world), the moves as a 64-position bitset
 (``core.bits``), and the value of a settled node as an int32 for the maximising side.  The
-search is a depth-first alpha-beta with an explicit stack, run as one ``lax.while_loop``: each
-iteration either tries the next move of the deepest open node (a child that is settled is
-valued at once, without a stack frame of its own) or closes that node and hands its value to its
-parent.  ``jax.vmap`` of it searches many worlds at once; under ``vmap`` the loop runs until the
-last world is done, so a batch costs its largest tree.
+search is a depth-first alpha-beta with an explicit stack, run for a batch of worlds as one
+``lax.while_loop`` written at the batch's level: at each iteration every world either tries the
+next move of its deepest open node (a child that is settled, or whose ``Tree.bounds`` fall
+outside the window, is valued at once, without a stack frame of its own) or closes that node
+and hands its value to its parent.  The next move and its child are worked out one iteration
+ahead and kept in the loop's carry, so XLA computes the game's functions once a step.  The loop
+runs until its last world is done; with ``lanes`` a few worlds are searched at a time and a lane
+takes the next world when its own is done, so a batch costs about its total of steps rather
+than its largest tree times its size.
 
-The stack is one int32 matrix ``[depth + 1, W]``: a row per open node holding the node's words,
-its untried moves, the window (alpha, beta), the best value found, the carried ``aux`` of the
-best line and whether the side to move maximises.  A row is read and written whole, so a step
-costs one gather and two scatters whatever the node's size.
+The stack is one int32 matrix ``[depth + 1, W]`` a world: a row per open node holding the node's
+words, its untried moves, the window (alpha, beta), the best value found, the carried ``aux``
+of the best line and whether the side to move maximises.  The deepest open row lives in the
+carry; a step writes a row when it opens a child and reads one when it closes a node.
 
 Values are exact integers (points or chips), so the search is exact: with ``prune=True`` the
 value is alpha-beta's, with ``prune=False`` every move is searched (the full tree: a reference
@@ -20,7 +24,8 @@ and a node count to compare with).  Moves are tried in ``Tree.order``'s order, l
 first by default; where several moves give the same value the first in that order is the
 line taken, and ``aux`` (a second number the caller wants from the line played, such as
 whether a bid is made) is read off that line: it equals the full tree's as long as the root
-is searched with the full window, which ``alphabeta`` always does.
+is searched with the full window, which ``alphabeta`` always does.  ``run_tails`` is the merge
+of equivalent cards that a trick-taking game's ``Tree.moves`` can use.
 """
 
 from __future__ import annotations
@@ -73,7 +78,7 @@ class Tree(Generic[N]):
 
 
 class Solved(NamedTuple):
-    """``alphabeta``'s result for one world: int32[] scalars."""
+    """``alphabeta``'s result: int32[B], a number a world."""
 
     value: jax.Array  # the exact value for the maximising side
     aux: jax.Array  # ``Leaf.aux`` of the line found (the first best move at every node)
@@ -162,6 +167,7 @@ class _Next(NamedTuple):
     instead of inside every consumer of their results."""
 
     move: jax.Array  # int32[]: the move to try (``Tree.order``)
+    child: Any  # the node it leads to (``Tree.play``)
     settled: jax.Array  # bool[]: the child is settled (``Tree.leaf``)
     value: jax.Array  # int32[]
     aux: jax.Array  # int32[]
@@ -203,7 +209,8 @@ def _plan(tree: Tree[N], row: jax.Array, like: N, prune: bool) -> _Next:
         low, high = hi <= row[k + _ALPHA], lo >= row[k + _BETA]
         settled = settled | low | high
         value = jnp.where(leaf.settled, value, jnp.where(low, hi, lo))
-    return _Next(move, settled, value, leaf.aux, moves.lo, moves.hi, tree.maximise(child))
+    maximise = tree.maximise(child)
+    return _Next(move, child, settled, value, leaf.aux, moves.lo, moves.hi, maximise)
 
 
 def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool) -> _Carry:
@@ -220,9 +227,8 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool) -> _Carry:
     # A move tried: a settled child is folded into the top row, another becomes the top.
     push = open_ & ~nx.settled
     here = jnp.where(nx.settled, _fold(tried, k, nx.value, nx.aux), tried)
-    child = tree.play(_node(row[:k], like), nx.move)
     moves = Bits(nx.moves_lo, nx.moves_hi)
-    above = _row(child, moves, row[k + _ALPHA], row[k + _BETA], nx.maximise)
+    above = _row(nx.child, moves, row[k + _ALPHA], row[k + _BETA], nx.maximise)
     # No move left (or a cut): the top row's best goes to the row below, or is the answer.
     closed = ~open_ & ~c.done
     pop = closed & (c.top > 0)
