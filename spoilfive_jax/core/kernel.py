@@ -95,6 +95,49 @@ def trick_play(
     return TrickPlay(led, best, seat, level, is_trump, strength)
 
 
+def _above(x: jax.Array) -> jax.Array:
+    """uint32: the bits strictly above ``x`` (-1..30)."""
+    return ~((U32(1) << (jnp.clip(x, -1, 30) + 1).astype(U32)) - U32(1))
+
+
+def slot_set(slot: jax.Array, within: jax.Array) -> Bits:
+    """The positions ``slot << 4 | s`` for the bits s of ``within`` (uint32, 16 bits); empty for
+    a slot outside 0..3."""
+    word = (within & U32(0xFFFF)) << jnp.where(slot % 2 == 1, U32(16), U32(0))
+    lo = jnp.where((slot == 0) | (slot == 1), word, U32(0))
+    return Bits(lo, jnp.where((slot == 2) | (slot == 3), word, U32(0)))
+
+
+def trick_beaters(
+    cards: Bits, led: jax.Array, best: jax.Array, trump_slot: int, trump_power: int
+) -> Bits:
+    """The cards of ``cards`` that would take a trick whose led slot and best power are ``led``
+    and ``best`` (``trick_play``'s; -1 before a lead: then every card): a trump stronger than a
+    trump winning, any trump over a plain card, a card of the suit led stronger than it."""
+    trump_best = best >= trump_power
+    trumps = slot_set(
+        jnp.int32(trump_slot), jnp.where(trump_best, _above(best - trump_power), 0xFFFF)
+    )
+    plain = jnp.where(trump_best | (led == trump_slot), U32(0), _above(best) & U32(0x1FFF))
+    out = cards & (trumps | slot_set(led, plain))
+    return bits.where(led < 0, cards, out)
+
+
+def trick_landmarks(
+    led: jax.Array, best: jax.Array, level: jax.Array, trump_slot: int, trump_power: int
+) -> Bits:
+    """The played cards a trick's outcome still depends on, as positions: the card winning it
+    (led slot ``led``, power ``best``) and the trump of the renege ``level`` (empty where none).
+    Two cards of a hand with only these between them can differ in what they win or may be
+    withheld for (``core.search.run_tails``' ``others``)."""
+    trump_best = best >= trump_power
+    slot = jnp.where((led < 0) | (best < 0), -1, jnp.where(trump_best, trump_slot, led))
+    strength = jnp.where(trump_best, best - trump_power, best)
+    winning = slot_set(slot, U32(1) << jnp.clip(strength, 0, 15).astype(U32))
+    renege = jnp.where(level >= 0, trump_slot, -1)
+    return winning | slot_set(renege, U32(1) << jnp.clip(level, 0, 15).astype(U32))
+
+
 SUIT_MASKS = 1 << 13  # 13-bit masks of one suit's cards
 
 

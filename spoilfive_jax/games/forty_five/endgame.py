@@ -44,6 +44,7 @@ import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits, search
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.kernel import trick_beaters, trick_landmarks
 from spoilfive_jax.core.packed import get, is_clear, seat_value
 from spoilfive_jax.games.forty_five.fast_playout import chooser_of, resume
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK, State
@@ -191,27 +192,8 @@ def distinct_moves(p: fp.Play, table: fp.Table, rules: FortyFiveRules) -> Bits:
     hi = functools.reduce(jnp.bitwise_or, table.held_hi)
     others = Bits(lo, hi).without(removed).without(hand)
     led, best, level = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_LEVEL)
-    trump_best = best >= sx.TRUMP_POWER
-    best_pos = jnp.where(trump_best, sx.TRUMP_BASE + best - sx.TRUMP_POWER, led * 16 + best)
-    best_bit = bits.where((led >= 0) & (best >= 0), bits.bit(best_pos), bits.bit(jnp.int32(63)))
-    level_bit = bits.where(level >= 0, bits.bit(sx.TRUMP_BASE + level), bits.bit(jnp.int32(63)))
-    others = others | best_bit | level_bit
+    others = others | trick_landmarks(led, best, level, sx.TRUMP_SLOT, sx.TRUMP_POWER)
     return legal.without(search.run_tails(hand, others, _CUT))
-
-
-def _winners(untried: Bits, led: jax.Array, best: jax.Array) -> Bits:
-    """The cards of ``untried`` that would take the trick now (all of them when leading)."""
-    trumps = sx.trumps_of(untried)
-    trump_win = jnp.where(best >= sx.TRUMP_POWER, trumps & sx.above(best - sx.TRUMP_POWER), trumps)
-    shift = jnp.where((led == 1) | (led == 3), U32(16), U32(0))
-    plain = (sx.above(best) & U32(sx.PLAIN_MASK)) << shift
-    follow = untried & sx.slot_mask(led)
-    plain_win = Bits(
-        jnp.where(best < sx.TRUMP_POWER, follow.lo & plain, U32(0)),
-        jnp.where(best < sx.TRUMP_POWER, follow.hi & plain, U32(0)),
-    )
-    out = Bits(plain_win.lo, plain_win.hi | trump_win)
-    return bits.where(led < 0, untried, out)
 
 
 def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
@@ -223,7 +205,7 @@ def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
     st = p.status
     led, best, seat = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_SEAT)
     cur = get(st, fp._F_CUR)
-    win = _winners(untried, led, best)
+    win = trick_beaters(untried, led, best, sx.TRUMP_SLOT, sx.TRUMP_POWER)
     theirs = (led >= 0) & (seat % t != cur % t) & bits.nonempty(win)
     trumps = Bits(U32(0), sx.trumps_of(untried))
     lead = jnp.where(bits.nonempty(trumps), bits.highest(trumps), bits.highest(untried))

@@ -29,12 +29,14 @@ import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.infer as infer
 from spoilfive_jax.core import bits, search
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.kernel import trick_beaters, trick_landmarks
 from spoilfive_jax.core.packed import get
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 I32 = jnp.int32
 NUM_TRICKS = 5
+TRUMP_POWER = 16  # a trump's trick power: 16 + its strength (``fast.apply``'s ``trick_play``)
 ALL = "all"
 CPU_LANES = 32  # worlds searched at a time on a CPU (``core.search.alphabeta``'s lanes)
 
@@ -73,10 +75,7 @@ def distinct_moves(h: fast.Hands, table: fast.Table, rules: Rules) -> Bits:
         functools.reduce(jnp.bitwise_or, [x.hi for x in held]),
     ).without(hand)
     led, best, level = get(st, fast._F_LED), get(st, fast._F_BEST), get(st, fast._F_LEVEL)
-    best_pos = jnp.where(best >= 16, 32 + best - 16, led * 16 + best)
-    none = bits.bit(jnp.int32(63))
-    others = others | bits.where((led >= 0) & (best >= 0), bits.bit(best_pos), none)
-    others = others | bits.where(level >= 0, bits.bit(32 + level), none)
+    others = others | trick_landmarks(led, best, level, fast.TRUMP_SLOT, TRUMP_POWER)
     return legal.without(search.run_tails(hand, others, _CUT))
 
 
@@ -88,13 +87,7 @@ def _order(h: fast.Hands, untried: Bits, player: jax.Array) -> jax.Array:
     st = h.status
     led, best, seat = get(st, fast._F_LED), get(st, fast._F_BEST), get(st, fast._F_SEAT)
     cur = get(st, fast._F_CUR)
-    trumps = untried.hi & jnp.uint32(fast._TRUMPS_HI)
-    trump_win = jnp.where(best >= 16, trumps & ~((jnp.uint32(2) << (best - 16)) - 1), trumps)
-    s_lo, s_hi = fast.slot_masks(led)
-    above = ~((jnp.uint32(2) << jnp.clip(best, 0, 30).astype(jnp.uint32)) - 1)
-    shift = jnp.where((led == 1) | (led == 3), jnp.uint32(16), jnp.uint32(0))
-    plain = jnp.where(best < 16, (above & jnp.uint32(fast._SLOT_MASK)) << shift, jnp.uint32(0))
-    win = Bits(untried.lo & s_lo & plain, (untried.hi & s_hi & plain) | trump_win)
+    win = trick_beaters(untried, led, best, fast.TRUMP_SLOT, TRUMP_POWER)
     theirs = (led >= 0) & ((seat == player) != (cur == player)) & bits.nonempty(win)
     in_play = get(st, fast._F_PHASE) == fast.PLAY
     low = bits.lowest(untried)
