@@ -11,12 +11,16 @@ and hands its value to its parent.  The next move and its child are worked out o
 ahead and kept in the loop's carry, so XLA computes the game's functions once a step.  The loop
 runs until its last world is done; with ``lanes`` a few worlds are searched at a time and a lane
 takes the next world when its own is done, so a batch costs about its total of steps rather
-than its largest tree times its size.
+than its largest tree times its size.  With ``transpositions``, a table shared by the batch
+(``core.transpositions``) keeps what each search found of the nodes ``Tree.transposes`` names,
+so a node met again (by another order of the same plays, or in another root of the same world)
+is settled from it where that is enough.
 
 The stack is one int32 matrix ``[depth + 1, W]`` a world: a row per open node holding the node's
 words, its untried moves, the window (alpha, beta), the best value found, the carried ``aux``
-of the best line and whether the side to move maximises.  The deepest open row lives in the
-carry; a step writes a row when it opens a child and reads one when it closes a node.
+of the best line, whether the side to move maximises and the window it was opened with.  The
+deepest open row lives in the carry; a step writes a row when it opens a child and reads one
+when it closes a node.
 
 Values are exact integers (points or chips), so the search is exact: with ``prune=True`` the
 value is alpha-beta's, with ``prune=False`` every move is searched (the full tree: a reference
@@ -39,13 +43,15 @@ import jax
 import jax.numpy as jnp
 
 from spoilfive_jax.core import bits
+from spoilfive_jax.core import transpositions as tt
 from spoilfive_jax.core.bits import Bits
 
 N = TypeVar("N")  # a node: a pytree of 32-bit scalars (one world)
 C = TypeVar("C")  # what one world's tree closes over
 
 I32 = jnp.int32
-INF = 1 << 30  # beyond every value a tree may have (|value| < 2**30)
+INF = tt.INF  # beyond every value a tree may have (|value| < 2**30)
+TRANSPOSITIONS = 1 << 16  # the games' transposition tables: 1.5 MB, shared by a batch
 
 
 class Leaf(NamedTuple):
@@ -66,7 +72,10 @@ class Tree(Generic[N]):
     ``order(node, untried: Bits) -> int32[]``: the next move to try (default: the lowest);
     ``bounds(node) -> (lo, hi)`` int32[]: values the node's cannot lie outside (default: none):
     a child whose bounds already fall outside its parent's window is not searched (its bound
-    is what its search would have returned, so the value found is the same).
+    is what its search would have returned, so the value found is the same);
+    ``transposes(node) -> bool[]``: the node may be reached by several lines (such as the start
+    of a trick) and is worth an entry in the transposition table (``alphabeta``'s ``memory``).
+    A node's value must be a function of its words and the world's ``ctx`` alone.
     """
 
     moves: Callable[[N], Bits]
@@ -75,6 +84,7 @@ class Tree(Generic[N]):
     maximise: Callable[[N], jax.Array]
     order: Callable[[N, Bits], jax.Array] | None = None
     bounds: Callable[[N], tuple[jax.Array, jax.Array]] | None = None
+    transposes: Callable[[N], jax.Array] | None = None
 
 
 class Solved(NamedTuple):
@@ -118,7 +128,8 @@ def check_tricks(tricks: Any, most: int) -> int:
 
 
 # The columns of a stack row after the node's words.
-_LO, _HI, _ALPHA, _BETA, _BEST, _AUX, _MAX = range(7)
+_LO, _HI, _ALPHA, _BETA, _BEST, _AUX, _MAX, _ALPHA0, _BETA0 = range(9)
+_WIDTH = 9
 
 
 def _words(node: N) -> jax.Array:
@@ -145,6 +156,8 @@ def _row(node: N, moves: Bits, alpha: jax.Array, beta: jax.Array, maximise: jax.
         best,
         I32(0),
         maximise.astype(I32),
+        alpha,
+        beta,
     ]
     return jnp.concatenate([_words(node), jnp.stack([jnp.asarray(x, I32) for x in tail])])
 
@@ -174,19 +187,22 @@ class _Next(NamedTuple):
     moves_lo: jax.Array  # uint32[]: the child's moves (``Tree.moves``)
     moves_hi: jax.Array  # uint32[]
     maximise: jax.Array  # bool[]: the child's side to move maximises
+    keyed: jax.Array  # bool[]: the child is looked up in the transposition table
+    key: jax.Array  # uint32[3]: its key there (``core.transpositions``)
 
 
 class _Carry(NamedTuple):
     """The search of one world (vmapped: [B] leading every field)."""
 
-    stack: jax.Array  # int32[depth + 1, K + 7]: the open nodes below the top one
-    row: jax.Array  # int32[K + 7]: the top (deepest open) node
+    stack: jax.Array  # int32[depth + 1, K + 9]: the open nodes below the top one
+    row: jax.Array  # int32[K + 9]: the top (deepest open) node
     next: _Next
     top: jax.Array  # int32[]: the top node's depth
     nodes: jax.Array  # int32[]
     done: jax.Array  # bool[]
     value: jax.Array  # int32[]
     aux: jax.Array  # int32[]
+    seed: jax.Array  # uint32[3]: where the world's keys start (``core.transpositions.seed``)
 
 
 def _untried(row: jax.Array, k: int) -> Bits:
@@ -196,7 +212,9 @@ def _untried(row: jax.Array, k: int) -> Bits:
     )
 
 
-def _plan(tree: Tree[N], row: jax.Array, like: N, prune: bool) -> _Next:
+def _plan(
+    tree: Tree[N], row: jax.Array, like: N, prune: bool, seed: jax.Array, memo: bool
+) -> _Next:
     """The next move of the node of ``row`` and what its child is."""
     k = len(jax.tree.leaves(like))
     node, untried = _node(row[:k], like), _untried(row, k)
@@ -210,11 +228,15 @@ def _plan(tree: Tree[N], row: jax.Array, like: N, prune: bool) -> _Next:
         settled = settled | low | high
         value = jnp.where(leaf.settled, value, jnp.where(low, hi, lo))
     maximise = tree.maximise(child)
-    return _Next(move, child, settled, value, leaf.aux, moves.lo, moves.hi, maximise)
+    keyed, key = jnp.bool_(False), jnp.zeros(3, jnp.uint32)
+    if memo and tree.transposes is not None:
+        keyed, key = tree.transposes(child) & ~settled, tt.key(_words(child), seed)
+    return _Next(move, child, settled, value, leaf.aux, moves.lo, moves.hi, maximise, keyed, key)
 
 
-def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool) -> _Carry:
-    """One step of one world's search: try the planned move, or close the top node."""
+def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tuple[_Carry, tt.Entry]:
+    """One step of one world's search: try the planned move, or close the top node (and say
+    what the transposition table learns: the closed node, where ``Tree.transposes``)."""
     k = len(jax.tree.leaves(like))
     row, nx = c.row, c.next
     untried = _untried(row, k)
@@ -236,26 +258,37 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool) -> _Carry:
     below = _fold(c.stack[under], k, row[k + _BEST], row[k + _AUX])
     new = jnp.where(push, above, jnp.where(open_, here, jnp.where(pop, below, row)))
     finished = closed & (c.top == 0)
-    return _Carry(
+    stored = jnp.bool_(False)
+    if memo and tree.transposes is not None:
+        stored = closed & tree.transposes(_node(row[:k], like))
+    entry = tt.Entry(
+        stored, tt.key(row[:k], c.seed), row[k + _BEST], row[k + _ALPHA0], row[k + _BETA0],
+        row[k + _AUX],
+    )  # fmt: skip
+    carry = _Carry(
         stack=c.stack.at[c.top].set(jnp.where(push, here, c.stack[c.top])),
         row=new,
-        next=_plan(tree, new, like, prune),
+        next=_plan(tree, new, like, prune, c.seed, memo),
         top=c.top + push.astype(I32) - pop.astype(I32),
         nodes=c.nodes + open_.astype(I32),
         done=c.done | finished,
         value=jnp.where(finished, row[k + _BEST], c.value),
         aux=jnp.where(finished, row[k + _AUX], c.aux),
+        seed=c.seed,
     )
+    return carry, entry
 
 
-def _start(tree: Tree[N], root: N, depth: int, like: N, prune: bool) -> _Carry:
+def _start(
+    tree: Tree[N], root: N, depth: int, like: N, prune: bool, seed: jax.Array, memo: bool
+) -> _Carry:
     """One world's search, set up at ``root``."""
     row = _row(root, tree.moves(root), I32(-INF), I32(INF), tree.maximise(root))
     settled = tree.leaf(root)
     stack = jnp.zeros((depth + 1, row.shape[0]), I32)
     zero = I32(0)
-    plan = _plan(tree, row, like, prune)
-    return _Carry(stack, row, plan, zero, zero, settled.settled, settled.value, settled.aux)
+    plan = _plan(tree, row, like, prune, seed, memo)
+    return _Carry(stack, row, plan, zero, zero, settled.settled, settled.value, settled.aux, seed)
 
 
 class _Queue(NamedTuple):
@@ -275,6 +308,7 @@ def alphabeta(
     depth: int,
     prune: bool = True,
     lanes: int | None = None,
+    transpositions: int = 0,
 ) -> Solved:
     """The exact values of a batch of worlds (module docstring): ``roots`` [B] searched in the
     trees ``tree_of(ctx)`` (``ctx`` [B]: what each world's tree closes over, such as the hands
@@ -287,31 +321,61 @@ def alphabeta(
     ``lanes`` (< B): search that many worlds at a time, a lane taking the next world when its
     own is done (once an eighth of the lanes wait), so the batch costs about its total of
     steps over ``lanes`` rather than ``B`` times its largest search: worlds' trees differ in size
-    by several times.  The values are the same either way."""
+    by several times.  The values are the same either way.
+
+    ``transpositions`` (a power of two; 0: none): the entries of a transposition table shared
+    by the batch (``core.transpositions``), for the nodes ``Tree.transposes`` names: a node
+    met again, by another line or in another world with the same ``ctx``, is valued from what
+    its earlier search found where that settles it.  Only with ``prune``.  The values are the
+    same; ``aux`` too (an entry's ``aux`` is used only where its value is exact)."""
+    if transpositions:
+        tt.empty(transpositions)  # (a ValueError unless a power of two)
     like = jax.tree.map(lambda x: x[0], roots)
     b = jax.tree.leaves(roots)[0].shape[0]
+    probe = tree_of(jax.tree.map(lambda x: x[0], ctx))
+    memo = prune and transpositions > 0 and probe.transposes is not None
+    k = len(jax.tree.leaves(like))
 
     def start(c: C, root: N) -> _Carry:
-        return _start(tree_of(c), root, depth, like, prune)
+        return _start(tree_of(c), root, depth, like, prune, tt.seed(c), memo)
 
-    def step(c: _Carry, x: C) -> _Carry:
-        return jax.vmap(lambda c1, x1: _advance(tree_of(x1), c1, like, prune))(c, x)
+    def step(c: _Carry, x: C, table: jax.Array) -> tuple[_Carry, jax.Array]:
+        c, entry = jax.vmap(lambda c1, x1: _advance(tree_of(x1), c1, like, prune, memo))(c, x)
+        if not memo:
+            return c, table
+        table = tt.remember(table, entry)
+        nx = c.next
+        alpha, beta = c.row[:, k + _ALPHA], c.row[:, k + _BETA]
+        found, value, aux = tt.recall(table, nx.keyed, nx.key, alpha, beta)
+        nx = nx._replace(
+            settled=nx.settled | found,
+            value=jnp.where(found, value, nx.value),
+            aux=jnp.where(found, aux, nx.aux),
+        )
+        return c._replace(next=nx), table
 
+    table = tt.empty(transpositions) if memo else tt.empty(1)
     if lanes is None or lanes >= b:
-        end = jax.lax.while_loop(
-            lambda c: ~c.done.all(), lambda c: step(c, ctx), jax.vmap(start)(ctx, roots)
+        end, _ = jax.lax.while_loop(
+            lambda c: ~c[0].done.all(),
+            lambda c: step(c[0], ctx, c[1]),
+            (jax.vmap(start)(ctx, roots), table),
         )
         return Solved(end.value, end.aux, end.nodes)
-    return _queued(start, step, ctx, roots, b, lanes)
+    return _queued(start, step, ctx, roots, b, lanes, table)
+
+
+_Step = Callable[[_Carry, C, jax.Array], tuple[_Carry, jax.Array]]
 
 
 def _queued(
     start: Callable[[C, N], _Carry],
-    step: Callable[[_Carry, C], _Carry],
+    step: _Step,
     ctx: C,
     roots: N,
     b: int,
     lanes: int,
+    table: jax.Array,
 ) -> Solved:
     """``alphabeta`` with ``lanes`` worlds searched at a time (its docstring)."""
 
@@ -344,20 +408,29 @@ def _queued(
         q = q._replace(lane_world=lane_world, next=jnp.minimum(q.next + idle.sum(), b))
         return lane, lane_ctx, q
 
-    def body(carry: tuple[_Carry, C, _Queue]) -> tuple[_Carry, C, _Queue]:
-        lane, lane_ctx, q = carry
-        lane = step(lane, lane_ctx)
+    def body(carry: tuple[_Carry, C, _Queue, jax.Array]) -> tuple[_Carry, C, _Queue, jax.Array]:
+        lane, lane_ctx, q, table = carry
+        lane, table = step(lane, lane_ctx, table)
         idle = lane.done.sum()
         due = (idle * 8 >= lanes) | (idle == lanes)
-        return jax.lax.cond(due, hand_out, lambda c: c, (lane, lane_ctx, q))
+        return (*jax.lax.cond(due, hand_out, lambda c: c, (lane, lane_ctx, q)), table)
 
     first = jnp.arange(lanes)
     lane_ctx = take(ctx, first)
     zero = jnp.zeros(b, I32)
     q = _Queue(first.astype(I32), I32(lanes), zero, zero, zero)
-    carry = (jax.vmap(start)(lane_ctx, take(roots, first)), lane_ctx, q)
-    _, _, q = jax.lax.while_loop(lambda c: (c[2].lane_world >= 0).any(), body, carry)
+    carry = (jax.vmap(start)(lane_ctx, take(roots, first)), lane_ctx, q, table)
+    _, _, q, _ = jax.lax.while_loop(lambda c: (c[2].lane_world >= 0).any(), body, carry)
     return Solved(q.value, q.aux, q.nodes)
 
 
-__all__ = ["INF", "Leaf", "Solved", "Tree", "alphabeta", "check_tricks", "run_tails"]
+__all__ = [
+    "INF",
+    "TRANSPOSITIONS",
+    "Leaf",
+    "Solved",
+    "Tree",
+    "alphabeta",
+    "check_tricks",
+    "run_tails",
+]

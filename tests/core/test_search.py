@@ -91,3 +91,97 @@ def test_pruning_searches_less() -> None:
     )
     np.testing.assert_array_equal(pruned.value, full.value)
     assert int(pruned.nodes.sum()) < int(full.nodes.sum())
+
+
+# A tree with transpositions: two sides take items from a pool of ITEMS in turn; a settled
+# node's value depends only on which items each side holds, so orders of the same takes meet.
+ITEMS, TAKES = 7, 5
+
+
+class Takes(NamedTuple):
+    mine: jax.Array  # uint32[]: items the maximising side took
+    theirs: jax.Array  # uint32[]
+    depth: jax.Array  # int32[]
+
+
+def _score(mine: int, theirs: int, seed: int) -> tuple[int, int]:
+    x = ((mine * 0x9E3779B1) ^ (theirs * 0x85EBCA6B) ^ seed) & M32
+    x = (x * 0xC2B2AE35) & M32
+    x ^= x >> 15
+    return x % 21 - 10, (x >> 9) & 1
+
+
+def _takes_tree(seed: jax.Array) -> search.Tree[Takes]:
+    u = jnp.uint32
+
+    def leaf(n: Takes) -> search.Leaf:
+        x = (n.mine * u(0x9E3779B1)) ^ (n.theirs * u(0x85EBCA6B)) ^ seed
+        x = x * u(0xC2B2AE35)
+        x = x ^ (x >> 15)
+        value = (x % u(21)).astype(jnp.int32) - 10
+        return search.Leaf(n.depth == TAKES, value, ((x >> 9) & 1).astype(jnp.int32))
+
+    def play(n: Takes, m: jax.Array) -> Takes:
+        item = u(1) << m.astype(u)
+        mine = n.depth % 2 == 0
+        return Takes(
+            jnp.where(mine, n.mine | item, n.mine),
+            jnp.where(mine, n.theirs, n.theirs | item),
+            n.depth + 1,
+        )
+
+    return search.Tree(
+        moves=lambda n: bits.Bits(u((1 << ITEMS) - 1) & ~(n.mine | n.theirs), u(0)),
+        play=play,
+        leaf=leaf,
+        maximise=lambda n: n.depth % 2 == 0,
+        transposes=lambda n: n.depth >= 2,
+    )
+
+
+def _takes_minimax(mine: int, theirs: int, depth: int, seed: int) -> tuple[int, int]:
+    if depth == TAKES:
+        return _score(mine, theirs, seed)
+    best = None
+    for m in range(ITEMS):
+        if (mine | theirs) >> m & 1:
+            continue
+        took = (mine | 1 << m, theirs) if depth % 2 == 0 else (mine, theirs | 1 << m)
+        child = _takes_minimax(*took, depth + 1, seed)
+        if best is None or (child[0] > best[0] if depth % 2 == 0 else child[0] < best[0]):
+            best = child
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("size,lanes", [(1 << 12, None), (1 << 12, 4), (4, 3)])
+def test_transpositions_keep_the_value_and_line(size: int, lanes: int | None) -> None:
+    """A transposition table (shared by worlds of one seed, not by others; ``size`` 4: almost
+    every store overwrites another node's) gives minimax's value and the first best line's
+    aux, and searches fewer children than the search without it."""
+    worlds = 12
+    seeds = np.array([5, 5, 5, 9, 9, 11, 5, 9, 11, 11, 5, 13], np.uint32)
+    first = np.random.default_rng(1).integers(0, ITEMS, worlds)  # a first take made at the root
+    roots = Takes(
+        jnp.asarray(1 << first, jnp.uint32),
+        jnp.zeros(worlds, jnp.uint32),
+        jnp.ones(worlds, jnp.int32),
+    )
+    solve = jax.jit(
+        lambda r, s, n: search.alphabeta(_takes_tree, s, r, TAKES, True, lanes, n), static_argnums=2
+    )
+    with_table, without = (
+        solve(roots, jnp.asarray(seeds), size),
+        solve(roots, jnp.asarray(seeds), 0),
+    )
+    want = [_takes_minimax(1 << int(f), 0, 1, int(s)) for f, s in zip(first, seeds, strict=True)]
+    for out in (with_table, without):
+        np.testing.assert_array_equal(np.asarray(out.value), [v for v, _ in want])
+        np.testing.assert_array_equal(np.asarray(out.aux), [a for _, a in want])
+    assert int(with_table.nodes.sum()) < int(without.nodes.sum())
+
+
+def test_transpositions_must_be_a_power_of_two() -> None:
+    roots = Takes(jnp.ones(2, jnp.uint32), jnp.zeros(2, jnp.uint32), jnp.ones(2, jnp.int32))
+    with pytest.raises(ValueError, match="power of two"):
+        search.alphabeta(_takes_tree, jnp.zeros(2, jnp.uint32), roots, TAKES, True, None, 100)

@@ -168,9 +168,10 @@ SEARCH_CASES = [
 
 @pytest.mark.parametrize("n,rules,tricks", SEARCH_CASES)
 def test_the_search_equals_the_enumeration(n, rules, tricks) -> None:
-    """``search_solve`` (alpha-beta, equivalent cards merged) gives ``solve``'s (the full
-    enumeration's) points and bid made at every position, and so do the search without pruning
-    and without merging; the pruned search generates fewer children than the full one."""
+    """``search_solve`` (alpha-beta, equivalent cards merged, a transposition table) gives
+    ``solve``'s (the full enumeration's) points and bid made at every position, and so do the
+    search without pruning, without merging and without the table; the pruned search generates
+    fewer children than the full one, and the table saves some where a node can be met again."""
 
     @jax.jit
     def run():
@@ -180,6 +181,7 @@ def test_the_search_equals_the_enumeration(n, rules, tricks) -> None:
             endgame.search_solve(p, table, player, n, rules, prune, distinct)
             for prune, distinct in ((True, True), (False, True), (True, False), (False, False))
         ]
+        ways.append(endgame.search_solve(p, table, player, n, rules, transpositions=0))
         return full, ways
 
     (points, made), ways = jax.device_get(run())
@@ -189,6 +191,8 @@ def test_the_search_equals_the_enumeration(n, rules, tricks) -> None:
         np.testing.assert_array_equal(made_on_line, made)
     searched, everything = ways[0][2].sum(), ways[3][2].sum()
     assert searched < everything, (searched, everything)
+    without_table = ways[4][2].sum()  # (2 tricks, or 2 seats: no node is met twice)
+    assert searched < without_table if n > 2 and tricks > 2 else searched <= without_table
 
 
 @pytest.mark.slow

@@ -17,7 +17,10 @@ The solve is an alpha-beta search (``search_solve``, on ``core.search``), batche
   between them that another seat holds, the trick's winning card or the renege level's trump);
 - the other side's winning card is answered first with the lowest card that beats it, a lead
   with the highest card (``_order``);
-- a hand in its last trick is settled at once (each seat's one card played out).
+- a hand in its last trick is settled at once (each seat's one card played out);
+- a transposition table keeps every node's result for the batch (``transpositions``): the
+  same cards played in another order, or another root move of the same world (a pimc
+  decision's), are not searched twice.
 
 ``solve`` is the plain enumeration of a fixed tree that came before it (every legal play of
 every seat, ``leaves(tricks, N)`` leaves: 1296 for 3 tricks at 4 players), kept as the
@@ -266,7 +269,8 @@ def _tree(
         last = get(p.status, fp._F_TRICK) == NUM_TRICKS - 1
         q = p
         for _ in range(n):  # the last trick: every seat's only card (a hand over stands)
-            q = fp.play_step(q, table, bits.lowest(fp.play_legal(q, table, rules)[2]), n, rules)
+            only = fp.hand_now(q, table, get(q.status, fp._F_CUR))
+            q = fp.play_step(q, table, bits.lowest(only), n, rules)
         one = functools.partial(jax.tree.map, lambda x: x[None])
         points, made = _leaf_values(one(q), one(table), player[None], n, rules)
         aux = jnp.where(jnp.isnan(made[0]), -1, made[0]).astype(I32)
@@ -281,6 +285,7 @@ def _tree(
         maximise=lambda p: get(p.status, fp._F_CUR) % t == player % t,
         order=lambda p, untried: _order(p, untried, n),
         bounds=lambda p: _bounds(p, table, player, n, rules),
+        transposes=lambda p: jnp.bool_(True),
     )
 
 
@@ -293,6 +298,7 @@ def search_solve(
     prune: bool = True,
     distinct: bool = True,
     lanes: int | None = None,
+    transpositions: int = search.TRANSPOSITIONS,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``solve`` of hands ``p`` [B] from any point of their play by alpha-beta
     (``core.search``; module docstring) instead of enumeration: (points float32[B], the bid
@@ -300,7 +306,7 @@ def search_solve(
     searches every line, ``distinct=False`` every legal card (not one of each run of
     equivalent cards): both off, the full tree of ``solve``.  ``lanes``: the worlds searched
     at a time (``core.search.alphabeta``); by default ``CPU_LANES`` on a CPU, every world at
-    once elsewhere."""
+    once elsewhere; ``transpositions``: the entries of the transposition table (0: none)."""
     if lanes is None and jax.default_backend() == "cpu":
         lanes = CPU_LANES
 
@@ -308,7 +314,7 @@ def search_solve(
         return _tree(ctx[0], ctx[1], num_players, rules, distinct)
 
     depth = (NUM_TRICKS - 1) * num_players  # (a hand in its last trick is settled)
-    out = search.alphabeta(tree_of, (table, player), p, depth, prune, lanes)
+    out = search.alphabeta(tree_of, (table, player), p, depth, prune, lanes, transpositions)
     made = jnp.where(out.aux < 0, jnp.nan, out.aux.astype(jnp.float32))
     return out.value.astype(jnp.float32), made, out.nodes
 
