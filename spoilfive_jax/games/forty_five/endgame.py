@@ -216,12 +216,39 @@ def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
     return jnp.where(led < 0, lead, follow)
 
 
+def _top_trumps(p: fp.Play, table: fp.Table, num_players: int) -> tuple[jax.Array, jax.Array]:
+    """int32[] (the seat holding the highest trump still in hand, -1 if none; how many of the
+    highest trumps in hand it holds in a row, above the trump winning the trick in play too).
+    Each of those takes a trick of its own: the seat plays them highest first, each the highest
+    trump out when played, and a seat may always play its highest trump where it may play a
+    lower one."""
+    removed = Bits(p.removed_lo, p.removed_hi)
+    held = [
+        sx.trumps_of(Bits(table.held_lo[s], table.held_hi[s]).without(removed))
+        for s in range(num_players)
+    ]
+    st = p.status
+    led, best, level = get(st, fp._F_LED), get(st, fp._F_BEST), get(st, fp._F_LEVEL)
+    played = sx.trumps_of(trick_landmarks(led, best, level, sx.TRUMP_SLOT, sx.TRUMP_POWER))
+    every = functools.reduce(jnp.bitwise_or, held) | played
+    seat, run = I32(-1), I32(0)
+    for s, mine in enumerate(held):
+        others = every & ~mine
+        top = 31 - jax.lax.clz(others).astype(I32)  # -1: none
+        below = jnp.where(top < 0, U32(0), (U32(2) << jnp.maximum(top, 0).astype(U32)) - U32(1))
+        on_top = mine > others  # (disjoint sets: the higher word holds the highest trump)
+        seat = jnp.where(on_top, s, seat)
+        run = jnp.where(on_top, jax.lax.population_count(mine & ~below).astype(I32), run)
+    return seat, run
+
+
 def _bounds(
     p: fp.Play, table: fp.Table, player: jax.Array, num_players: int, rules: FortyFiveRules
 ) -> tuple[jax.Array, jax.Array]:
     """int32[] (lo, hi): the points ``player``'s team can still end the hand with, from the
     tricks it has won and the tricks left (every one of them and the bonus at best, none at
-    worst); the announced jink's all-or-nothing is not bounded (the whole range)."""
+    worst), less the tricks the seat holding the highest trumps is sure of (``_top_trumps``);
+    the announced jink's all-or-nothing is not bounded (the whole range)."""
     t = num_teams(num_players)
     team = player % t
     won = jnp.sum(
@@ -233,6 +260,9 @@ def _bounds(
         )
     )
     most = won + NUM_TRICKS - get(p.status, fp._F_TRICK)
+    holder, sure = _top_trumps(p, table, num_players)
+    ours = (holder >= 0) & (holder % t == team)
+    won, most = won + jnp.where(ours, sure, 0), most - jnp.where(ours | (holder < 0), 0, sure)
     if rules.scoring == "hoyle":
         lo = jnp.where(won == NUM_TRICKS, 10, jnp.where(won >= 3, 5, 0))
         hi = jnp.where(most == NUM_TRICKS, 10, jnp.where(most >= 3, 5, 0))
