@@ -41,6 +41,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import transpositions as tt
@@ -111,6 +112,17 @@ def run_tails(own: Bits, others: Bits, cut: Bits) -> Bits:
         return mine & (grow << 1) & ~stop
 
     return Bits(word(own.lo, others.lo, cut.lo), word(own.hi, others.hi, cut.hi))
+
+
+def move_major(worlds: int, moves: int) -> tuple[np.ndarray, np.ndarray]:
+    """(order, back) int[worlds * moves]: ``x[order]`` puts roots laid out world by world (a
+    world's moves together, as an analysis tiles them) in move order (every world's first
+    move, then every world's second...), ``y[back]`` puts answers back.  Searched in that
+    order with ``lanes``, a world's later moves start after its first is done, so the
+    transposition table holds what that search found (the padded slots of a decision, which
+    repeat its first legal move, then cost almost nothing)."""
+    order = np.arange(worlds * moves).reshape(worlds, moves).T.reshape(-1)
+    return order, np.argsort(order)
 
 
 def check_tricks(tricks: Any, most: int) -> int:

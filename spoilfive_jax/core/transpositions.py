@@ -2,17 +2,20 @@
 again by another line, kept for a whole batch of worlds.
 
 An entry is one row of an int32 matrix ``[T, 6]``: the node's 64-bit check (two words), the
-bounds (lo, hi) its value was found to lie within, the ``aux`` of its line and whether that
-value is exact (lo == hi, found inside its window: then ``aux`` is its line's).  A node's key
-is three 32-bit hashes of its words and of its world (``seed``, from the world's ``ctx``): the
-first picks the row (``T`` a power of two), the other two are the check, so two nodes share an
-entry only if all 64 bits agree (about one chance in 2**64 a lookup of being fooled).  Worlds
-with the same ``ctx`` (one deal solved for several root moves, as a pimc decision does) share
-their entries.
+bounds (lo, hi) its value was found to lie within (equal where it was found exact, inside its
+window), the ``aux`` of its line (where exact) and a seal, a hash of the other five words.  A
+node's key is three 32-bit hashes of its words and of its world (``seed``, from the world's
+``ctx``): the first picks the row (``T`` a power of two), the other two are the check, so two
+nodes share an entry only if all 64 bits agree (about one chance in 2**64 a lookup of being
+fooled).  Worlds with the same ``ctx`` (one deal solved for several root moves, as a pimc
+decision does) share their entries.
 
-A store replaces the row (or, for the same node, narrows its bounds); of several worlds storing
-to one row in a step, the first in the batch writes.  The functions are written at the batch's
-level: ``[B]`` leading every argument but ``table``.
+A store replaces the row.  Where several worlds store to one row in the same step, the row is
+one of theirs, or, where a device writes the words of different stores into it, a row whose
+seal does not match: a lookup ignores it.  (Finding each row's one writer, or narrowing the
+bounds already there, costs a CPU a third more a step.)  The values a search finds are the
+same whichever store wins; the children it searches may differ.  The functions are written at
+the batch's level: ``[B]`` leading every argument but ``table``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import jax.numpy as jnp
 
 I32, U32 = jnp.int32, jnp.uint32
 INF = 1 << 30  # beyond every value a tree may have (|value| < 2**30): ``core.search.INF``
-_CHECK_A, _CHECK_B, _LO, _HI, _AUX, _EXACT = range(6)
+_CHECK_A, _CHECK_B, _LO, _HI, _AUX, _SEAL = range(6)
 _STREAMS = (0x243F6A88, 0x85A308D3, 0x13198A2E)  # a starting value per hash
 
 
@@ -33,7 +36,7 @@ def empty(size: int) -> jax.Array:
     if size < 1 or size & (size - 1):
         raise ValueError(f"transpositions must be a power of two, got {size}")
     row = jnp.array([0, 0, -INF, INF, 0, 0], I32)
-    return jnp.broadcast_to(row, (size, 6))
+    return jnp.broadcast_to(row.at[_SEAL].set(_seal(row[None, :_SEAL])[0]), (size, 6))
 
 
 def _mix(h: jax.Array, w: jax.Array) -> jax.Array:
@@ -41,6 +44,14 @@ def _mix(h: jax.Array, w: jax.Array) -> jax.Array:
     h = (h ^ w) * U32(0x85EBCA6B)
     h = (h ^ (h >> 13)) * U32(0xC2B2AE35)
     return h ^ (h >> 16)
+
+
+def _seal(rows: jax.Array) -> jax.Array:
+    """int32[B]: the seal of the first five words of rows int32[B, 5]."""
+    h = jnp.full(rows.shape[:1], U32(_STREAMS[0]))
+    for j in range(_SEAL):
+        h = _mix(h, jax.lax.bitcast_convert_type(rows[:, j], U32))
+    return jax.lax.bitcast_convert_type(h, I32)
 
 
 def words(tree: Any) -> list[jax.Array]:
@@ -83,35 +94,26 @@ class Entry(NamedTuple):
     aux: jax.Array  # int32: its line's ``aux``
 
 
-def _row_of(table: jax.Array, k: jax.Array) -> jax.Array:
-    return (k[:, 0] & U32(table.shape[0] - 1)).astype(I32)
-
-
-def _checks(k: jax.Array) -> tuple[jax.Array, jax.Array]:
-    as_int = jax.lax.bitcast_convert_type(k, I32)
-    return as_int[:, 1], as_int[:, 2]
+def _lookup(table: jax.Array, k: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(the rows of keys ``k`` [B, 3] int32[B, 6], whether each holds its key's entry)."""
+    rows = table[(k[:, 0] & U32(table.shape[0] - 1)).astype(I32)]
+    checks = jax.lax.bitcast_convert_type(k, I32)
+    hit = (rows[:, _CHECK_A] == checks[:, 1]) & (rows[:, _CHECK_B] == checks[:, 2])
+    return rows, hit & (rows[:, _SEAL] == _seal(rows[:, :_SEAL]))
 
 
 def remember(table: jax.Array, e: Entry) -> jax.Array:
-    """``table`` with the entries ``e``: a value at or below its window's alpha is an upper
-    bound, at or above its beta a lower bound, strictly inside it exact."""
+    """``table`` with the entries ``e`` (each replacing its row): a value at or below its
+    window's alpha is an upper bound, at or above its beta a lower bound, strictly inside it
+    exact."""
     size = table.shape[0]
-    at = jnp.where(e.use, _row_of(table, e.key), size)
-    order = jnp.argsort(at, stable=True)  # one writer a row: the batch's first
-    ranked = at[order]
-    first = jnp.concatenate([jnp.ones(1, bool), ranked[1:] != ranked[:-1]])
-    at = jnp.where(jnp.zeros_like(first).at[order].set(first), at, size)
-    old = table[jnp.minimum(at, size - 1)]
-    check_a, check_b = _checks(e.key)
-    same = (old[:, _CHECK_A] == check_a) & (old[:, _CHECK_B] == check_b)
     exact = (e.value > e.alpha) & (e.value < e.beta)
     lo = jnp.where((e.value >= e.beta) | exact, e.value, -INF)
     hi = jnp.where((e.value <= e.alpha) | exact, e.value, INF)
-    lo = jnp.where(same, jnp.maximum(lo, old[:, _LO]), lo)
-    hi = jnp.where(same, jnp.minimum(hi, old[:, _HI]), hi)
-    aux = jnp.where(exact, e.aux, jnp.where(same, old[:, _AUX], 0))
-    known = exact | (same & (old[:, _EXACT] != 0))
-    rows = jnp.stack([check_a, check_b, lo, hi, aux, known.astype(I32)], axis=1)
+    checks = jax.lax.bitcast_convert_type(e.key, I32)
+    rows = jnp.stack([checks[:, 1], checks[:, 2], lo, hi, jnp.where(exact, e.aux, 0)], axis=1)
+    rows = jnp.concatenate([rows, _seal(rows)[:, None]], axis=1)
+    at = jnp.where(e.use, (e.key[:, 0] & U32(size - 1)).astype(I32), size)
     return table.at[at].set(rows, mode="drop")
 
 
@@ -122,11 +124,10 @@ def recall(
     about to be searched with the window (alpha, beta): settled where the table knows the
     value exactly, or a bound outside the window (the value is then that bound: what a search
     would have returned)."""
-    entry = table[_row_of(table, k)]
-    check_a, check_b = _checks(k)
-    hit = use & (entry[:, _CHECK_A] == check_a) & (entry[:, _CHECK_B] == check_b)
+    entry, hit = _lookup(table, k)
+    hit = use & hit
     lo, hi = entry[:, _LO], entry[:, _HI]
-    known = hit & (entry[:, _EXACT] != 0)
+    known = hit & (lo == hi)  # (only an exact store sets both)
     high, low = hit & (lo >= beta), hit & (hi <= alpha)
     value = jnp.where(known | high, lo, hi)
     return known | high | low, value, jnp.where(known, entry[:, _AUX], 0)

@@ -1,6 +1,6 @@
 """``core.transpositions``: what a store of a searched node lets a later lookup conclude, for
-each kind of result (exact, fail-low, fail-high), merged bounds, worlds kept apart and one
-writer a row."""
+each kind of result (exact, fail-low, fail-high), a store replacing another, worlds kept apart
+and rows written twice in a step."""
 
 from __future__ import annotations
 
@@ -62,12 +62,12 @@ def test_a_fail_high_is_a_lower_bound_only() -> None:
     assert not _look(table, _key(1), 0, 8)[0]
 
 
-def test_bounds_of_one_node_merge_without_an_aux() -> None:
+def test_a_later_store_replaces_the_entry() -> None:
     table = _store(tt.empty(64), [_key(1)], 6, 0, 6)  # >= 6
     table = _store(table, [_key(1)], 6, 6, 10)  # <= 6
-    assert _look(table, _key(1), 7, 9)[:2] == (True, 6)  # a cut either way
-    assert _look(table, _key(1), 0, 5)[:2] == (True, 6)
-    assert not _look(table, _key(1), 0, 9)[0]  # its line's aux is unknown: not taken as exact
+    assert _look(table, _key(1), 7, 9)[:2] == (True, 6)  # the upper bound cuts
+    assert not _look(table, _key(1), 0, 5)[0]  # the lower bound is gone
+    assert not _look(table, _key(1), 0, 9)[0]  # two bounds are never taken as an exact value
 
 
 def test_worlds_and_nodes_are_kept_apart() -> None:
@@ -76,13 +76,18 @@ def test_worlds_and_nodes_are_kept_apart() -> None:
     assert not _look(table, _key(2, world=0), -INF, INF)[0]
 
 
-def test_one_writer_a_row() -> None:
-    """Two nodes stored to one row in one step: the first in the batch is kept whole."""
-    table = tt.empty(1)  # every node shares the one row
-    table = _store(table, [_key(1), _key(2)], 5, 0, 10, aux=1)
-    assert _look(table, _key(1), -INF, INF) == (True, 5, 1)
-    assert not _look(table, _key(2), -INF, INF)[0]
-    np.testing.assert_array_equal(np.asarray(table).shape, (1, 6))
+def test_a_row_stored_twice_in_a_step_holds_one_entry_or_none() -> None:
+    """Two nodes stored to one row in one step: a lookup of each finds its own entry or
+    nothing; a row mixing the words of two stores (as a device may write it) is ignored."""
+    table = _store(tt.empty(1), [_key(1), _key(2)], 5, 0, 10, aux=1)
+    found = [_look(table, _key(w), -INF, INF) for w in (1, 2)]
+    assert sorted(f[0] for f in found) == [False, True]
+    assert (True, 5, 1) in found
+    first = np.asarray(_store(tt.empty(1), [_key(1)], 5, 0, 10, aux=1))
+    second = np.asarray(_store(tt.empty(1), [_key(2)], 3, 0, 10))
+    mixed = np.concatenate([first[:, :2], second[:, 2:]], axis=1)  # node 1's check, 2's value
+    assert not _look(jnp.asarray(mixed), _key(1), -INF, INF)[0]
+    assert _look(jnp.asarray(first), _key(1), -INF, INF)[0]
 
 
 @pytest.mark.parametrize("size", [0, 3, 100])

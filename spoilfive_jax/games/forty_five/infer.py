@@ -32,7 +32,7 @@ import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.endgame as endgame
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.view as view
-from spoilfive_jax.core import record
+from spoilfive_jax.core import record, search
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import transition, transition_legal
 from spoilfive_jax.core.keys import as_counter
@@ -394,8 +394,12 @@ def solved_playout(
     tricks = endgame.check_tricks(env, tricks)
     b, width = actions.shape
     tile, after = _applied(env, states, actions)
-    out = endgame.solved_playout_kernel(tile(keys), after, tile(player), policy, tricks, env.rules)
-    return {k: v.reshape(b, width) for k, v in out.items()}
+    order, back = search.move_major(b, width)  # (a world's moves one after another)
+    after = jax.tree.map(lambda x: x[order], after)
+    out = endgame.solved_playout_kernel(
+        tile(keys)[order], after, tile(player)[order], policy, tricks, env.rules
+    )
+    return {k: v[back].reshape(b, width) for k, v in out.items()}
 
 
 def max_solve_tricks(env: Any) -> int:

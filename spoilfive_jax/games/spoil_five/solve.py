@@ -220,7 +220,10 @@ def solved_playout(
     if tricks < NUM_TRICKS:
         h = approach(h, table, infer.chooser(policy, table, ids, rules), tricks * n, n, rules)
     seat = jnp.repeat(player, width)
-    chips, winner, _ = search_solve(h, table, seat, n, rules)
+    order, back = search.move_major(b, width)
+    take = functools.partial(jax.tree.map, lambda x: x[order])
+    chips, winner, _ = search_solve(take(h), take(table), seat[order], n, rules)
+    chips, winner = chips[back], winner[back]
     out = {
         "expected_chips": chips,
         "win_prob": (winner == seat).astype(jnp.float32),
