@@ -2,11 +2,11 @@
 ``sf.pimc(env, 64)``, in the seat-rotated tournaments of ``pimc_strength.py``.
 
 Spoil Five (5 players, seed rules): one seat of the bot against four pimc-64 seats, rotated
-through the five seats over the same fresh deals.  Forty-Five and Twenty-Five (4 players): a
-partnership of the bot against a pimc-64 partnership, swapped over the same deals.  Each row
-is the bot's chips (points) a hand minus the other seats', with a 95% interval over deals; the
-bot's own result a hand is printed too (a lever can win the difference by costing the others,
-not by gaining).
+through the five seats over the same fresh deals.  Forty-Five, Twenty-Five and Auction
+Forty-Fives (4 players): a partnership of the bot against a pimc-64 partnership, swapped over
+the same deals.  Each row is the bot's chips (points) a hand minus the other seats', with a 95%
+interval over deals; the bot's own result a hand is printed too (a lever can win the
+difference by costing the others, not by gaining).
 
 Rows (``--rows``):
 - ``tie``: ties of the means go to the heuristic's choice (``tie_break="heuristic"``);
@@ -17,6 +17,9 @@ Rows (``--rows``):
   bot's partnership, every other seat against it in Spoil Five);
 - ``solve-all``: each world's whole play solved exactly (``solve_tricks="all"``, ``sf.solve``'s
   search);
+- ``solve3``: each world's last three tricks solved exactly (``solve_tricks=3``: Spoil Five's
+  whole hands, four seats against one, are some 30 times the family's to search);
+- ``solve-all-vs-best``: the ``solve-all`` bot against ``best`` instead of pimc 64;
 - ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
   the softened heuristic (``infer_worlds=256``; the family only);
 - ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the game's
@@ -67,6 +70,8 @@ ROWS = (
     "worlds",
     "solve",
     "solve-all",
+    "solve3",
+    "solve-all-vs-best",
     "infer",
     "infer-ppo",
     "best",
@@ -74,7 +79,7 @@ ROWS = (
     "solver-sees-all",
 )
 AGENT = Path(AGENTS_DIR) / "forty_five_ppo.npz"  # (the package's; examples/agents links to it)
-GAMES = ("spoil_five", "forty_five", "twenty_five")
+GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
 
 
 def env_for(game: str) -> Any:
@@ -117,6 +122,10 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
         return sf.pimc(env, 64, solve_tricks=2, name="pimc64+solve2"), base
     if row == "solve-all":
         return sf.pimc(env, 64, solve_tricks="all", name="pimc64+solve-all"), base
+    if row == "solve3":
+        return sf.pimc(env, 64, solve_tricks=3, name="pimc64+solve3"), base
+    if row == "solve-all-vs-best":
+        return sf.pimc(env, 64, solve_tricks="all", name="pimc64+solve-all"), sf.best_policy(env)
     if row == "solver-sees-all":  # the true upper bound: each decision the real deal's solve
         bound = sf.pimc(env, 1, see_all=True, solve_tricks="all", name="solver")
         return bound, sf.best_policy(env)
