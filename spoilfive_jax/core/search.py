@@ -52,7 +52,7 @@ C = TypeVar("C")  # what one world's tree closes over
 
 I32 = jnp.int32
 INF = tt.INF  # beyond every value a tree may have (|value| < 2**30)
-TRANSPOSITIONS = 1 << 16  # the games' transposition tables: 1.5 MB, shared by a batch
+TRANSPOSITIONS = 1 << 18  # the games' transposition tables: 6 MB, shared by a batch
 
 
 class Leaf(NamedTuple):
@@ -114,14 +114,17 @@ def run_tails(own: Bits, others: Bits, cut: Bits) -> Bits:
     return Bits(word(own.lo, others.lo, cut.lo), word(own.hi, others.hi, cut.hi))
 
 
-def move_major(worlds: int, moves: int) -> tuple[np.ndarray, np.ndarray]:
+def move_major(worlds: int, moves: int, block: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """(order, back) int[worlds * moves]: ``x[order]`` puts roots laid out world by world (a
-    world's moves together, as an analysis tiles them) in move order (every world's first
-    move, then every world's second...), ``y[back]`` puts answers back.  Searched in that
-    order with ``lanes``, a world's later moves start after its first is done, so the
-    transposition table holds what that search found (the padded slots of a decision, which
-    repeat its first legal move, then cost almost nothing)."""
-    order = np.arange(worlds * moves).reshape(worlds, moves).T.reshape(-1)
+    world's moves together, as an analysis tiles them) in move order, a ``block`` of worlds at
+    a time (the block's first moves, then its second moves...), ``y[back]`` puts answers back.
+    Searched in that order with ``lanes``, a world's later moves start once its first is done,
+    while the transposition table still holds what that search found (the padded slots of a
+    decision, which repeat its first legal move, then cost almost nothing).  A pimc decision's
+    64 worlds are one block."""
+    ids = np.arange(worlds * moves).reshape(worlds, moves)
+    starts = range(0, worlds, block)
+    order = np.concatenate([ids[s : s + block].T.reshape(-1) for s in starts])
     return order, np.argsort(order)
 
 
@@ -339,9 +342,42 @@ def alphabeta(
     by the batch (``core.transpositions``), for the nodes ``Tree.transposes`` names: a node
     met again, by another line or in another world with the same ``ctx``, is valued from what
     its earlier search found where that settles it.  Only with ``prune``.  The values are the
-    same; ``aux`` too (an entry's ``aux`` is used only where its value is exact)."""
+    same; ``aux`` too (an entry's ``aux`` is used only where its value is exact).
+
+    Under ``jax.vmap`` (a batch of pimc decisions, each solving its own worlds) the vmapped
+    batches are searched as one batch of all their worlds, with one queue and one table,
+    rather than as a vmapped loop that would run every lane's hand-out and copy every table at
+    each step."""
     if transpositions:
         tt.empty(transpositions)  # (a ValueError unless a power of two)
+
+    @jax.custom_batching.custom_vmap
+    def solve(ctx: C, roots: N) -> Solved:
+        return _alphabeta(tree_of, ctx, roots, depth, prune, lanes, transpositions)
+
+    @solve.def_vmap
+    def _as_one_batch(size: int, batched: tuple[Any, Any], ctx: C, roots: N) -> tuple[Solved, Any]:
+        def flat(x: jax.Array, is_batched: bool) -> jax.Array:
+            x = x if is_batched else jnp.broadcast_to(x, (size, *x.shape))
+            return x.reshape((-1, *x.shape[2:]))
+
+        ctx, roots = (jax.tree.map(flat, t, m) for t, m in zip((ctx, roots), batched, strict=True))
+        out = solve(ctx, roots)
+        return jax.tree.map(lambda x: x.reshape(size, -1), out), Solved(True, True, True)
+
+    return solve(ctx, roots)
+
+
+def _alphabeta(
+    tree_of: Callable[[C], Tree[N]],
+    ctx: C,
+    roots: N,
+    depth: int,
+    prune: bool,
+    lanes: int | None,
+    transpositions: int,
+) -> Solved:
+    """``alphabeta`` of one batch."""
     like = jax.tree.map(lambda x: x[0], roots)
     b = jax.tree.leaves(roots)[0].shape[0]
     probe = tree_of(jax.tree.map(lambda x: x[0], ctx))

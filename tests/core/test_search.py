@@ -185,3 +185,33 @@ def test_transpositions_must_be_a_power_of_two() -> None:
     roots = Takes(jnp.ones(2, jnp.uint32), jnp.zeros(2, jnp.uint32), jnp.ones(2, jnp.int32))
     with pytest.raises(ValueError, match="power of two"):
         search.alphabeta(_takes_tree, jnp.zeros(2, jnp.uint32), roots, TAKES, True, None, 100)
+
+
+def test_move_major_orders_a_block_of_worlds_by_move_and_back() -> None:
+    order, back = search.move_major(5, 3, block=2)
+    # worlds 0-1 (moves 0, then 1, then 2), then 2-3, then world 4; root id = world * 3 + move
+    assert order.tolist() == [0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11, 12, 13, 14]
+    assert (order[back] == np.arange(15)).all()
+
+
+@pytest.mark.parametrize("ctx_batched", [True, False])
+def test_a_vmapped_search_is_one_batch_with_the_same_answers(ctx_batched: bool) -> None:
+    """``jax.vmap`` of ``alphabeta`` (as ``jax.vmap`` of a pimc bot makes it) searches the
+    vmapped batches as one (its custom batching rule) and answers each as alone."""
+    codes = np.random.default_rng(3).integers(0, 2**32, (3, 8), dtype=np.uint64)
+    roots = Node(jnp.asarray(codes, jnp.uint32), jnp.zeros((3, 8), jnp.int32))
+    seeds = jnp.asarray(np.arange(24, dtype=np.uint32).reshape(3, 8) * 7919)
+
+    def solve(s: jax.Array, r: Node) -> search.Solved:
+        return search.alphabeta(_tree, s, r, DEPTH, True, 5)
+
+    if ctx_batched:
+        together = jax.jit(jax.vmap(solve))(seeds, roots)
+        assert "u32[24]" in str(jax.make_jaxpr(jax.vmap(solve))(seeds, roots))  # one batch
+        alone = [solve(seeds[i], jax.tree.map(lambda x, i=i: x[i], roots)) for i in range(3)]
+    else:
+        together = jax.jit(jax.vmap(solve, in_axes=(None, 0)))(seeds[0], roots)
+        alone = [solve(seeds[0], jax.tree.map(lambda x, i=i: x[i], roots)) for i in range(3)]
+    for field in ("value", "aux", "nodes"):
+        want = np.stack([np.asarray(getattr(a, field)) for a in alone])
+        np.testing.assert_array_equal(np.asarray(getattr(together, field)), want)
