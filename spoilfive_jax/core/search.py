@@ -6,8 +6,9 @@ pytree of 32-bit scalars, written for ONE world), the moves as a 64-position bit
 search is a depth-first alpha-beta with an explicit stack, run for a batch of worlds as one
 ``lax.while_loop`` written at the batch's level: at each iteration every world either tries the
 next move of its deepest open node (a child that is settled, or whose ``Tree.bounds`` fall
-outside the window, is valued at once, without a stack frame of its own) or closes that node
-and hands its value to its parent.  The next move and its child are worked out one iteration
+outside the window, is valued at once, without a stack frame of its own, and where it was the
+node's last move the node closes in the same step) or closes that node and hands its value to
+its parent.  The next move and its child are worked out one iteration
 ahead and kept in the loop's carry, so XLA computes the game's functions once a step.  The loop
 runs until its last world is done; with ``lanes`` a few worlds are searched at a time and a lane
 takes the next world when its own is done, so a batch costs about its total of steps rather
@@ -266,19 +267,24 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tupl
     here = jnp.where(nx.settled, _fold(tried, k, nx.value, nx.aux), tried)
     moves = Bits(nx.moves_lo, nx.moves_hi)
     above = _row(nx.child, moves, row[k + _ALPHA], row[k + _BETA], nx.maximise)
-    # No move left (or a cut): the top row's best goes to the row below, or is the answer.
-    closed = ~open_ & ~c.done
+    # No move left (or a cut): the top row's best goes to the row below, or is the answer; a
+    # settled child that was the last move (or cut) closes its node in the same step.
+    spent = ~bits.nonempty(left)
+    if prune:
+        spent = spent | (here[k + _ALPHA] >= here[k + _BETA])
+    closed = (~open_ & ~c.done) | (open_ & nx.settled & spent)
+    last = jnp.where(open_, here, row)  # (the node closed, where one is)
     pop = closed & (c.top > 0)
     under = jnp.maximum(c.top - 1, 0)
-    below = _fold(c.stack[under], k, row[k + _BEST], row[k + _AUX])
-    new = jnp.where(push, above, jnp.where(open_, here, jnp.where(pop, below, row)))
+    below = _fold(c.stack[under], k, last[k + _BEST], last[k + _AUX])
+    new = jnp.where(push, above, jnp.where(pop, below, jnp.where(open_, here, row)))
     finished = closed & (c.top == 0)
     stored = jnp.bool_(False)
     if memo and tree.transposes is not None:
         stored = closed & tree.transposes(_node(row[:k], like))
     entry = tt.Entry(
-        stored, tt.key(row[:k], c.seed), row[k + _BEST], row[k + _ALPHA0], row[k + _BETA0],
-        row[k + _AUX],
+        stored, tt.key(row[:k], c.seed), last[k + _BEST], row[k + _ALPHA0], row[k + _BETA0],
+        last[k + _AUX],
     )  # fmt: skip
     carry = _Carry(
         stack=c.stack.at[c.top].set(jnp.where(push, here, c.stack[c.top])),
@@ -287,8 +293,8 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tupl
         top=c.top + push.astype(I32) - pop.astype(I32),
         nodes=c.nodes + open_.astype(I32),
         done=c.done | finished,
-        value=jnp.where(finished, row[k + _BEST], c.value),
-        aux=jnp.where(finished, row[k + _AUX], c.aux),
+        value=jnp.where(finished, last[k + _BEST], c.value),
+        aux=jnp.where(finished, last[k + _AUX], c.aux),
         seed=c.seed,
     )
     return carry, entry

@@ -17,6 +17,8 @@ The solve is an alpha-beta search (``search_solve``, on ``core.search``), batche
   between them that another seat holds, the trick's winning card or the renege level's trump);
 - the other side's winning card is answered first with the lowest card that beats it, a lead
   with the highest card (``_order``);
+- a line is cut where ``player``'s side can no longer reach into the window (``_bounds``:
+  the tricks won and left, less those the seat holding the highest trumps is sure of);
 - a hand in its last trick is settled at once (each seat's one card played out);
 - a transposition table keeps every node's result for the batch (``transpositions``): the
   same cards played in another order, or another root move of the same world (a pimc
