@@ -11,9 +11,11 @@ play left, 5 tricks), after the first trick (4 tricks left) and after the second
   have) and, where it is small enough to search (``--full-limit``), the children of the search
   of every line of every legal card (``prune=False, distinct=False``), measured;
 - a pimc decision of ``sf.pimc(env, 64, solve_tricks="all")`` at the first lead and at the
-  trick's second seat, wall time after a compile run (best of ``--reps``).
+  trick's second seat, wall time after a compile run (best of ``--reps``), and the time a
+  decision of a vmapped batch of ``BATCHED`` decisions takes (as tournaments and rollouts call
+  a bot: their worlds are searched as one batch).
 
-Spoil Five (5 players, every seat for itself: the paranoid solve) searches some 40 times the
+Spoil Five (5 players, every seat for itself: the paranoid solve) searches some 15 times the
 family's nodes on a whole hand, so its rows use 16 worlds and its pimc 4.
 
     python benchmarks/solve_speed.py --json benchmarks/results/solve_speed.json
@@ -51,6 +53,7 @@ CASES = (
     ("spoil_five", 5),
 )
 QUICK = (("forty_five", 2),)
+BATCHED = 8  # decisions of the vmapped pimc row (as a tournament or a rollout calls the bot)
 FAMILY_PLAY, SPOIL_FIVE_PLAY = 6, 1  # the games' play phases (``state.phase``)
 
 
@@ -149,21 +152,32 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
     return rows
 
 
-def pimc_rows(env: sf.Env, samples: int, reps: int) -> list[dict[str, Any]]:
-    bot = jax.jit(sf.pimc(env, samples, solve_tricks="all"))
+def pimc_rows(env: sf.Env, samples: int, reps: int, batch: int = BATCHED) -> list[dict[str, Any]]:
+    bot = sf.pimc(env, samples, solve_tricks="all")
+    one, many = jax.jit(bot), jax.jit(jax.vmap(bot))
+    act = env.builtin_policy("heuristic")
     rows = []
     for seat_in_trick in (0, 1):
-        state = jax.tree.map(lambda x: x[0], at_the_play(env, 1, 0, seed=11))
-        act = env.builtin_policy("heuristic")
+        states = at_the_play(env, batch, 0, seed=11)
         for _ in range(seat_in_trick):
-            state = env.step(state, act(jax.random.PRNGKey(0), state, state.current_player))
+            actions = jax.vmap(act)(jax.random.split(jax.random.PRNGKey(0), batch), states,
+                                    states.current_player)  # fmt: skip
+            states = jax.vmap(env.step)(states, actions)
+        state = jax.tree.map(lambda x: x[0], states)
         key = jax.random.PRNGKey(1)
-        t = best_time(functools.partial(bot, key, state, state.current_player), reps)
+        t = best_time(functools.partial(one, key, state, state.current_player), reps)
+        keys = jax.random.split(key, batch)
+        t_many = best_time(functools.partial(many, keys, states, states.current_player), 1)
         rows.append(
             {"game": env.id, "players": env.num_players, "samples": samples,
-             "seat_in_trick": seat_in_trick, "decision_s": t}
+             "seat_in_trick": seat_in_trick, "decision_s": t, "batched": batch,
+             "batched_decision_s": t_many / batch}
         )  # fmt: skip
-        print(f"  {env.id}: pimc {samples}, seat {seat_in_trick}: {t:.2f} s", file=sys.stderr)
+        print(
+            f"  {env.id}: pimc {samples}, seat {seat_in_trick}: {t:.2f} s alone, "
+            f"{t_many / batch:.2f} s a decision in a batch of {batch}",
+            file=sys.stderr,
+        )
     return rows
 
 
@@ -181,12 +195,18 @@ def table(rows: list[dict[str, Any]], pimc: list[dict[str, Any]]) -> str:
             f"{r['one_world_solves_per_s']:,.0f} | {r['batch']} | {r['batch_s'] * 1e3:,.0f} | "
             f"{r['nodes_mean']:,.0f} ({r['nodes_max']:,}) | {leaves} | {full} |"
         )
-    lines += ["", "| game | players | pimc worlds | seat in the first trick | decision, ms |"]
-    lines.append("|---|---|---|---|---|")
+    lines += [
+        "",
+        "| game | players | pimc worlds | seat in the first trick | decision, ms | a decision of "
+        "a vmapped batch, ms |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in pimc:
+        batched = r.get("batched_decision_s")
+        cell = "n/a" if batched is None else f"{batched * 1e3:,.0f} (of {r['batched']})"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['samples']} | {r['seat_in_trick'] + 1} | "
-            f"{r['decision_s'] * 1e3:,.0f} |"
+            f"{r['decision_s'] * 1e3:,.0f} | {cell} |"
         )
     return "\n".join(lines)
 
