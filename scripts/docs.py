@@ -374,6 +374,8 @@ _LEVERS = {
     "worlds": "pimc 256",
     "solve": "pimc 64, the last two tricks solved",
     "solve-all": "pimc 64, every world solved whole",
+    "solve-all-vs-best": "pimc 64, every world solved whole",
+    "solve3": "pimc 64, the last three tricks solved",
     "solver-sees-all": "the solver seeing every hand, the true bound",
     "infer": "pimc 64 of 256 worlds weighed by the heuristic",
     "infer-ppo": "pimc 64 of 128 worlds weighed by the PPO agent",
@@ -382,7 +384,12 @@ _LEVERS = {
 }
 
 
-_TITLES = {"spoil_five": "Spoil Five", "forty_five": "Forty-Five", "twenty_five": "Twenty-Five"}
+_TITLES = {
+    "spoil_five": "Spoil Five",
+    "forty_five": "Forty-Five",
+    "twenty_five": "Twenty-Five",
+    "auction_forty_fives": "Auction Forty-Fives",
+}
 
 
 def figure_best(result: dict[str, Any]) -> str:
@@ -396,7 +403,7 @@ def figure_best(result: dict[str, Any]) -> str:
         spoil = r["game"] == "spoil_five"
         game = f"{_TITLES.get(r['game'], r['game'])}, {r['players']} players"
         bot = _LEVERS[r["row"]] + ("" if spoil else " (a pair)")
-        against = "best" if r["row"] in ("sees-all", "solver-sees-all") else "pimc 64"
+        against = "best" if r["against"] == "best" else "pimc 64"
         against = f"{r['players'] - 1} × {against}" if spoil else f"{against} (a pair)"
         unit = " chips" if spoil else " points"
         own = f"{r['bot']:+.3f}".replace("-", "−")

@@ -369,7 +369,8 @@ def alphabeta(
 
         ctx, roots = (jax.tree.map(flat, t, m) for t, m in zip((ctx, roots), batched, strict=True))
         out = solve(ctx, roots)
-        return jax.tree.map(lambda x: x.reshape(size, -1), out), Solved(True, True, True)
+        every = jax.tree.map(lambda _: True, out)  # (each answer has the vmapped axis)
+        return jax.tree.map(lambda x: x.reshape(size, -1), out), every
 
     return solve(ctx, roots)
 

@@ -295,12 +295,16 @@ def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
         path = script.agent_path(game)
         assert path.name == f"{game}_ppo.npz" and path.is_file()
     row = {"game": "twenty_five", "players": 4, "row": "infer-ppo", "hands": 4, "bot": 1.0}
-    row |= {"diff": 0.5, "diff_ci": 0.1, "ms_per_decision": 9.0}
+    row |= {"diff": 0.5, "diff_ci": 0.1, "ms_per_decision": 9.0, "against": "pimc64"}
     docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     machine = {"processor": "x", "cores": 2, "python": "3", "jax": "0"}
     text = docs.figure_best({"rows": [row], "command": "c", "date": "d", "machine": machine})
     weighed = "pimc 64 of 128 worlds weighed by the PPO agent (a pair)"
-    assert f"| Twenty-Five, 4 players | {weighed} |" in text
+    assert f"| Twenty-Five, 4 players | {weighed} | pimc 64 (a pair) |" in text
+    bound = row | {"game": "auction_forty_fives", "row": "solver-sees-all", "against": "best"}
+    text = docs.figure_best({"rows": [bound], "command": "c", "date": "d", "machine": machine})
+    assert "| Auction Forty-Fives, 4 players | the solver seeing every hand" in text
+    assert "| best (a pair) |" in text
 
 
 def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
