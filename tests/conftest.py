@@ -179,6 +179,19 @@ def batched_step(env: sf.Env):
 
 
 @functools.cache
+def stepped(hand: Any, action: int) -> Any:
+    """A reference engine's ``hand`` after ``action``, through its own ``step``, on a copy:
+    every list it holds (and the lists inside them) copied, everything else shared, so a
+    search over the reference engine can branch without deep copies."""
+    out = object.__new__(type(hand))
+    for name, value in hand.__dict__.items():
+        if isinstance(value, list):
+            value = [list(v) if isinstance(v, list) else v for v in value]
+        out.__dict__[name] = value
+    out.step(action)
+    return out
+
+
 def jit_step(env: sf.Env):
     """``jit(env.step)`` for one hand (illegal actions end the hand instead of raising)."""
     return jax.jit(env.step)

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import hands_of, jit_step, ref45, to_ref_rules
+from conftest import hands_of, jit_step, ref45, stepped, to_ref_rules
 
 import spoilfive_jax as sf
 from spoilfive_jax.games.forty_five import rules as ff_rules
@@ -39,20 +39,6 @@ NUM_ACTIONS = ref45.NUM_ACTIONS
 # ---------------------------------------------------------------------------- the reference side
 
 
-def _child(hand: ref45.RefHand45, action: int) -> ref45.RefHand45:
-    """``hand`` after ``action``, through the reference engine's own ``step`` (a copy: the
-    lists a play changes are copied, everything else shared)."""
-    out = object.__new__(ref45.RefHand45)
-    out.__dict__.update(hand.__dict__)
-    out.hands = [list(h) for h in hand.hands]
-    out.played = list(hand.played)
-    out.trick = list(hand.trick)
-    out.tricks_won = list(hand.tricks_won)
-    out.scores = list(hand.scores)
-    out.step(action)
-    return out
-
-
 def _alphabeta(hand: ref45.RefHand45, player: int, alpha: float, beta: float) -> float:
     """The minimax value for ``player`` (its team's points for the hand) of ``hand``."""
     if hand.terminated:
@@ -60,7 +46,7 @@ def _alphabeta(hand: ref45.RefHand45, player: int, alpha: float, beta: float) ->
     mine = hand.team(hand.current_player) == hand.team(player)
     best = -math.inf if mine else math.inf
     for action in hand.legal_actions():
-        v = _alphabeta(_child(hand, action), player, alpha, beta)
+        v = _alphabeta(stepped(hand, action), player, alpha, beta)
         if mine:
             best = max(best, v)
             alpha = max(alpha, v)
@@ -75,7 +61,7 @@ def _alphabeta(hand: ref45.RefHand45, player: int, alpha: float, beta: float) ->
 def reference_values(hand: ref45.RefHand45, player: int) -> dict[int, float]:
     """Each legal action of ``hand`` -> its exact value for ``player``."""
     return {
-        a: _alphabeta(_child(hand, a), player, -math.inf, math.inf) for a in hand.legal_actions()
+        a: _alphabeta(stepped(hand, a), player, -math.inf, math.inf) for a in hand.legal_actions()
     }
 
 
@@ -85,7 +71,7 @@ def test_the_reference_minimax_is_the_plain_one() -> None:
     def plain(hand, player):
         if hand.terminated:
             return hand.rewards[player]
-        vals = [plain(_child(hand, a), player) for a in hand.legal_actions()]
+        vals = [plain(stepped(hand, a), player) for a in hand.legal_actions()]
         return max(vals) if hand.team(hand.current_player) == hand.team(player) else min(vals)
 
     env = sf.make("forty_five", num_players=2)
@@ -93,7 +79,7 @@ def test_the_reference_minimax_is_the_plain_one() -> None:
     for seed in range(4):
         _, hand = _position(env, seed, "random")
         for player in range(2):
-            want = {a: plain(_child(hand, a), player) for a in hand.legal_actions()}
+            want = {a: plain(stepped(hand, a), player) for a in hand.legal_actions()}
             assert reference_values(hand, player) == want
             checked += 1
     assert checked == 8

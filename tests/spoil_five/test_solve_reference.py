@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import hands_of, jit_step, phase_name, ref, to_ref_rules
+from conftest import hands_of, jit_step, phase_name, ref, stepped, to_ref_rules
 
 import spoilfive_jax as sf
 
@@ -41,23 +41,6 @@ NUM_ACTIONS = ref.NUM_ACTIONS
 # ---------------------------------------------------------------------------- the reference side
 
 
-def _child(hand: ref.RefHand, action: int) -> ref.RefHand:
-    """``hand`` after ``action``, through the reference engine's own ``step`` (a copy: the
-    lists a decision changes are copied, everything else shared)."""
-    out = object.__new__(ref.RefHand)
-    out.__dict__.update(hand.__dict__)
-    out.hands = [list(h) for h in hand.hands]
-    out.played = list(hand.played)
-    out.trick = list(hand.trick)
-    out.completed_tricks = list(hand.completed_tricks)
-    out.tricks_won = list(hand.tricks_won)
-    out.paid = list(hand.paid)
-    out.received = list(hand.received)
-    out.rewards = list(hand.rewards)
-    out.step(action)
-    return out
-
-
 def _alphabeta(hand: ref.RefHand, player: int, alpha: float, beta: float) -> float:
     """The paranoid minimax value for ``player`` (its net chips for the hand) of ``hand``."""
     if hand.terminated:
@@ -65,7 +48,7 @@ def _alphabeta(hand: ref.RefHand, player: int, alpha: float, beta: float) -> flo
     mine = hand.current_player == player
     best = -math.inf if mine else math.inf
     for action in hand.legal_actions():
-        v = _alphabeta(_child(hand, action), player, alpha, beta)
+        v = _alphabeta(stepped(hand, action), player, alpha, beta)
         if mine:
             best = max(best, v)
             alpha = max(alpha, v)
@@ -80,7 +63,7 @@ def _alphabeta(hand: ref.RefHand, player: int, alpha: float, beta: float) -> flo
 def reference_values(hand: ref.RefHand, player: int) -> dict[int, float]:
     """Each legal action of ``hand`` -> its exact value for ``player``."""
     return {
-        a: _alphabeta(_child(hand, a), player, -math.inf, math.inf) for a in hand.legal_actions()
+        a: _alphabeta(stepped(hand, a), player, -math.inf, math.inf) for a in hand.legal_actions()
     }
 
 
@@ -92,7 +75,7 @@ def test_the_reference_minimax_is_the_plain_one() -> None:
     def plain(hand, player):
         if hand.terminated:
             return hand.rewards[player]
-        vals = [plain(_child(hand, a), player) for a in hand.legal_actions()]
+        vals = [plain(stepped(hand, a), player) for a in hand.legal_actions()]
         return max(vals) if hand.current_player == player else min(vals)
 
     rules = ref.RefRules(ante=2, jink_bonus=3)
@@ -107,7 +90,7 @@ def test_the_reference_minimax_is_the_plain_one() -> None:
             kind = next((k for k, stop in kinds.items() if stop(hand)), None)
             if kind and found[kind] < wanted[kind] and (kind != "rob" or n == 2):
                 for player in range(n):
-                    want = {a: plain(_child(hand, a), player) for a in hand.legal_actions()}
+                    want = {a: plain(stepped(hand, a), player) for a in hand.legal_actions()}
                     assert reference_values(hand, player) == want, (seed, player, hand)
                 found[kind] += 1
             hand.step(rng.choice(hand.legal_actions()))
