@@ -276,7 +276,8 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tupl
     last = jnp.where(open_, here, row)  # (the node closed, where one is)
     pop = closed & (c.top > 0)
     under = jnp.maximum(c.top - 1, 0)
-    below = _fold(c.stack[under], k, last[k + _BEST], last[k + _AUX])
+    under_row = c.stack[under]
+    below = _fold(under_row, k, last[k + _BEST], last[k + _AUX])
     new = jnp.where(push, above, jnp.where(pop, below, jnp.where(open_, here, row)))
     finished = closed & (c.top == 0)
     stored = jnp.bool_(False)
@@ -287,7 +288,11 @@ def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tupl
         last[k + _AUX],
     )  # fmt: skip
     carry = _Carry(
-        stack=c.stack.at[c.top].set(jnp.where(push, here, c.stack[c.top])),
+        # (A write only where a child opens, of a row that depends on the row read, so XLA
+        # writes the stack in place instead of copying it at every step.)
+        stack=c.stack.at[jnp.where(push, c.top, c.stack.shape[0])].set(
+            jnp.where(push, here, under_row), mode="drop"
+        ),
         row=new,
         next=_plan(tree, new, like, prune, c.seed, memo),
         top=c.top + push.astype(I32) - pop.astype(I32),
@@ -453,6 +458,7 @@ def _queued(
         index = jnp.minimum(world, b - 1)
         new_ctx = take(ctx, index)
         fresh = jax.vmap(start)(new_ctx, take(roots, index))
+        fresh = fresh._replace(stack=fresh.stack[:, :0])  # (the stacks stay out: ``body``)
 
         def pick(new: jax.Array, old: jax.Array) -> jax.Array:
             return jnp.where(gets.reshape(gets.shape + (1,) * (new.ndim - 1)), new, old)
@@ -466,9 +472,14 @@ def _queued(
     def body(carry: tuple[_Carry, C, _Queue, jax.Array]) -> tuple[_Carry, C, _Queue, jax.Array]:
         lane, lane_ctx, q, table = carry
         lane, table = step(lane, lane_ctx, table)
+        stack = lane.stack
         idle = lane.done.sum()
         due = (idle * 8 >= lanes) | (idle == lanes)
-        return (*jax.lax.cond(due, hand_out, lambda c: c, (lane, lane_ctx, q)), table)
+        # (The stacks stay out of the cond, which would copy them at every step: a fresh
+        # world starts at depth 0 and writes its rows before it reads them.)
+        rest = (lane._replace(stack=stack[:, :0]), lane_ctx, q)
+        lane, lane_ctx, q = jax.lax.cond(due, hand_out, lambda c: c, rest)
+        return lane._replace(stack=stack), lane_ctx, q, table
 
     first = jnp.arange(lanes)
     lane_ctx = take(ctx, first)
