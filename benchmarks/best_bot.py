@@ -20,6 +20,8 @@ Rows (``--rows``):
 - ``solve3``: each world's last three tricks solved exactly (``solve_tricks=3``: Spoil Five's
   whole hands, four seats against one, are some 30 times the family's to search);
 - ``solve-all-vs-best``: the ``solve-all`` bot against ``best`` instead of pimc 64;
+- ``solve-all16-vs-best``: the same with 16 worlds a decision, against ``best``: about best's
+  time a decision in the family's tournaments (the equal-time comparison);
 - ``infer``: 256 worlds drawn, 64 kept by how likely they make the other seats' plays under
   the softened heuristic (``infer_worlds=256``; the family only);
 - ``infer-ppo``: 128 worlds drawn, 64 kept by the likelihood of the plays under the game's
@@ -72,6 +74,7 @@ ROWS = (
     "solve-all",
     "solve3",
     "solve-all-vs-best",
+    "solve-all16-vs-best",
     "infer",
     "infer-ppo",
     "best",
@@ -126,6 +129,8 @@ def players(env: Any, row: str) -> tuple[Any, Any]:
         return sf.pimc(env, 64, solve_tricks=3, name="pimc64+solve3"), base
     if row == "solve-all-vs-best":
         return sf.pimc(env, 64, solve_tricks="all", name="pimc64+solve-all"), sf.best_policy(env)
+    if row == "solve-all16-vs-best":
+        return sf.pimc(env, 16, solve_tricks="all", name="pimc16+solve-all"), sf.best_policy(env)
     if row == "solver-sees-all":  # the true upper bound: each decision the real deal's solve
         bound = sf.pimc(env, 1, see_all=True, solve_tricks="all", name="solver")
         return bound, sf.best_policy(env)

@@ -10,7 +10,11 @@ the other seats' mean, averaged over the seatings of each deal, with a 95% inter
 Five's ``ppo_seat.npz``, the family's ``<game id>_ppo.npz``),
 ``pimc`` (64 worlds, heuristic playouts) and ``best`` (``sf.best_policy``, where it is not
 pimc itself: Spoil Five, Forty-Five, Twenty-Five); last, the cheating bound: the same pimc (and
-best) seeing every hand (``see_all=True``) against the fair one.
+best) seeing every hand (``see_all=True``) against the fair one, and with ``--solver`` the true
+upper bound, ``solver, sees all``: every decision of its seats the exact solve of the real deal
+(``sf.pimc(env, 1, see_all=True, solve_tricks="all")``: minimax for the partnership, paranoid
+in Spoil Five), against the strongest fair player (best, else pimc).  Left out by default: a
+Spoil Five decision solves the whole hand of five seats.
 
 OpenSpiel's Python ISMCTS (``--ismcts SIMS`` simulations a decision, random rollouts, worlds
 from the game's exact resampler; left out by default) plays every other player too,
@@ -27,6 +31,8 @@ extra.  ``ismcts_baseline.py`` plays it at equal time a decision instead.
         --json benchmarks/results/ladder.json --merge   # best's pairs, the others kept
     python benchmarks/ladder.py --only ismcts --ismcts 32 --ismcts-deals 40 \
         --json benchmarks/results/ladder.json --merge   # ISMCTS against every player
+    python benchmarks/ladder.py --only solver --solver --hands 256 \
+        --json benchmarks/results/ladder.json --merge   # the true bound of every game
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from provenance import merged, provenance
 
 GAMES = ("spoil_five", "forty_five", "twenty_five", "auction_forty_fives")
 ISMCTS = "ismcts"  # (the outside baseline's name in the ladder)
+SOLVER = "solver"  # (the true bound's player: ``--only solver``)
 AGENTS = Path(__file__).resolve().parents[1] / "examples" / "agents"
 
 
@@ -110,13 +117,14 @@ def ladder(
     only: str | None = None,
     ismcts: int = 0,
     ismcts_deals: int = 40,
+    solver: bool = False,
 ) -> dict[str, Any]:
     """Every pair of ``game``'s players (``only``: those that include that player), ISMCTS
     (``ismcts`` simulations a decision; 0: none) against each of them, then the cheating
-    bounds (``only``: that player's)."""
+    bounds (``only``: that player's), the true bound last (``solver``)."""
     env = sf.make(game)
     entrants = players(env)
-    known = [*entrants, ISMCTS] if ismcts else list(entrants)
+    known = [*entrants, *[ISMCTS] * bool(ismcts), *[SOLVER] * solver]
     if only is not None and only not in known:
         raise ValueError(f"{game} has no player {only!r} in the ladder ({', '.join(known)})")
     pairs = []
@@ -132,18 +140,26 @@ def ladder(
         r = ismcts_match(env, player, ismcts, ismcts_deals, seed)
         pairs.append({"a": ISMCTS, "b": name, **r})
         _report(game, ISMCTS, name, r)
-    # the cheating bound: the same bot seeing every hand, against the fair one
-    cheats = {"pimc": sf.pimc(num_samples=64, see_all=True)}
-    if "best" in entrants:
-        cheats["best"] = sf.best_policy(env, see_all=True)
-    for name, cheat_bot in cheats.items():
+    for name, cheat_bot, fair in bounds(env, entrants, solver):
         if only is not None and only != name:
             continue
-        cheat = match(env, cheat_bot, entrants[name], hands, seed)
-        pairs.append({"a": f"{name}, sees all", "b": name, **cheat})
-        _report(game, f"{name}, sees all", name, cheat)
+        cheat = match(env, cheat_bot, entrants[fair], hands, seed)
+        pairs.append({"a": f"{name}, sees all", "b": fair, **cheat})
+        _report(game, f"{name}, sees all", fair, cheat)
     unit = env.capability(sf.capabilities.Rollouts).score_unit(env)
     return {"game": game, "players": env.num_players, "unit": unit, "pairs": pairs}
+
+
+def bounds(env: Any, entrants: dict[str, Any], solver: bool) -> list[tuple[str, Any, str]]:
+    """(name, the bot seeing every hand, the fair player it meets): pimc's and best's cheating
+    bounds (each against itself), then with ``solver`` the true bound against the strongest."""
+    out = [("pimc", sf.pimc(num_samples=64, see_all=True), "pimc")]
+    if "best" in entrants:
+        out.append(("best", sf.best_policy(env, see_all=True), "best"))
+    if solver:
+        exact = sf.pimc(env, 1, see_all=True, solve_tricks="all", name=SOLVER)
+        out.append((SOLVER, exact, "best" if "best" in entrants else "pimc"))
+    return out
 
 
 def ismcts_match(env: Any, player: Any, simulations: int, deals: int, seed: int) -> dict[str, Any]:
@@ -194,6 +210,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "player (needs the openspiel extra; the docs' rows: 32; default 0: left out)",
     )
     ap.add_argument("--ismcts-deals", type=int, default=40, help="deals of each ISMCTS pair")
+    ap.add_argument(
+        "--solver",
+        action="store_true",
+        help="also the true bound: every decision the exact solve of the real deal, against "
+        "best (else pimc); left out by default (slow in Spoil Five)",
+    )
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument(
         "--merge", action="store_true", help="keep the other games of --json FILE, replace these"
@@ -215,7 +237,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ap.error("--ismcts needs OpenSpiel (pip install 'spoilfive-jax[openspiel]'), or --ismcts 0")
     if args.only == ISMCTS and not args.ismcts:
         ap.error("--only ismcts needs --ismcts SIMS")
-    known = {ISMCTS} if args.ismcts else set()
+    if args.only == SOLVER and not args.solver:
+        ap.error("--only solver needs --solver")
+    known = ({ISMCTS} if args.ismcts else set()) | ({SOLVER} if args.solver else set())
     lacking = [
         g for g in args.games if args.only and args.only not in known | set(players(sf.make(g)))
     ]
@@ -223,7 +247,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ap.error(f"--only {args.only}: {', '.join(lacking)} has no such player in the ladder")
     result: dict[str, Any] = provenance(__file__, sys.argv[1:] if argv is None else argv)
     result["games"] = [
-        ladder(g, args.hands, args.seed, args.only, args.ismcts, args.ismcts_deals)
+        ladder(g, args.hands, args.seed, args.only, args.ismcts, args.ismcts_deals, args.solver)
         for g in args.games
     ]
     if args.merge and args.json and Path(args.json).is_file():

@@ -375,6 +375,7 @@ _LEVERS = {
     "solve": "pimc 64, the last two tricks solved",
     "solve-all": "pimc 64, every world solved whole",
     "solve-all-vs-best": "pimc 64, every world solved whole",
+    "solve-all16-vs-best": "pimc 16, every world solved whole",
     "solve3": "pimc 64, the last three tricks solved",
     "solver-sees-all": "the solver seeing every hand, the true bound",
     "infer": "pimc 64 of 256 worlds weighed by the heuristic",

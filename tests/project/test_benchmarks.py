@@ -291,6 +291,13 @@ def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
             script.main(argv)
         assert why in capsys.readouterr().err
     assert script.env_for("twenty_five") == sf.make("twenty_five", 4)  # (the family at 4)
+    ff = script.env_for("forty_five")
+    bot, other = script.players(ff, "solve-all16-vs-best")  # (the equal-time comparison)
+    assert bot == sf.pimc(ff, 16, solve_tricks="all", name="pimc16+solve-all")
+    assert other == sf.best_policy(ff)
+    assert set(script.ROWS) <= set(
+        load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")._LEVERS
+    )
     for game in ("forty_five", "twenty_five"):  # each game's own agent weighs its worlds
         path = script.agent_path(game)
         assert path.name == f"{game}_ppo.npz" and path.is_file()
@@ -326,12 +333,27 @@ def test_the_ladder_seats_best_where_it_is_not_pimc_itself(
         (["--ismcts", "1"], "--ismcts must be 0 (none) or at least 2 simulations, got 1"),
         (["--ismcts", "4", "--ismcts-deals", "1"], "--ismcts-deals must be at least 2, got 1"),
         (["--only", "ismcts"], "--only ismcts needs --ismcts SIMS"),  # (left out by default)
+        (["--only", "solver"], "--only solver needs --solver"),
     ):
         with pytest.raises(SystemExit):
             ladder.main(argv)
         assert why in capsys.readouterr().err
     with pytest.raises(ValueError, match="no player 'ismcts'"):  # (ISMCTS left out)
         ladder.ladder("auction_forty_fives", 2, 0, only="ismcts", ismcts=0)
+    with pytest.raises(ValueError, match="no player 'solver'"):  # (the true bound left out)
+        ladder.ladder("auction_forty_fives", 2, 0, only="solver")
+    # the true bound: one world, every hand in view, the whole play solved; against the
+    # strongest fair player
+    spoil_five = sf.make("spoil_five")
+    bounds = ladder.bounds(spoil_five, spoil, solver=True)
+    assert [(name, fair) for name, _, fair in bounds] == [
+        ("pimc", "pimc"), ("best", "best"), ("solver", "best")
+    ]  # fmt: skip
+    exact = sf.pimc(spoil_five, 1, see_all=True, solve_tricks="all", name="solver")
+    assert bounds[-1][1] == exact
+    auction_entrants = ladder.players(auction)
+    assert ladder.bounds(auction, auction_entrants, solver=True)[-1][2] == "pimc"
+    assert [b[0] for b in ladder.bounds(auction, auction_entrants, solver=False)] == ["pimc"]
     old = {"command": "a", "games": [{"game": "x", "pairs": [1]}, {"game": "y", "pairs": [2]}]}
     new = {"command": "b", "date": "d", "games": [{"game": "y", "pairs": [3]}]}
     out = _load("provenance").merged(old, new, "games", lambda g: g["game"])
@@ -387,6 +409,24 @@ def test_the_ladder_reruns_one_players_pairs_and_keeps_the_others(tmp_path: Path
     assert names[-1] == ("pimc, sees all", "pimc")  # the cheating bound, last
     assert all(r["diff"] != 999.0 and r["hands"] == 8 for r in g["pairs"][1:])  # rerun
     assert result["command"].startswith("an old run; ") and "--only pimc" in result["command"]
+
+
+@pytest.mark.slow
+def test_the_ladder_plays_the_true_bound(tmp_path: Path) -> None:
+    """``--only solver --solver``: the solver seeing every hand against the strongest fair
+    player, added after the game's other rows."""
+    out = tmp_path / "ladder.json"
+    pairs = [{"a": "pimc, sees all", "b": "pimc", "diff": 1.0, "diff_ci": 0.1, "hands": 2}]
+    game = {"game": "auction_forty_fives", "players": 4, "unit": "points", "pairs": pairs}
+    out.write_text(json.dumps({"command": "an old run", "date": "d", "games": [game]}))
+    argv = ["--games", "auction_forty_fives", "--only", "solver", "--solver", "--hands", "3"]
+    result = _load("ladder").main([*argv, "--json", str(out), "--merge"])
+    (g,) = result["games"]
+    assert [(r["a"], r["b"]) for r in g["pairs"]] == [
+        ("pimc, sees all", "pimc"), ("solver, sees all", "pimc")
+    ]  # fmt: skip
+    bound = g["pairs"][-1]
+    assert bound["hands"] == 6 and np.isfinite(bound["diff"]) and bound["diff"] != 1.0
 
 
 @pytest.mark.slow
