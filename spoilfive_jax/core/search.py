@@ -473,8 +473,10 @@ def _queued(
         lane, lane_ctx, q, table = carry
         lane, table = step(lane, lane_ctx, table)
         stack = lane.stack
+        # A hand-out once an eighth of the lanes wait, while worlds wait for them, and once
+        # every lane is done (the answers of lanes done meanwhile stay in their carries).
         idle = lane.done.sum()
-        due = (idle * 8 >= lanes) | (idle == lanes)
+        due = ((idle * 8 >= lanes) & (q.next < b)) | (idle == lanes)
         # (The stacks stay out of the cond, which would copy them at every step: a fresh
         # world starts at depth 0 and writes its rows before it reads them.)
         rest = (lane._replace(stack=stack[:, :0]), lane_ctx, q)
