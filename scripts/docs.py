@@ -377,7 +377,7 @@ _LEVERS = {
     "solve-all-vs-best": "pimc 64, every world solved whole",
     "solve-all16-vs-best": "pimc 16, every world solved whole",
     "solve3": "pimc 64, the last three tricks solved",
-    "solver-sees-all": "the solver seeing every hand, the true bound",
+    "solver-sees-all": "the solver seeing every hand",
     "infer": "pimc 64 of 256 worlds weighed by the heuristic",
     "infer-ppo": "pimc 64 of 128 worlds weighed by the PPO agent",
     "best": "best",
