@@ -31,8 +31,9 @@ extra.  ``ismcts_baseline.py`` plays it at equal time a decision instead.
         --json benchmarks/results/ladder.json --merge   # best's pairs, the others kept
     python benchmarks/ladder.py --only ismcts --ismcts 32 --ismcts-deals 40 \
         --json benchmarks/results/ladder.json --merge   # ISMCTS against every player
-    python benchmarks/ladder.py --only solver --solver --hands 256 \
-        --json benchmarks/results/ladder.json --merge   # the true bound of every game
+    python benchmarks/ladder.py --games forty_five twenty_five auction_forty_fives \
+        --only solver --solver --hands 256 \
+        --json benchmarks/results/ladder.json --merge   # the family's true bounds
 """
 
 from __future__ import annotations
