@@ -178,7 +178,6 @@ def batched_step(env: sf.Env):
     return jax.jit(jax.vmap(step))
 
 
-@functools.cache
 def stepped(hand: Any, action: int) -> Any:
     """A reference engine's ``hand`` after ``action``, through its own ``step``, on a copy:
     every list it holds (and the lists inside them) copied, everything else shared, so a
@@ -192,6 +191,7 @@ def stepped(hand: Any, action: int) -> Any:
     return out
 
 
+@functools.cache
 def jit_step(env: sf.Env):
     """``jit(env.step)`` for one hand (illegal actions end the hand instead of raising)."""
     return jax.jit(env.step)
