@@ -125,7 +125,7 @@ def ladder(
     bounds (``only``: that player's), the true bound last (``solver``)."""
     env = sf.make(game)
     entrants = players(env)
-    known = [*entrants, *[ISMCTS] * bool(ismcts), *[SOLVER] * solver]
+    known = [*entrants, *([ISMCTS] if ismcts else []), *([SOLVER] if solver else [])]
     if only is not None and only not in known:
         raise ValueError(f"{game} has no player {only!r} in the ladder ({', '.join(known)})")
     pairs = []
