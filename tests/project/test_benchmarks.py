@@ -295,15 +295,13 @@ def test_best_bot_refuses_the_levers_a_game_does_not_have(capsys) -> None:
     bot, other = script.players(ff, "solve-all16-vs-best")  # (the equal-time comparison)
     assert bot == sf.pimc(ff, 16, solve_tricks="all", name="pimc16+solve-all")
     assert other == sf.best_policy(ff)
-    assert set(script.ROWS) <= set(
-        load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")._LEVERS
-    )
+    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
+    assert set(script.ROWS) <= set(docs._LEVERS)  # (every row has its words in the docs)
     for game in ("forty_five", "twenty_five"):  # each game's own agent weighs its worlds
         path = script.agent_path(game)
         assert path.name == f"{game}_ppo.npz" and path.is_file()
     row = {"game": "twenty_five", "players": 4, "row": "infer-ppo", "hands": 4, "bot": 1.0}
     row |= {"diff": 0.5, "diff_ci": 0.1, "ms_per_decision": 9.0, "against": "pimc64"}
-    docs = load_script(Path(__file__).resolve().parents[2] / "scripts" / "docs.py")
     machine = {"processor": "x", "cores": 2, "python": "3", "jax": "0"}
     text = docs.figure_best({"rows": [row], "command": "c", "date": "d", "machine": machine})
     weighed = "pimc 64 of 128 worlds weighed by the PPO agent (a pair)"
