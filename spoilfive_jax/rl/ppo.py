@@ -49,7 +49,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, transition_legal
 from spoilfive_jax.registry import available_games, make, make_rules
 from spoilfive_jax.rl.network import (
     Network,
@@ -205,8 +205,11 @@ def _play_on(
 
     Returns the new tables, the learner's reward from hands that ended on the way and whether a
     hand ended (both [B]).  One ``step`` in the loop body keeps the compiled program small.
+    Every action stepped here is legal by construction (the network's logits are masked, the
+    built-in policies and the teacher pick legal actions), so the step leaves out the
+    illegal-action branch (``core.env.transition_legal``: the same states for legal actions).
     """
-    step = jax.vmap(cfg.env.step)
+    step = jax.vmap(functools.partial(transition_legal, cfg.env))
     first = jnp.bool_(action is not None)
     learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
     limit = 2 * cfg.env.max_decisions + 1
