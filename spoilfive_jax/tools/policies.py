@@ -37,7 +37,16 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState, PolicyFn, R, S, call_policy
+from spoilfive_jax.core.env import (
+    Env,
+    HandState,
+    PolicyFn,
+    R,
+    S,
+    call_policy,
+    is_legal,
+    transition_legal,
+)
 from spoilfive_jax.core.kernel import random_choice
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
@@ -207,9 +216,11 @@ def play_public(
     rollouts = env.capability(caps.Rollouts)
     states = rollouts.deal_states(env, deal)
     hand_keys = rollouts.hand_keys(env, keys, ids)
-    final, rewards = play_batch(env, lineup.policies, seat_policy, hand_keys, states)
+    final, rewards, stray = _played(
+        env, lineup.policies, seat_policy, hand_keys, states, trusted=lineup.builtin
+    )
     records = jax.vmap(lambda s, r: rollouts.outcome(env, s, r))(final, rewards)
-    return {**records, "illegal": final.illegal}
+    return {**records, "illegal": final.illegal | stray}
 
 
 def choose_batch(
@@ -288,19 +299,49 @@ def play_batch(
 ) -> tuple[S, jax.Array]:
     """``play_out`` for a batch of hands [B] (keys [B], one per hand), with the same actions and
     results hand by hand; policies run only where needed (``choose_batch``)."""
-    step = jax.vmap(env.step)
-
-    def body(carry: tuple[Any, jax.Array], t: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
-        st, total = carry
-        step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
-        st = step(st, choose_batch(policies, seat_policy, step_keys, st))
-        return (st, total + st.rewards), None
-
-    zeros = jnp.zeros((*states.current_player.shape, env.num_players), jnp.float32)
-    (final, total), _ = jax.lax.scan(
-        body, (states, zeros), jnp.arange(env.max_decisions, dtype=jnp.int32)
-    )
+    final, total, _ = _played(env, policies, seat_policy, keys, states, trusted=False)
     return final, total
+
+
+def _played(
+    env: Env[S, R],
+    policies: tuple[PolicyFn, ...],
+    seat_policy: jax.Array,
+    keys: jax.Array,
+    states: S,
+    *,
+    trusted: bool,
+) -> tuple[S, jax.Array, jax.Array]:
+    """``play_batch``, and bool[B]: a live hand was handed an illegal action.
+
+    ``trusted``: the policies are the game's built-ins, which pick legal actions only.  The
+    step then leaves out the illegal-action branch (``core.env.transition_legal``: the same
+    states for legal actions; a quarter of a plugin's step), and an illegal action a built-in
+    picks all the same is caught by the flag, its hand's state unspecified.  Untrusted: every
+    action goes through ``env.step`` (the flag is never set: an illegal action ends its hand,
+    ``state.illegal``)."""
+    step = jax.vmap(functools.partial(transition_legal, env) if trusted else env.step)
+
+    def body(
+        carry: tuple[Any, jax.Array, jax.Array], t: jax.Array
+    ) -> tuple[tuple[Any, jax.Array, jax.Array], None]:
+        st, total, stray = carry
+        step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
+        actions = choose_batch(policies, seat_policy, step_keys, st)
+        if trusted:
+            legal = jax.vmap(is_legal, in_axes=(0, 0, None))(st.legal_set, actions, env.num_actions)
+            stray = stray | (~st.terminated & ~legal)
+        st = step(st, actions)
+        return (st, total + st.rewards, stray), None
+
+    shape = states.current_player.shape
+    zeros = jnp.zeros((*shape, env.num_players), jnp.float32)
+    (final, total, stray), _ = jax.lax.scan(
+        body,
+        (states, zeros, jnp.zeros(shape, jnp.bool_)),
+        jnp.arange(env.max_decisions, dtype=jnp.int32),
+    )
+    return final, total, stray
 
 
 __all__ = [

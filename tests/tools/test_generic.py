@@ -9,6 +9,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
+from spoilfive_jax.core import generic
 
 TOOLS = Path(sf.__file__).parent / "tools"
 
@@ -154,3 +156,34 @@ def test_play_batch_matches_play_out_hand_by_hand(game: str) -> None:
     np.testing.assert_array_equal(np.asarray(total), np.asarray(want_total))
     for got, want in zip(jax.tree.leaves(final), jax.tree.leaves(want_final), strict=True):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_play_public_trusts_builtins_and_still_flags_an_illegal_action() -> None:
+    """A lineup of built-ins steps without the illegal-action branch (``transition_legal``):
+    the same records as the checked step, and a built-in that picks an illegal action all the
+    same still has its hands flagged ``illegal`` (Oh Hell: a plugin, on the public step)."""
+    from spoilfive_jax.tools import policies
+
+    env = sf.make("oh_hell", num_players=4, num_tricks=3)
+    rollouts = env.capability(sf.capabilities.Rollouts)
+    keys = rollouts.rollout_keys(env, jax.random.PRNGKey(5))
+    ids = jnp.arange(32, dtype=jnp.uint32)
+    deal = rollouts.rollout_deal(env, keys, ids, generic.deal_options(env))
+    seats = jnp.zeros(4, jnp.int32)
+    random = env.builtin_policy("random")
+
+    def run(lineup: policies.Lineup) -> dict[str, np.ndarray]:
+        out = jax.jit(lambda: policies.play_public(env, lineup, keys, ids, deal, seats))()
+        return {k: np.asarray(v) for k, v in out.items()}
+
+    trusted = run(policies.Lineup((random,), ("random",)))
+    checked = run(policies.Lineup((random,), (None,)))
+    assert trusted.keys() == checked.keys() and not checked["illegal"].any()
+    for name, want in checked.items():
+        np.testing.assert_array_equal(trusted[name], want, err_msg=name)
+
+    def stray(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:  # bids 99 once
+        return jnp.where(state._step_count == 2, 99, random(key, state, player))
+
+    assert run(policies.Lineup((stray,), ("random",)))["illegal"].all()
+    assert run(policies.Lineup((stray,), (None,)))["illegal"].all()
