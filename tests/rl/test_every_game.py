@@ -200,6 +200,7 @@ def test_the_training_script_runs_over_two_processes(tmp_path):
         "eval.json",
         "history.json",
         "learning_curve.png",
+        "twenty_five_ppo.ckpt.npz",  # (the training state, saved at the end: a rerun resumes)
         "twenty_five_ppo.json",
         "twenty_five_ppo.npz",
     ], files
