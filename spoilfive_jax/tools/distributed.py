@@ -119,6 +119,8 @@ def initialize(
             "initialize must run before any JAX computation in this process (call it first)"
         )
     announce = _announcer(args)
+    # (registered before JAX registers its own exit, so it runs after it: at-exit is LIFO)
+    atexit.register(_stop_watchdog)
     try:  # (JAX's own time-out aborts in C++: the announcer ends the process first, in words)
         jax.distributed.initialize(**args, initialization_timeout=JOIN_TIMEOUT_S + 60)
     finally:
@@ -176,8 +178,7 @@ class _Watchdog(threading.Thread):
         seen: dict[str, tuple[str, float]] = {}  # process -> (its last beat, when it changed)
         reached = time.monotonic()
         atexit.register(self.leave, client)
-        while True:
-            time.sleep(1.0)
+        while not _WATCHDOG_STOP.wait(1.0):
             now = time.monotonic()
             try:
                 self.beat += 1
@@ -217,6 +218,21 @@ class _Watchdog(threading.Thread):
         heartbeat timeout, then a C++ abort): a process lost meanwhile ends this one as above."""
         with contextlib.suppress(Exception):  # (the coordinator is gone: nothing to tell)
             client.key_value_set(f"{_PREFIX}done/{self.me}", "1", True)
+
+
+_WATCHDOG_STOP = threading.Event()
+
+
+def _stop_watchdog(timeout: float = 5.0) -> None:
+    """At exit, after JAX's own exit (which waits for the other processes, the watchdog still
+    watching): end the watchdog's loop and wait for it.  A daemon thread still inside a call of
+    the coordinator's client when the interpreter finalizes is ended in C++ mid-call, and the
+    process aborts (``terminate called ... exception not rethrown``, exit -6) after its work
+    is done."""
+    _WATCHDOG_STOP.set()
+    for thread in threading.enumerate():
+        if isinstance(thread, _Watchdog):
+            thread.join(timeout)
 
 
 def end_run(what: str, saved: bool = True) -> None:

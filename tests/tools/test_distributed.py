@@ -368,3 +368,42 @@ def test_processes_may_differ_in_paths_but_not_in_which_files_they_write() -> No
     two = runs._command(parse(["rollout", "--json", "b.json", "--quiet", "--follow", "led"]))
     assert one == two and one["--json"] is True and one["--follow"] == "led"
     assert runs._command(parse(["rollout", "--follow", "led"]))["--json"] is False
+
+
+def test_the_watchdog_is_stopped_and_joined_at_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_stop_watchdog`` (at exit, after JAX's own exit) ends the watchdog's loop and waits
+    for it: a daemon thread left inside a call of the coordinator's client when the interpreter
+    finalizes aborts the process after its work is done (seen: exit -6 of the second process of
+    a two-process training).  And ``initialize`` registers the stop before JAX registers its
+    own exit, so that it runs after it."""
+    calls: list[str] = []
+
+    class Client:  # the coordinator's client, as the watchdog uses it
+        def key_value_set(self, key: str, value: str, allow_overwrite: bool) -> None:
+            calls.append(key)
+
+        def key_value_dir_get(self, prefix: str) -> list[tuple[str, str]]:
+            return []
+
+    monkeypatch.setattr(distributed, "_client", Client)
+    monkeypatch.setattr(distributed, "_WATCHDOG_STOP", threading.Event())
+    registered: list[Any] = []
+    monkeypatch.setattr(distributed.atexit, "register", lambda f, *a: registered.append(f))
+    dog = distributed._Watchdog(0, 2, on_lost=lambda what: None)
+    dog.start()
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:  # (its first beat, after a second)
+        time.sleep(0.05)
+    assert calls and dog.is_alive()
+    distributed._stop_watchdog()
+    assert not dog.is_alive()
+    assert registered == [dog.leave]  # (the stop itself is registered by ``initialize``)
+
+    # ``initialize`` registers the stop before JAX registers its exit: at-exit is LIFO
+    order: list[Any] = []
+    monkeypatch.setattr(distributed.atexit, "register", lambda f, *a: order.append(f))
+    monkeypatch.setattr(distributed, "_STARTED", [])
+    monkeypatch.setattr(distributed, "_backends_started", lambda: False)
+    monkeypatch.setattr(distributed.jax.distributed, "initialize", lambda **k: order.append("jax"))
+    assert distributed.initialize("127.0.0.1:1234", num_processes=1, process_id=0) == 0
+    assert order == [distributed._stop_watchdog, "jax"]
