@@ -323,8 +323,8 @@ def _played(
     step = jax.vmap(functools.partial(transition_legal, env) if trusted else env.step)
 
     def body(
-        carry: tuple[Any, jax.Array, jax.Array], t: jax.Array
-    ) -> tuple[tuple[Any, jax.Array, jax.Array], None]:
+        carry: tuple[S, jax.Array, jax.Array], t: jax.Array
+    ) -> tuple[tuple[S, jax.Array, jax.Array], None]:
         st, total, stray = carry
         step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
         actions = choose_batch(policies, seat_policy, step_keys, st)
