@@ -192,14 +192,6 @@ class HighCard(Env[State, HighCardRules]):
     def max_decisions(self) -> int:
         return self.num_players
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (2 * self.num_players * 2,)
-
-    @property
-    def full_observation_shape(self) -> tuple[int, ...]:
-        return (2 * self.num_players * (self.num_players + 1),)
-
     def observe(self, state: State, player: Any) -> jax.Array:
         m = 2 * self.num_players
         own = (
@@ -213,21 +205,6 @@ class HighCard(Env[State, HighCardRules]):
             .max((state.played >= 0).astype(jnp.float32))
         )
         return jnp.concatenate([own, seen]).astype(jnp.float32)
-
-    def observe_full(self, state: State) -> jax.Array:
-        m = 2 * self.num_players
-        views = [
-            jnp.zeros(m)
-            .at[jnp.maximum(state.hands[s], 0)]
-            .max((state.hands[s] >= 0).astype(jnp.float32))
-            for s in range(self.num_players)
-        ]
-        seen = (
-            jnp.zeros(m)
-            .at[jnp.maximum(state.played, 0)]
-            .max((state.played >= 0).astype(jnp.float32))
-        )
-        return jnp.concatenate([*views, seen]).astype(jnp.float32)
 
     def action_str(self, action: Any) -> str:
         return NAMES[: self.num_actions][int(action)]  # (an IndexError outside 0..2N-1)

@@ -210,14 +210,15 @@ class Env(abc.ABC, Generic[S, R]):
         """The most decisions one hand can take (a static bound for scans)."""
 
     @property
-    @abc.abstractmethod
     def observation_shape(self) -> tuple[int, ...]:
-        """Shape of ``observe`` / ``State.observation``."""
+        """Shape of ``observe`` / ``State.observation``.  Default: read off ``observe`` of a
+        deal by ``jax.eval_shape`` (traced once per table, nothing computed)."""
+        return _shape_of(self, "observe")
 
     @property
-    @abc.abstractmethod
     def full_observation_shape(self) -> tuple[int, ...]:
-        """Shape of ``observe_full``."""
+        """Shape of ``observe_full``.  Default: read off it as ``observation_shape`` is."""
+        return _shape_of(self, "observe_full")
 
     @abc.abstractmethod
     def observe(self, state: S, player: Any) -> jax.Array:
@@ -225,9 +226,11 @@ class Env(abc.ABC, Generic[S, R]):
         ``player`` outside 0..N-1 is a ``ValueError``; a traced one (under jit/vmap) outside it
         sees all zeros (every game's ``observe`` is wrapped to check: ``_checking_state``)."""
 
-    @abc.abstractmethod
     def observe_full(self, state: S) -> jax.Array:
-        """float32[D_full]: the perfect-information view (for critics and search)."""
+        """float32[D_full]: the perfect-information view (for critics and search).  Default:
+        every seat's ``observe`` side by side, seat 0 first (float32[N * D]: each shows its
+        own cards, so together they show every hand); a game may give a more compact one."""
+        return jnp.concatenate([self.observe(state, p) for p in range(self.num_players)])
 
     @abc.abstractmethod
     def action_str(self, action: Any) -> str:
@@ -487,6 +490,18 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     checked.checks_state = True  # type: ignore[attr-defined]
     return checked
+
+
+@functools.cache
+def _shape_of(env: Env[Any, Any], method: str) -> tuple[int, ...]:
+    """The shape of ``env.observe`` (seat 0's) or ``env.observe_full`` of a deal, traced once
+    (the env is hashable: one entry per game, table and rules)."""
+    deal = jax.eval_shape(lambda: env.init(jax.random.PRNGKey(0)))
+    if method == "observe":
+        out = jax.eval_shape(lambda s: env.observe(s, 0), deal)
+    else:
+        out = jax.eval_shape(env.observe_full, deal)
+    return tuple(int(d) for d in out.shape)
 
 
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a

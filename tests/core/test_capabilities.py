@@ -52,6 +52,29 @@ def test_the_core_env_is_small() -> None:
     assert "capability" in members and "capabilities" in members
 
 
+def test_a_game_need_not_write_its_observation_shapes_or_full_view() -> None:
+    """``observation_shape``, ``full_observation_shape`` and ``observe_full`` have defaults
+    (the shapes read off a deal by ``jax.eval_shape``; every seat's ``observe`` side by side):
+    the tiny test game writes none of them, and the derived shapes are every registered game's
+    own declared ones."""
+    from tests.tiny_game import HighCard
+
+    abstract = sf.Env.__abstractmethods__
+    assert not {"observation_shape", "full_observation_shape", "observe_full"} & abstract
+    env = HighCard(3)
+    assert not {"observation_shape", "full_observation_shape", "observe_full"} & set(vars(HighCard))
+    state = env.init(jax.random.PRNGKey(1))
+    seats = [np.asarray(env.observe(state, p)) for p in range(3)]
+    full = np.asarray(env.observe_full(state))
+    assert env.observation_shape == seats[0].shape and full.dtype == np.float32
+    np.testing.assert_array_equal(full, np.concatenate(seats))
+    assert env.full_observation_shape == full.shape == (3 * seats[0].size,)
+    for game in sf.available_games():
+        own = sf.make(game)
+        derived = (core_env._shape_of(own, "observe"), core_env._shape_of(own, "observe_full"))
+        assert derived == (own.observation_shape, own.full_observation_shape), game
+
+
 def test_no_module_is_found_by_name() -> None:
     # only the registry's entry-point discovery loads code by name
     import pathlib

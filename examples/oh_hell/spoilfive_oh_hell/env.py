@@ -114,14 +114,6 @@ class OhHell(Env[State, OhHellRules]):
     def observe_full(self, state: State) -> jax.Array:
         return _observe.observe_full(state)
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return _observe.observation_shape(self.num_players, self.rules.num_tricks)
-
-    @property
-    def full_observation_shape(self) -> tuple[int, ...]:
-        return _observe.full_observation_shape(self.num_players, self.rules.num_tricks)
-
     # ------------------------------------------------------------------ text and policies
 
     def action_str(self, action: Any) -> str:

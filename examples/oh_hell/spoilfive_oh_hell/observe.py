@@ -34,16 +34,6 @@ from spoilfive_oh_hell.rules import NUM_CARDS
 from spoilfive_oh_hell.state import State
 
 
-def observation_shape(num_players: int, num_tricks: int) -> tuple[int]:
-    n, t = num_players, num_tricks
-    return (3 * NUM_CARDS + n * NUM_CARDS + n * (t + 2) + n * (t + 1) + 2 * n + 2,)
-
-
-def full_observation_shape(num_players: int, num_tricks: int) -> tuple[int]:
-    n = num_players
-    return (observation_shape(n, num_tricks)[0] + (n - 1) * NUM_CARDS,)
-
-
 def _one_hot_cards(cards: jax.Array) -> jax.Array:
     """float32[..., 52]: the cards ``cards`` (-1: none)."""
     return (cards[..., None] == jnp.arange(NUM_CARDS)).astype(jnp.float32)
