@@ -507,11 +507,18 @@ def _shape_of(env: Env[Any, Any], method: str) -> tuple[int, ...]:
 # The methods call these jitted functions, so op-by-op dispatch never happens outside jit (a
 # plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they
 # simply inline.  The env is static (hashable): one compile per table and rules.
-def transition(env: Env[Any, Any], state: HandState, action: jax.Array) -> Any:
-    """``env.step`` without its jit (the step every game shares; for tracing by hand)."""
+def transition(
+    env: Env[Any, Any],
+    state: HandState,
+    action: jax.Array,
+    apply: Callable[[Any, jax.Array], Any] | None = None,
+) -> Any:
+    """``env.step`` without its jit (the step every game shares; for tracing by hand).
+    ``apply``: the game's ``_apply`` for a loop that knows more of its hands than the step
+    does (the family's hands before their first lead: ``forty_five.view.step_before_play``)."""
     live = ~state.terminated
     legal = is_legal(state.legal_set, action, env.num_actions)
-    played = env._apply(state, action)
+    played = (env._apply if apply is None else apply)(state, action)
     fouled = env._end_illegal(state)
     done = _zero_rewards(state)  # a finished hand stays, paying nothing
 

@@ -189,3 +189,29 @@ def test_the_finished_states_are_the_public_steps(case):
         name = jax.tree_util.keystr(path)
         if not name.endswith("rewards"):
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a), name)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_the_step_before_the_play_is_the_public_steps(case):
+    """``view.step_before_play`` (the play's outcome left out, for ``finish``'s decisions
+    before the first lead) leaves every hand before its first lead exactly as the public step
+    does, leaf by leaf, legal actions and illegal ones (an id outside the legal set ends the
+    hand the same way), at every decision until each hand's first lead."""
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+    full = jax.jit(jax.vmap(functools.partial(transition, env)))
+    early = jax.jit(jax.vmap(view.step_before_play(env)))
+    b = 512
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(n), b), jnp.arange(b) % n)
+    rng = np.random.default_rng(n)
+    fouls = checked = 0
+    for t in range(40):
+        before = np.asarray(~states.terminated & (states.phase != game.PHASE_PLAY))
+        if not before.any():
+            break
+        actions, foul = random_actions(rng, np.asarray(states.legal_action_mask), before)
+        want, got = full(states, actions), early(states, actions)
+        assert_live_leaves_equal(want, got, before, t)
+        fouls, checked = fouls + foul, checked + int(before.sum())
+        states = want
+    assert checked > b // 4 and fouls > 0, (checked, fouls)  # (the cases were reached)

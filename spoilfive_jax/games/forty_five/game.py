@@ -280,12 +280,17 @@ def _end_of_hand(
     return jax.tree.map(lambda e, x: jnp.where(hand_over, e, x), ended, new)
 
 
-def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> State:
+def apply_action(
+    state: State, action: jax.Array, rules: FortyFiveRules, play: bool = True
+) -> State:
     """The state after a LEGAL ``action`` by ``current_player`` in a live hand.
 
     No legality or terminal check (``step`` adds them).  Every phase's outcome is computed (one
     helper a phase) and the right one selected, so it vmaps over hands in different phases.
-    """
+    ``play=False``: for a hand before its first lead only (robbing, the joker, the auction, a
+    jink's announcement), the play's outcome is not computed (a card played leaves such a
+    hand as it was, and nothing ends it): the same state for such a hand, at a fraction of the
+    cost; a hand in play gets an unspecified state."""
     n = state.tricks_won.shape[0]
     cur = state.current_player
     a = jnp.asarray(action, jnp.int32)
@@ -314,9 +319,11 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         changes.update(auction, trump=trump, **stock)
     if rules.jink == "announced":
         m, jinker = phases.announce(state, d, m)
-    m, play, hand_over, jink_failed = phases.play_card(
-        state, d, m, changes.get("trump", state.trump), jinker, rules
-    )
+    played: dict[str, Any] = {}
+    if play:
+        m, played, hand_over, jink_failed = phases.play_card(
+            state, d, m, changes.get("trump", state.trump), jinker, rules
+        )
     new = state.replace(
         current_player=m.player.astype(jnp.int32),
         rewards=jnp.zeros_like(state.rewards),  # (``step_game`` may carry the last hand's)
@@ -335,10 +342,11 @@ def apply_action(state: State, action: jax.Array, rules: FortyFiveRules) -> Stat
         leader=m.leader.astype(jnp.int32),
         jinker=jinker,
         _step_count=state._step_count + 1,
-        **play,
+        **played,
         **changes,
     )
-    new = _end_of_hand(new, hand_over, jink_failed, rules)
+    if play:
+        new = _end_of_hand(new, hand_over, jink_failed, rules)
     return new.replace(legal_set=legal_set(new, rules))
 
 

@@ -34,7 +34,7 @@ import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import record, search
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import transition, transition_legal
+from spoilfive_jax.core.env import transition_legal
 from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.core.resample import (
     HiddenDeal,
@@ -364,7 +364,7 @@ def playout(
     policy plays the tricks on the kernel too, reading the public ``State`` built from it
     (``view.finish``; the phases before the play through ``step``), handed counter keys drawn
     from ``keys`` (``core.keys.as_counter``)."""
-    rules, step = env.rules, functools.partial(transition, env)
+    rules, step = env.rules, view.step_before_play(env)
     b, width = actions.shape
     tile, after = _applied(env, states, actions)
     if isinstance(policy, str) and policy in KINDS:

@@ -30,7 +30,6 @@ import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import as_key, table_labels
@@ -141,7 +140,7 @@ def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
     """``view.finish`` of ``policies`` as a ``RolloutKernel`` kernel: the records of
     ``outcome``, hand by hand those of the public step."""
     choose = functools.partial(choose_batch, policies)
-    step_one = functools.partial(transition, env)
+    step_one = view.step_before_play(env)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array

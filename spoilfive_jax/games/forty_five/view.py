@@ -51,7 +51,7 @@ import spoilfive_jax.games.forty_five.scoring as scoring
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import record, tricks
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import PolicyFn, call_policy
+from spoilfive_jax.core.env import Env, PolicyFn, call_policy, transition
 from spoilfive_jax.core.kernel import id_tables, ids_of
 from spoilfive_jax.core.packed import get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
@@ -192,6 +192,15 @@ def next_extras(
 
 
 # ------------------------------------------------------------------------ the loops
+
+
+def step_before_play(env: Env[State, FortyFiveRules]) -> Step:
+    """``env``'s step (``core.env.transition``) for hands before their first lead, the play's
+    outcome left out (``game.apply_action(..., play=False)``): the same states for such hands
+    (a hand in play gets an unspecified one), a fraction of the cost.  ``finish``'s
+    ``step_one``."""
+    apply = functools.partial(game.apply_action, rules=env.rules, play=False)
+    return functools.partial(transition, env, apply=apply)
 
 
 def _before_the_play(
