@@ -136,6 +136,28 @@ def assert_lineup_plays_the_public_steps_hands(env, spec, keys, ids, deal, foule
         assert np.asarray(public["illegal"]).any()
 
 
+def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel():
+    """In a lineup with a user's policy, the seats of the built-in ``"heuristic"`` and
+    ``"random"`` choose on the kernel itself, never through their callables on the public view
+    (which would rebuild the kernel's view from it at every decision): a lineup whose built-in
+    names carry callables that fail when called still plays, the public step's hands with the
+    real built-ins."""
+    env = sf.make("spoil_five", num_players=4)
+
+    def never(key, state, player):
+        raise AssertionError("a built-in seat was asked through its callable")
+
+    names = (None, "heuristic", "random")
+    real = policies.Lineup((_first_bit, *(env.builtin_policy(x) for x in names[1:])), names)
+    stand_ins = policies.Lineup((_first_bit, never, never), names)
+    sp = jnp.asarray([0, 1, 2, 1])
+    keys, ids, deal = _deal(env, 5, 256)
+    got = jax.jit(lambda: policies.play_deals(env, stand_ins, keys, ids, deal, sp))()
+    want = jax.jit(lambda: policies.play_public(env, real, keys, ids, deal, sp))()
+    for field, value in want.items():
+        np.testing.assert_array_equal(np.asarray(got[field]), np.asarray(value), field)
+
+
 def test_only_read_zeroes_what_a_policy_does_not_read():
     """A policy gets zeros for every leaf it does not read and for keys it does not use; its
     actions are unchanged."""

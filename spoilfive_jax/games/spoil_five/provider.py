@@ -199,7 +199,7 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     the public ``State`` built from the kernel's layout)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= {"random", "heuristic"}:
-        return _view_kernel(env, policies) if policies else None
+        return _view_kernel(env, names, policies) if policies else None
     is_heuristic = np.array([name == "heuristic" for name in names])
     kinds = frozenset(name for name in names if name is not None)
 
@@ -225,16 +225,34 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     return kernel
 
 
-def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
-    """``view.play`` of ``policies`` as a ``RolloutKernel`` kernel."""
+def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...]) -> Any:
+    """``view.play`` of ``policies`` as a ``RolloutKernel`` kernel.  The seats of the lineup's
+    built-in policies choose on the kernel itself (``_choose_fast``, as ``play_fast`` does:
+    the same actions as the policies on the public ``State``, which the view tests check hand
+    by hand), so that a user's policy against the heuristic does not build the public view
+    for the heuristic, which would then rebuild the kernel's from it."""
     n, rules = env.num_players, env.rules
-
-    choose = functools.partial(choose_batch, policies)
+    builtin = np.array([name in ("random", "heuristic") for name in names])
+    is_heuristic = np.array([name == "heuristic" for name in names])
+    kinds = frozenset(name for name in names if name in ("random", "heuristic"))
+    users = tuple(_on_kernel if b else p for b, p in zip(builtin, policies, strict=True))
+    choose = functools.partial(choose_batch, users)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
     ) -> dict[str, jax.Array]:
         hand = hand_keys(env, keys, ids)
+        native = None
+        if kinds:
+            weights = jnp.left_shift(1, jnp.arange(n, dtype=I32))
+            heuristic_seats = jnp.where(jnp.asarray(is_heuristic)[seat_policy], weights, 0).sum()
+            mine = jnp.asarray(builtin)[seat_policy]  # bool[N]: the seats of built-ins
+
+            def native(h: fast.Hands, table: fast.Table, t: jax.Array) -> Any:
+                pos = _choose_fast(h, table, keys[0], ids, t, heuristic_seats, kinds, rules)
+                action = jnp.asarray(fast.CARD)[table.trump, pos]
+                return action, mine[fast.get(h.status, fast._F_CUR)]
+
         return view.play(
             deal.cards,
             deal.positions,
@@ -245,9 +263,16 @@ def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
             seat_policy,
             n,
             rules,
+            native,
         )
 
     return kernel
+
+
+def _on_kernel(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
+    """The stand-in of a built-in policy in ``_view_kernel``'s ``choose_batch``: its seats
+    choose on the kernel, so this is never asked (it reads nothing: no view is built for it)."""
+    return jnp.int32(0)
 
 
 # ------------------------------------------------------------------------ results

@@ -77,6 +77,10 @@ class Extras(NamedTuple):
 
 _Carry = tuple[fast.Hands, Extras, jax.Array, jax.Array]  # (kernel, extras, actions, legal)
 
+Native = Callable[[fast.Hands, fast.Table, jax.Array], tuple[jax.Array, jax.Array]]
+"""``native(h, table, t) -> (actions int32[B], on_kernel bool[B])``: decision ``t``'s actions
+of the hands whose seat to act chooses on the kernel itself (``on_kernel``)."""
+
 
 def first_extras(turnup: jax.Array, num_players: int) -> Extras:
     """The ``Extras`` of one hand before its first decision (``game.new_hand``)."""
@@ -307,11 +311,14 @@ def play(
     seat_policy: jax.Array,
     num_players: int,
     rules: Rules,
+    native: Native | None = None,
 ) -> dict[str, jax.Array]:
     """Play a batch of deals (the deck tops, ``fast.deal_cards``) to the end with any lineup:
     decision ``t`` of hand ``b`` hands its policy the key ``fold_in(hand_keys[b], t)``.
     Returns the batched outcome record (``fast.Outcome``'s fields but ``done``, and
-    ``illegal``), hand by hand that of ``tools.policies.play_batch`` on the public step."""
+    ``illegal``), hand by hand that of ``tools.policies.play_batch`` on the public step.
+    ``native``: the actions of the seats that choose on the kernel itself (the built-in
+    policies), which ``choose`` is not asked for."""
     n = num_players
     table, h = fast.deal_cards(deal_cards, dealer, carried, n, rules, positions)
     x = jax.vmap(lambda c: first_extras(c, n))(deal_cards[5 * n])
@@ -323,8 +330,12 @@ def play(
         view's fields are built only where a policy reads them."""
         live = fast.get(h.status, fast._F_PHASE) != fast.DONE
         keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(hand_keys)
-        view = views(h, table, x)
-        a = choose(seat_policy, keys, view, fast.get(h.status, fast._F_CUR), live)
+        view, cur = views(h, table, x), fast.get(h.status, fast._F_CUR)
+        if native is None:
+            a = choose(seat_policy, keys, view, cur, live)
+        else:
+            mine, on_kernel = native(h, table, t)
+            a = jnp.where(on_kernel, mine, choose(seat_policy, keys, view, cur, live & ~on_kernel))
         # (the view's legal set: the policy's operand when it reads it, then computed once)
         return a, live & _legal(view, a)
 
