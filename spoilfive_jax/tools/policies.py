@@ -257,6 +257,13 @@ def choose_batch(
     return out
 
 
+def on_kernel(key: jax.Array, state: HandState, player: jax.Array) -> jax.Array:
+    """The stand-in, in ``choose_batch``'s policies, of a built-in policy whose seats a kernel
+    loop chooses for itself (``RolloutKernel``'s view loops): never asked for an action that
+    is used, and it reads nothing, so no view is built for it."""
+    return jnp.int32(0)
+
+
 def only_read(policy: PolicyFn, keys: jax.Array, states: S) -> tuple[jax.Array, S]:
     """(``keys``, ``states``) of a batch [B] with what ``policy`` does not read replaced by
     zeros: every state leaf it does not read, and the keys if it draws nothing.
@@ -352,6 +359,7 @@ __all__ = [
     "choose_batch",
     "first_legal",
     "lineup",
+    "on_kernel",
     "only_read",
     "play_batch",
     "play_deals",

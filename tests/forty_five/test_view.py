@@ -215,3 +215,36 @@ def test_the_step_before_the_play_is_the_public_steps(case):
         fouls, checked = fouls + foul, checked + int(before.sum())
         states = want
     assert checked > b // 4 and fouls > 0, (checked, fouls)  # (the cases were reached)
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[3]], ids=_id)
+def test_the_greedy_and_heuristic_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
+    """In the tricks of a lineup with a user's policy, the built-in greedy and heuristic seats
+    choose on the kernel itself: with stand-ins that fail if asked during the tricks (they
+    still choose before the first lead, on the public step), the lineup plays the public
+    step's hands with the real built-ins."""
+    from spoilfive_jax.tools import policies
+
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+    heuristic, greedy = (env.builtin_policy(x) for x in ("heuristic", "greedy"))
+
+    def before_the_play_only(real):
+        def policy(key, state, player):
+            asked = (state.phase == game.PHASE_PLAY) & ~state.terminated
+            return jnp.where(asked, 99, real(key, state, player))  # (99: never legal)
+
+        return policy
+
+    names = (None, "heuristic", "greedy")
+    real = policies.Lineup((_first_bit, heuristic, greedy), names)
+    stand_ins = policies.Lineup(
+        (_first_bit, before_the_play_only(heuristic), before_the_play_only(greedy)), names
+    )
+    sp = jnp.asarray([0, 1, 2, 1, 0, 2][:n])
+    keys, ids, deal = _deal(env, 3, 256)
+    got = jax.jit(lambda: policies.play_deals(env, stand_ins, keys, ids, deal, sp))()
+    want = jax.jit(lambda: policies.play_public(env, real, keys, ids, deal, sp))()
+    assert not np.asarray(want["illegal"]).any()
+    for field, value in want.items():
+        np.testing.assert_array_equal(np.asarray(got[field]), np.asarray(value), field)

@@ -24,18 +24,21 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.forty_five.fast as fast
+import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.report as report
+import spoilfive_jax.games.forty_five.strength as sx
 import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import generic
 from spoilfive_jax.core.cards import card_symbol
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.keys import hand_keys as counter_keys
+from spoilfive_jax.core.packed import get
 from spoilfive_jax.core.stats import RunStats, Values, array_module
 from spoilfive_jax.core.validate import as_key, table_labels
 from spoilfive_jax.games.forty_five.game import JOKER, NUM_TRICKS, State
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.tools.policies import choose_batch
+from spoilfive_jax.tools.policies import choose_batch, on_kernel
 
 _TURNUP = -6  # deck-layout marker: the turn-up (known cards are -1..-5, unseen cards 0..)
 
@@ -105,7 +108,7 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     step)."""
     n, rules = env.num_players, env.rules
     if not set(names) <= set(fast.KINDS):
-        return _view_kernel(env, policies) if policies else None
+        return _view_kernel(env, names, policies) if policies else None
     kind_of = np.array([fast.KINDS.index(name) for name in names], np.int32)
     kinds = frozenset(kind_of.tolist())
     team = game.team_of(n)
@@ -136,18 +139,41 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     return kernel
 
 
-def _view_kernel(env: Any, policies: tuple[Any, ...]) -> Any:
+def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...]) -> Any:
     """``view.finish`` of ``policies`` as a ``RolloutKernel`` kernel: the records of
-    ``outcome``, hand by hand those of the public step."""
+    ``outcome``, hand by hand those of the public step.  In the tricks, the seats of the
+    lineup's built-in ``"greedy"`` and ``"heuristic"`` choose on the kernel itself
+    (``fast_play.choose_play``, whose choices are the public policies', tested), not through
+    their callables on the public view, which rebuild the kernel's view from it (the
+    family's public ``"random"`` picks by card id, not as the kernel does: its seats stay on
+    the view)."""
+    n, rules = env.num_players, env.rules
     choose = functools.partial(choose_batch, policies)
     step_one = view.step_before_play(env)
+    native = np.array([name in ("greedy", "heuristic") for name in names])
+    kind_of = np.array([fast.KINDS.index(x) if x in fast.KINDS else 0 for x in names], np.int32)
+    kinds = frozenset(int(k) for k, b in zip(kind_of, native, strict=True) if b)
+    users = tuple(on_kernel if b else p for b, p in zip(native, policies, strict=True))
+    shifts = fast.KIND_BITS * np.arange(n, dtype=np.int32)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
     ) -> dict[str, jax.Array]:
         states = deal_states(env, deal)
         hand = hand_keys(env, keys, ids)
-        final, _ = view.finish(states, hand, choose, seat_policy, step_one, env.rules)
+        in_play = None
+        if kinds:
+            seat_kinds = jnp.left_shift(jnp.asarray(kind_of)[seat_policy], shifts).sum()
+            chooser = fp.Chooser(jnp.uint32(0), ids, seat_kinds, kinds)  # (nothing drawn)
+            mine = jnp.asarray(native)[seat_policy]  # bool[N]: the seats chosen on the kernel
+
+            def on_kernel_seats(p: fp.Play, table: fp.Table) -> tuple[jax.Array, jax.Array]:
+                pos = fp.choose_play(p, table, chooser, jnp.zeros_like(p.status), n, rules)
+                action = jnp.asarray(sx.tables(rules)[1])[table.trump, pos]
+                return action, mine[get(p.status, fp._F_CUR)]
+
+            in_play = (functools.partial(choose_batch, users), on_kernel_seats)
+        final, _ = view.finish(states, hand, choose, seat_policy, step_one, rules, in_play)
         records = jax.vmap(lambda s: outcome(env, s, s.rewards))(final)
         return {**records, "illegal": final.illegal}
 

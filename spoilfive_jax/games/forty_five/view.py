@@ -65,6 +65,9 @@ int32[B]``: the lineup's actions for a batch of public states whose seat to act 
 are given (``tools.policies.choose_batch`` of its policies)."""
 
 Step = Callable[[State, jax.Array], State]
+Native = Callable[[fp.Play, fp.Table], tuple[jax.Array, jax.Array]]
+"""``native(p, table) -> (actions int32[B], on_kernel bool[B])``: the actions of the hands in
+play whose seat to act chooses on the kernel itself (``on_kernel``)."""
 """The public step of one hand (``core.env.transition`` of the env)."""
 
 
@@ -298,12 +301,15 @@ def finish(
     seat_policy: jax.Array,
     step_one: Step,
     rules: FortyFiveRules,
+    in_play: tuple[Chooser, Native] | None = None,
 ) -> tuple[State, jax.Array]:
     """Play a batch of public states [B] (any phase, live or over) to their ends with any lineup,
     the tricks on the kernel (module docstring); decision ``t`` from here of hand ``b`` hands
     its policy ``fold_in(keys[b], t)``.  Returns (the final states, ``states.rewards`` plus the
     rewards of every step taken float32[B, N]), hand by hand those of the public step
-    (``core.resample.play_out``)."""
+    (``core.resample.play_out``).  ``in_play``: during the tricks, the chooser of the seats
+    that do not choose on the kernel itself, and those seats' choices (``Native``; the
+    lineup's built-in greedy and heuristic), where ``choose`` chooses for every seat."""
     base = states._step_count
     start, total = _before_the_play(states, keys, choose, seat_policy, step_one)
     table, play = to_kernel(start, rules)
@@ -314,7 +320,12 @@ def finish(
         from the kernel's word, so the view's fields are built only where a policy reads them."""
         live = is_clear(p.status, fp._F_DONE)
         ks = jax.vmap(jax.random.fold_in)(keys, x.steps - base)
-        return choose(seat_policy, ks, views(p, table, x, start), get(p.status, fp._F_CUR), live)
+        v, cur = views(p, table, x, start), get(p.status, fp._F_CUR)
+        if in_play is None:
+            return choose(seat_policy, ks, v, cur, live)
+        others, native = in_play
+        mine, on_kernel = native(p, table)
+        return jnp.where(on_kernel, mine, others(seat_policy, ks, v, cur, live & ~on_kernel))
 
     def body(carry: tuple[fp.Play, Extras, jax.Array]) -> tuple[fp.Play, Extras, jax.Array]:
         # The choice is made at the end of the previous decision and carried (as in

@@ -28,7 +28,7 @@ from spoilfive_jax.core.validate import as_key, check_int, table_labels
 from spoilfive_jax.games.spoil_five.fast import I32, U32, Outcome
 from spoilfive_jax.games.spoil_five.policies import heuristic_position
 from spoilfive_jax.games.spoil_five.rules import Rules
-from spoilfive_jax.tools.policies import choose_batch
+from spoilfive_jax.tools.policies import choose_batch, on_kernel
 
 OUTCOME_FIELDS = tuple(f for f in Outcome._fields if f != "done")
 
@@ -235,7 +235,7 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
     builtin = np.array([name in ("random", "heuristic") for name in names])
     is_heuristic = np.array([name == "heuristic" for name in names])
     kinds = frozenset(name for name in names if name in ("random", "heuristic"))
-    users = tuple(_on_kernel if b else p for b, p in zip(builtin, policies, strict=True))
+    users = tuple(on_kernel if b else p for b, p in zip(builtin, policies, strict=True))
     choose = functools.partial(choose_batch, users)
 
     def kernel(
@@ -267,12 +267,6 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
         )
 
     return kernel
-
-
-def _on_kernel(key: jax.Array, state: Any, player: jax.Array) -> jax.Array:
-    """The stand-in of a built-in policy in ``_view_kernel``'s ``choose_batch``: its seats
-    choose on the kernel, so this is never asked (it reads nothing: no view is built for it)."""
-    return jnp.int32(0)
 
 
 # ------------------------------------------------------------------------ results
