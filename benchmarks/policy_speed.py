@@ -9,7 +9,9 @@ no rollout kernel, so its built-in policies play through the public step too):
   ``"heuristic"`` and the policies a JAX user writes (``USER_POLICIES``): from the action mask,
   the first legal action, a uniform legal choice from one ``jax.random.uniform``, and the pgx
   idiom ``jax.random.categorical(key, where(mask, 0, -inf))``; from the legal bitset, the same
-  two choices with the package's idioms ``sf.first_legal`` and ``sf.random_legal``;
+  two choices with the package's idioms ``sf.first_legal`` and ``sf.random_legal``; and the
+  evaluation users run most (``LINEUPS``): ``sf.first_legal`` at seat 0 against the built-in
+  heuristic at every other seat;
 - the public step in a loop, ``jit(vmap(env.step))`` scanned over ``max_decisions`` steps from
   ``jit(vmap(env.init))``, with the first legal action and the pgx categorical idiom as the
   picker (``STEP_PICKERS``; keys from ``fold_in`` of each hand's key and the step).
@@ -85,6 +87,10 @@ USER_POLICIES: dict[str, Callable[..., jax.Array]] = {
     "user sf.first_legal": bitset_first,
     "user sf.random_legal": bitset_random,
 }
+LINEUPS: dict[str, Callable[[int], list[Any]]] = {  # a lineup by the number of players
+    # (the evaluation users run most: their policy at one seat, the heuristic at the others)
+    "user sf.first_legal vs heuristic": lambda n: [bitset_first] + ["heuristic"] * (n - 1),
+}
 STEP_PICKERS: dict[str, Callable[[jax.Array, Any], jax.Array]] = {
     "step loop, first legal": lambda key, state: first_legal(key, state, 0),
     "step loop, pgx categorical": lambda key, state: pgx_categorical(key, state, 0),
@@ -141,7 +147,8 @@ def measure_game(game: str, hands: int, batch: int, reps: int) -> list[dict[str,
     env = sf.make(game, **TABLES.get(game, {}))
     rows = []
     policies: dict[str, Any] = {name: name for name in ("random", "heuristic")}
-    for name, policy in {**policies, **USER_POLICIES}.items():
+    lineups = {name: lineup(env.num_players) for name, lineup in LINEUPS.items()}
+    for name, policy in {**policies, **USER_POLICIES, **lineups}.items():
         rows.append({"path": f"rollout, {name}", **time_rollout(env, policy, hands, batch, reps)})
         print(
             f"  {game}: {rows[-1]['path']} {rows[-1]['hands_per_s']:,.0f} hands/s", file=sys.stderr

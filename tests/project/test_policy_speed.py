@@ -28,6 +28,7 @@ def test_the_policy_script_times_every_path_of_a_game(tmp_path, capsys):
         "rollout, user pgx categorical",
         "rollout, user sf.first_legal",
         "rollout, user sf.random_legal",
+        "rollout, user sf.first_legal vs heuristic",
         "step loop, first legal",
         "step loop, pgx categorical",
     ]
