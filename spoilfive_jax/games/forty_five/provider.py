@@ -112,12 +112,11 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     kind_of = np.array([fast.KINDS.index(name) for name in names], np.int32)
     kinds = frozenset(kind_of.tolist())
     team = game.team_of(n)
-    shifts = fast.KIND_BITS * np.arange(n, dtype=np.int32)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
     ) -> dict[str, jax.Array]:
-        seat_kinds = jnp.left_shift(jnp.asarray(kind_of)[seat_policy], shifts).sum()
+        seat_kinds = _seat_kinds(kind_of, seat_policy)
         # A per-hand dealer XLA cannot fold back to a scalar: with a broadcast scalar dealer,
         # the seat arithmetic of the Auction loops compiles to code several times slower.
         dealer = jax.lax.optimization_barrier(deal.dealer)
@@ -139,6 +138,13 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     return kernel
 
 
+def _seat_kinds(kind_of: np.ndarray, seat_policy: jax.Array) -> jax.Array:
+    """int32[]: ``fast.KIND_BITS`` a seat, its policy's ``fast.KINDS`` index (``kind_of``
+    int32[P] by policy, ``seat_policy`` int32[N] each seat's policy)."""
+    shifts = fast.KIND_BITS * jnp.arange(seat_policy.shape[0], dtype=jnp.int32)
+    return jnp.left_shift(jnp.asarray(kind_of)[seat_policy], shifts).sum()
+
+
 def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...]) -> Any:
     """``view.finish`` of ``policies`` as a ``RolloutKernel`` kernel: the records of
     ``outcome``, hand by hand those of the public step.  In the tricks, the seats of the
@@ -154,7 +160,6 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
     kind_of = np.array([fast.KINDS.index(x) if x in fast.KINDS else 0 for x in names], np.int32)
     kinds = frozenset(int(k) for k, b in zip(kind_of, native, strict=True) if b)
     users = tuple(on_kernel if b else p for b, p in zip(native, policies, strict=True))
-    shifts = fast.KIND_BITS * np.arange(n, dtype=np.int32)
 
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
@@ -163,7 +168,7 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
         hand = hand_keys(env, keys, ids)
         in_play = None
         if kinds:
-            seat_kinds = jnp.left_shift(jnp.asarray(kind_of)[seat_policy], shifts).sum()
+            seat_kinds = _seat_kinds(kind_of, seat_policy)
             chooser = fp.Chooser(jnp.uint32(0), ids, seat_kinds, kinds)  # (nothing drawn)
             mine = jnp.asarray(native)[seat_policy]  # bool[N]: the seats chosen on the kernel
 

@@ -206,15 +206,13 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     def kernel(
         deal: Deal, keys: Any, ids: jax.Array, seat_policy: jax.Array
     ) -> dict[str, jax.Array]:
-        weights = jnp.left_shift(1, jnp.arange(n, dtype=I32))
-        heuristic_seats = jnp.where(jnp.asarray(is_heuristic)[seat_policy], weights, 0).sum()
         out = play_fast(
             keys[0],
             ids,
             deal.cards,
             deal.dealer,
             deal.carried,
-            heuristic_seats,
+            _heuristic_seats(is_heuristic, seat_policy),
             n,
             rules,
             kinds,
@@ -223,6 +221,13 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
         return {f: getattr(out, f) for f in OUTCOME_FIELDS}
 
     return kernel
+
+
+def _heuristic_seats(is_heuristic: np.ndarray, seat_policy: jax.Array) -> jax.Array:
+    """int32[]: bit s set where seat s plays the heuristic (``is_heuristic`` bool[P] by policy,
+    ``seat_policy`` int32[N] each seat's policy)."""
+    weights = jnp.left_shift(1, jnp.arange(seat_policy.shape[0], dtype=I32))
+    return jnp.where(jnp.asarray(is_heuristic)[seat_policy], weights, 0).sum()
 
 
 def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...]) -> Any:
@@ -244,8 +249,7 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
         hand = hand_keys(env, keys, ids)
         native = None
         if kinds:
-            weights = jnp.left_shift(1, jnp.arange(n, dtype=I32))
-            heuristic_seats = jnp.where(jnp.asarray(is_heuristic)[seat_policy], weights, 0).sum()
+            heuristic_seats = _heuristic_seats(is_heuristic, seat_policy)
             mine = jnp.asarray(builtin)[seat_policy]  # bool[N]: the seats of built-ins
 
             def native(h: fast.Hands, table: fast.Table, t: jax.Array) -> Any:
