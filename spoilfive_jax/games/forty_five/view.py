@@ -65,10 +65,11 @@ int32[B]``: the lineup's actions for a batch of public states whose seat to act 
 are given (``tools.policies.choose_batch`` of its policies)."""
 
 Step = Callable[[State, jax.Array], State]
+"""The public step of one hand (``core.env.transition`` of the env)."""
+
 Native = Callable[[fp.Play, fp.Table], tuple[jax.Array, jax.Array]]
 """``native(p, table) -> (actions int32[B], on_kernel bool[B])``: the actions of the hands in
 play whose seat to act chooses on the kernel itself (``on_kernel``)."""
-"""The public step of one hand (``core.env.transition`` of the env)."""
 
 
 @functools.cache

@@ -31,6 +31,7 @@ from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.tools.policies import choose_batch, on_kernel
 
 OUTCOME_FIELDS = tuple(f for f in Outcome._fields if f != "done")
+_KERNEL_POLICIES = ("random", "heuristic")  # the built-ins the kernel chooses for itself
 
 
 def score_unit(env: Any) -> str:
@@ -198,7 +199,7 @@ def rollout_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any,
     ``"heuristic"`` play on ``play_fast``; any other lineup on ``view.play`` (its policies read
     the public ``State`` built from the kernel's layout)."""
     n, rules = env.num_players, env.rules
-    if not set(names) <= {"random", "heuristic"}:
+    if not set(names) <= set(_KERNEL_POLICIES):
         return _view_kernel(env, names, policies) if policies else None
     is_heuristic = np.array([name == "heuristic" for name in names])
     kinds = frozenset(name for name in names if name is not None)
@@ -237,9 +238,9 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
     by hand), so that a user's policy against the heuristic does not build the public view
     for the heuristic, which would then rebuild the kernel's from it."""
     n, rules = env.num_players, env.rules
-    builtin = np.array([name in ("random", "heuristic") for name in names])
+    builtin = np.array([name in _KERNEL_POLICIES for name in names])
     is_heuristic = np.array([name == "heuristic" for name in names])
-    kinds = frozenset(name for name in names if name in ("random", "heuristic"))
+    kinds = frozenset(name for name in names if name in _KERNEL_POLICIES)
     users = tuple(on_kernel if b else p for b, p in zip(builtin, policies, strict=True))
     choose = functools.partial(choose_batch, users)
 
