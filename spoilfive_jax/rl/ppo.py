@@ -32,6 +32,10 @@ The network (``rl.network.network_for``: Spoil Five's ``ActorCritic``, the famil
 ``FamilyActorCritic``, any other game's ``MLPActorCritic``) reads ``observe(state, player)`` and
 the legal action mask only, and with ``advice`` a built-in policy's choice for the same
 decision (``rl.network.agent_input``).
+
+Keys: the run's key (``Runner.key``) is threefry, split once a learner step; what is drawn per
+table (the learner's and the opponents' choices, the new deals) comes from counter keys derived
+from it (``core.keys``: a hash a draw, not threefry), as in the rollout loops.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from jax.sharding import PartitionSpec as P
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, transition_legal
+from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.registry import available_games, make, make_rules
 from spoilfive_jax.rl.network import (
     Network,
@@ -177,6 +182,12 @@ def _deal(cfg: PPOConfig, key: jax.Array, num: int) -> State:
     return jax.vmap(lambda k, d: env.init(k, d))(jax.random.split(k1, num), dealers)
 
 
+def _counter(key: jax.Array) -> jax.Array:
+    """A counter key (``core.keys.COUNTER``) drawn from ``key`` of any implementation: its
+    ``split``, ``fold_in`` and draws cost a hash, not threefry."""
+    return as_counter(key[None])[0]
+
+
 def _bot_policy(cfg: PPOConfig, net: Network, params: Any) -> Callable[..., jax.Array]:
     """actions int32[B] of the players to act, by the opponent policy (``params``: the past
     self of opponent ``"self"``)."""
@@ -210,6 +221,7 @@ def _play_on(
     illegal-action branch (``core.env.transition_legal``: the same states for legal actions).
     """
     step = jax.vmap(functools.partial(transition_legal, cfg.env))
+    key = _counter(key)  # (the deals and the opponents' draws: a hash each, not threefry)
     first = jnp.bool_(action is not None)
     learner_action = jnp.zeros(state.current_player.shape, jnp.int32) if action is None else action
     limit = 2 * cfg.env.max_decisions + 1
@@ -434,6 +446,7 @@ def _collect(
     def env_step(carry: tuple[State, jax.Array], _: Any) -> Any:
         state, key = carry
         key, k_act, k_play = jax.random.split(key, 3)
+        k_act = _counter(k_act)  # (one categorical draw an action of every table)
         obs, mask = _observe(cfg, state), state.legal_action_mask
         logits, value = apply(net, params, obs, mask)
         action, logp = choose(logits, k_act, greedy=False)

@@ -163,3 +163,36 @@ def test_ctrl_c_during_train_ppo_writes_the_agent_and_the_history_and_resumes(tm
     resumed.kill()
     resumed.communicate()
     assert first.startswith("resuming at update ")
+
+
+def _random_ops(jaxpr, found: list) -> list:
+    """(primitive, key dtype, output size) of every ``random_*`` equation in ``jaxpr`` and the
+    jaxprs inside it (loops, branches)."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in ("random_bits", "random_split", "random_fold_in"):
+            size = int(np.prod(eqn.outvars[0].aval.shape))
+            found.append((eqn.primitive.name, str(eqn.invars[0].aval.dtype), size))
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (list, tuple)) else [param]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    _random_ops(inner, found)
+    return found
+
+
+@pytest.mark.parametrize("opponent", ["random", "self"])
+def test_the_collection_draws_per_table_from_counter_keys_not_threefry(opponent):
+    """The run's threefry key is split once a learner step; the learner's choices, the
+    opponents' and the new deals of every table draw from counter keys (``core.keys``)."""
+    from spoilfive_jax.rl import ppo
+
+    cfg = ppo.PPOConfig(num_players=3, opponent=opponent, num_envs=8, num_steps=2, hidden=(8,))
+    runner = ppo.init_runner(cfg, jax.random.PRNGKey(0), 1)
+    bot = ppo._bot_policy(cfg, cfg.network, runner.params)
+    collect = lambda key, state: ppo._collect(  # noqa: E731
+        cfg, cfg.network, runner.params, bot, False, state, key
+    )
+    ops = _random_ops(jax.make_jaxpr(collect)(runner.key, runner.state).jaxpr, [])
+    per_table = [op for op in ops if op[2] >= cfg.num_envs]
+    assert per_table and all(dtype != "key<fry>" for _, dtype, _ in per_table), per_table
+    assert any(name == "random_bits" and size >= 8 * 55 for name, _, size in per_table)
