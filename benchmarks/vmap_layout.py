@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax as sf
-from spoilfive_jax.games.spoil_five import fast, provider
+from spoilfive_jax.games.spoil_five import fast, rollouts
 
 
 def programs(num_players: int) -> tuple[Callable[..., jax.Array], Callable[..., jax.Array]]:
@@ -31,7 +31,7 @@ def programs(num_players: int) -> tuple[Callable[..., jax.Array], Callable[..., 
         cards, positions = fast.random_cards(seed, ids, 5 * num_players + 1)
         zero = jnp.zeros(ids.shape, jnp.int32)
         kinds = frozenset({"random"})
-        out = provider.play_fast(
+        out = rollouts.play_fast(
             seed, ids, cards, zero, zero, jnp.int32(0), num_players, rules, kinds, positions
         )
         return out.winner

@@ -554,7 +554,7 @@ OH_HELL_CORE = {
 OH_HELL_CAPABILITIES = {
     "analysis": ("infer.py",),
     "positions": ("history.py",),
-    "presentation": ("report.py",),
+    "presentation": ("presentation.py",),
     "terminal play": ("play.py",),
     "rollouts and agent info": ("rollouts.py", "agent.py"),
     "deals from a chosen order": ("deck_deals.py",),

@@ -4,7 +4,10 @@ packages' deprecations stay warnings."""
 
 from __future__ import annotations
 
+import sys
 import warnings
+from collections.abc import Mapping
+from types import ModuleType
 
 
 class SpoilFiveDeprecationWarning(DeprecationWarning):
@@ -16,4 +19,15 @@ def deprecated(message: str, stacklevel: int = 2) -> None:
     warnings.warn(message, SpoilFiveDeprecationWarning, stacklevel=stacklevel + 1)
 
 
-__all__ = ["SpoilFiveDeprecationWarning", "deprecated"]
+def renamed_module(package: str, name: str, renamed: Mapping[str, str]) -> ModuleType:
+    """A package's ``__getattr__``: the module ``renamed[name]`` of ``package`` (imported with
+    the package), with a deprecation warning, for a module's old ``name``; ``AttributeError``
+    for any other name."""
+    if name not in renamed:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    new = renamed[name]
+    deprecated(f"{package}.{name} is now {package}.{new}", stacklevel=3)
+    return sys.modules[f"{package}.{new}"]
+
+
+__all__ = ["SpoilFiveDeprecationWarning", "deprecated", "renamed_module"]

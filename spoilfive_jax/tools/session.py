@@ -3,7 +3,7 @@
 
 What a session is belongs to the game (``Sessions.play_sessions``): Spoil Five plays chip sessions
 (``games.spoil_five.session``: the pot carried, stacks, until a player is broke or the hand limit
-is reached); the Forty-Five family plays whole games to the target (``games.forty_five.games``).
+is reached); the Forty-Five family plays whole games to the target (``games.forty_five.session``).
 This module imports no game.
 """
 

@@ -18,7 +18,7 @@ from spoilfive_jax import registry
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import env as core_env
 from spoilfive_jax.core import generic
-from spoilfive_jax.games.spoil_five import infer, provider
+from spoilfive_jax.games.spoil_five import infer, rollouts
 
 
 def _members(cls: type) -> list[str]:
@@ -132,7 +132,7 @@ def test_a_misspelt_implementation_is_refused_when_the_class_is_defined() -> Non
     with pytest.raises(TypeError, match="final_infos"):
         caps.check_implementation("test", caps.AgentInfo, Extra())
     with pytest.raises(TypeError, match="not a capability"):
-        caps.check_implementation("test", dict, provider)
+        caps.check_implementation("test", dict, rollouts)
 
 
 def test_declared_capabilities_of_the_games() -> None:
@@ -142,7 +142,7 @@ def test_declared_capabilities_of_the_games() -> None:
     assert set(family.capabilities) == set(caps.CAPABILITIES) - {caps.Rendering}
     env = sf.make("twenty_five")
     assert env.capability(caps.Rollouts).score_unit(env) == "points"
-    assert sf.make("spoil_five").capability(caps.Rollouts) is provider
+    assert sf.make("spoil_five").capability(caps.Rollouts) is rollouts
 
 
 def test_register_a_game_and_remove_it() -> None:
@@ -257,3 +257,25 @@ def test_the_step_is_written_once() -> None:
     by_hand = core_env.transition(env, state, np.int32(a))
     for x, y in zip(jax.tree.leaves(via_env), jax.tree.leaves(by_hand), strict=True):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.parametrize(
+    "package,old,new",
+    [
+        ("spoil_five", "provider", "rollouts"),
+        ("spoil_five", "report", "presentation"),
+        ("forty_five", "provider", "rollouts"),
+        ("forty_five", "games", "session"),
+        ("forty_five", "report", "presentation"),
+    ],
+)
+def test_a_game_modules_old_name_is_the_renamed_module_with_a_warning(package, old, new):
+    """Each game module is named for the capabilities it holds; the old names still reach it,
+    deprecated (the suite makes the warning an error, so it is caught here)."""
+    from spoilfive_jax.core.deprecation import SpoilFiveDeprecationWarning
+
+    games = getattr(sf, package)
+    with pytest.warns(SpoilFiveDeprecationWarning, match=f"{package}.{old} is now .*{new}"):
+        assert getattr(games, old) is getattr(games, new)
+    with pytest.raises(AttributeError, match="no attribute 'fast_play_out'"):
+        games.fast_play_out  # noqa: B018

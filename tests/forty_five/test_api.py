@@ -15,7 +15,7 @@ from conftest import Table45, hands_of, jit_step, load_script
 import spoilfive_jax as sf
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.games.forty_five import game
-from spoilfive_jax.games.forty_five import games as ro
+from spoilfive_jax.games.forty_five import session as ro
 
 R = ff.FortyFiveRules
 ENV4 = ff.FortyFive(4)

@@ -15,7 +15,7 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import lowest
 from spoilfive_jax.core.env import transition
-from spoilfive_jax.games.forty_five import game, infer, provider, view
+from spoilfive_jax.games.forty_five import game, infer, rollouts, view
 from tests.forty_five.test_fast_playout import _after
 from tests.spoil_five.test_view import (
     assert_lineup_plays_the_public_steps_hands,
@@ -40,9 +40,9 @@ def _id(case: tuple[int, R]) -> str:
 
 def _deal(env: sf.Env, seed: int, b: int):
     """A batch of rollout deals, each hand with its own dealer."""
-    keys = provider.rollout_keys(env, jax.random.PRNGKey(seed))
+    keys = rollouts.rollout_keys(env, jax.random.PRNGKey(seed))
     ids = jnp.arange(b, dtype=jnp.uint32)
-    deal = provider.rollout_deal(env, keys, ids, {"dealer": 0})
+    deal = rollouts.rollout_deal(env, keys, ids, {"dealer": 0})
     return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
 
 
@@ -73,7 +73,7 @@ def test_view_is_the_public_state_at_every_play(case):
     step_one = functools.partial(transition, env)
     state, _ = jax.jit(
         lambda d: view._before_the_play(
-            provider.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one
+            rollouts.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one
         )
     )(deal)
     table, p = view.to_kernel(state, rules)

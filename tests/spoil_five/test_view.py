@@ -12,7 +12,7 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import lowest
-from spoilfive_jax.games.spoil_five import fast, provider, view
+from spoilfive_jax.games.spoil_five import fast, rollouts, view
 from spoilfive_jax.tools import policies
 
 R = sf.spoil_five.Rules
@@ -26,9 +26,9 @@ CASES = [
 
 def _deal(env, seed: int, b: int):
     """A batch of rollout deals, each hand with its own dealer and a carried pot."""
-    keys = provider.rollout_keys(env, jax.random.PRNGKey(seed))
+    keys = rollouts.rollout_keys(env, jax.random.PRNGKey(seed))
     ids = jnp.arange(b, dtype=jnp.uint32)
-    deal = provider.rollout_deal(env, keys, ids, {"dealer": 0, "carried": 2})
+    deal = rollouts.rollout_deal(env, keys, ids, {"dealer": 0, "carried": 2})
     return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
 
 
@@ -39,7 +39,7 @@ def test_view_is_the_public_state_at_every_decision(n, rules):
     env = sf.make("spoil_five", num_players=n, rules=rules)
     b = 96
     _keys, _ids, deal = _deal(env, n, b)
-    state = provider.deal_states(env, deal)
+    state = rollouts.deal_states(env, deal)
     table, h = fast.deal_cards(deal.cards, deal.dealer, deal.carried, n, rules, deal.positions)
     x = jax.vmap(lambda c: view.first_extras(c, n))(deal.cards[5 * n])
     views = jax.jit(jax.vmap(lambda h1, t1, x1: view.public_state(h1, t1, x1, n, rules)))

@@ -47,9 +47,9 @@ def test_documented_submodules_work_in_a_fresh_process() -> None:
         "from spoilfive_jax.games import forty_five as ff\n"
         "from spoilfive_jax.games import spoil_five as s5\n"
         "assert callable(ff.games.play_games) and callable(ff.policies.greedy_policy)\n"
-        "assert callable(ff.provider.outcome) and callable(ff.observe.observe)\n"
+        "assert callable(ff.rollouts.outcome) and callable(ff.observe.observe)\n"
         "assert callable(s5.session.sessions) and callable(s5.fast.random_cards)\n"
-        "assert callable(s5.provider.play_fast) and callable(s5.render.render_text)\n"
+        "assert callable(s5.rollouts.play_fast) and callable(s5.render.render_text)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

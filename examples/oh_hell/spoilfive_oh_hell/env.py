@@ -15,7 +15,16 @@ import spoilfive_oh_hell.observe as _observe
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn, checked_deal
 from spoilfive_jax.core.validate import as_key, check_cards, concrete
-from spoilfive_oh_hell import agent, deck_deals, history, infer, knowledge, play, report, rollouts
+from spoilfive_oh_hell import (
+    agent,
+    deck_deals,
+    history,
+    infer,
+    knowledge,
+    play,
+    presentation,
+    rollouts,
+)
 from spoilfive_oh_hell.policies import BUILTIN
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, OhHellRules, card_str, card_symbol, check_table
 from spoilfive_oh_hell.state import State
@@ -42,7 +51,7 @@ class OhHell(Env[State, OhHellRules]):
         caps.AgentInfo: agent,
         caps.Analysis: infer,
         caps.Positions: history,
-        caps.Presentation: report,
+        caps.Presentation: presentation,
         caps.TerminalPlay: play,
         caps.DeckDeals: deck_deals,
         caps.Knowledge: knowledge,

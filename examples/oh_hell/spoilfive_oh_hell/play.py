@@ -19,7 +19,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.terminal import Quit, TerminalTable, prompt_action
 from spoilfive_oh_hell.game import PHASE_BID
-from spoilfive_oh_hell.report import SUIT_NAMES, cards_text
+from spoilfive_oh_hell.presentation import SUIT_NAMES, cards_text
 from spoilfive_oh_hell.rules import BID, NUM_CARDS, card_symbol, parse_cards, suit_of
 
 _HELP = (

@@ -4,18 +4,25 @@ Forty-Fives, the joker.
 Built on the Spoil Five card core (``spoilfive_jax.core``: ranking, deal, robbing, reneging);
 the per-game parts (teams, scoring, bidding, games to a target) live here.  The modules:
 ``rules``, ``game`` (the pure rules of one hand), ``env``, ``observe``, ``policies`` (the
-built-in players), ``provider`` (what the generic tools keep and report), ``games`` (whole games
-to the target: ``play_games``) and ``play`` (terminal play); all are imported with the package.
+built-in players), ``rollouts`` (the ``Rollouts``, ``RolloutKernel`` and ``HandScoring``
+capabilities: what the generic tools keep and report), ``session`` (``Sessions``: whole games to
+the target, ``play_games``), ``presentation`` (``Presentation``, ``TerminalPlay``, ``AgentInfo``,
+``Teams``: the game's words) and ``play`` (terminal play); all are imported with the package.
+The old names ``provider``, ``games`` and ``report`` still work, with a deprecation warning.
 """
 
+from types import ModuleType
+
+from spoilfive_jax.core.deprecation import renamed_module
 from spoilfive_jax.games.forty_five import env as env
 from spoilfive_jax.games.forty_five import game as game
-from spoilfive_jax.games.forty_five import games as games
 from spoilfive_jax.games.forty_five import observe as observe
 from spoilfive_jax.games.forty_five import play as play
 from spoilfive_jax.games.forty_five import policies as policies
-from spoilfive_jax.games.forty_five import provider as provider
+from spoilfive_jax.games.forty_five import presentation as presentation
+from spoilfive_jax.games.forty_five import rollouts as rollouts
 from spoilfive_jax.games.forty_five import rules as rules
+from spoilfive_jax.games.forty_five import session as session
 from spoilfive_jax.games.forty_five.env import AuctionFortyFives as AuctionFortyFives
 from spoilfive_jax.games.forty_five.env import FortyFive as FortyFive
 from spoilfive_jax.games.forty_five.env import TwentyFive as TwentyFive
@@ -42,12 +49,12 @@ from spoilfive_jax.games.forty_five.game import PASS as PASS
 from spoilfive_jax.games.forty_five.game import PHASE_NAMES as PHASE_NAMES
 from spoilfive_jax.games.forty_five.game import State as State
 from spoilfive_jax.games.forty_five.game import state_bytes as state_bytes
-from spoilfive_jax.games.forty_five.games import GameResult as GameResult
-from spoilfive_jax.games.forty_five.games import GameSummary as GameSummary
-from spoilfive_jax.games.forty_five.games import play_games as play_games
-from spoilfive_jax.games.forty_five.provider import FamilyScores as FamilyScores
+from spoilfive_jax.games.forty_five.rollouts import FamilyScores as FamilyScores
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules as FortyFiveRules
 from spoilfive_jax.games.forty_five.rules import num_teams as num_teams
+from spoilfive_jax.games.forty_five.session import GameResult as GameResult
+from spoilfive_jax.games.forty_five.session import GameSummary as GameSummary
+from spoilfive_jax.games.forty_five.session import play_games as play_games
 
 __all__ = [
     "BID_15",
@@ -83,3 +90,10 @@ __all__ = [
     "play_games",
     "state_bytes",
 ]
+
+_RENAMED = {"provider": "rollouts", "games": "session", "report": "presentation"}
+
+
+def __getattr__(name: str) -> ModuleType:
+    """The modules' old names, deprecated: each module is named for the capabilities it holds."""
+    return renamed_module(__name__, name, _RENAMED)

@@ -16,15 +16,15 @@ import numpy as np
 
 import spoilfive_jax.games.forty_five.deck_deals as deck_deals
 import spoilfive_jax.games.forty_five.game as game
-import spoilfive_jax.games.forty_five.games as games
 import spoilfive_jax.games.forty_five.history as history
 import spoilfive_jax.games.forty_five.infer as infer
 import spoilfive_jax.games.forty_five.knowledge as knowledge
 import spoilfive_jax.games.forty_five.likelihood as likelihood
 import spoilfive_jax.games.forty_five.observe as _observe
 import spoilfive_jax.games.forty_five.policies as _policies
-import spoilfive_jax.games.forty_five.provider as provider
-import spoilfive_jax.games.forty_five.report as report
+import spoilfive_jax.games.forty_five.presentation as presentation
+import spoilfive_jax.games.forty_five.rollouts as rollouts
+import spoilfive_jax.games.forty_five.session as session
 from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, PolicyFn, check_state, checked_deal
@@ -278,18 +278,18 @@ class FortyFive(Env[State, FortyFiveRules]):
     # What the game can do beyond the core (``core.capabilities``), each a module of
     # functions taking the env first.
     capabilities: ClassVar[Mapping[type, object]] = {
-        caps.Rollouts: provider,
-        caps.RolloutKernel: provider,
-        caps.HandScoring: provider,
-        caps.Sessions: games,
+        caps.Rollouts: rollouts,
+        caps.RolloutKernel: rollouts,
+        caps.HandScoring: rollouts,
+        caps.Sessions: session,
         caps.Analysis: infer,
         caps.EndgameSolve: infer,
         caps.Inference: likelihood,
         caps.Positions: history,
-        caps.Presentation: report,
-        caps.TerminalPlay: report,
-        caps.AgentInfo: report,
-        caps.Teams: report,
+        caps.Presentation: presentation,
+        caps.TerminalPlay: presentation,
+        caps.AgentInfo: presentation,
+        caps.Teams: presentation,
         caps.DeckDeals: deck_deals,
         caps.Knowledge: knowledge,
     }

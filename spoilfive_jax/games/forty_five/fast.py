@@ -26,7 +26,7 @@ Auction's "no bid below 20 at 100 points" never applies here.
 
 This module deals and runs the phases before the play, and ``play_hands`` is the entry point;
 the layout, the play of the tricks and the scoring are in ``fast_play``.  The generic rollout
-and scorer reach the kernel through ``FortyFive.rollout_kernel`` (``provider``), which plays
+and scorer reach the kernel through ``FortyFive.rollout_kernel`` (``rollouts``), which plays
 the decks of ``FortyFive.rollout_deal``/``known_deal`` (``random_deck`` for rollouts).
 """
 

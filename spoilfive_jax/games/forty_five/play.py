@@ -61,7 +61,7 @@ from spoilfive_jax.games.forty_five.render import (
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, num_teams
 from spoilfive_jax.tools.best import hint_text
 
-if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
+if TYPE_CHECKING:  # the type only: env.py declares this module's game (through presentation.py)
     from spoilfive_jax.games.forty_five.env import FortyFive
 
 __all__ = ["FamilyGame", "FamilyOutcome", "Quit", "play_family"]

@@ -22,9 +22,9 @@ import spoilfive_jax.games.spoil_five.history as history
 import spoilfive_jax.games.spoil_five.infer as infer
 import spoilfive_jax.games.spoil_five.knowledge as knowledge
 import spoilfive_jax.games.spoil_five.observe as _observe
-import spoilfive_jax.games.spoil_five.provider as provider
+import spoilfive_jax.games.spoil_five.presentation as presentation
 import spoilfive_jax.games.spoil_five.render as render
-import spoilfive_jax.games.spoil_five.report as report
+import spoilfive_jax.games.spoil_five.rollouts as rollouts
 import spoilfive_jax.games.spoil_five.session as session
 import spoilfive_jax.games.spoil_five.solve as solve
 from spoilfive_jax.core import capabilities as caps
@@ -173,17 +173,17 @@ class SpoilFive(Env[State, Rules]):
     # What the game can do beyond the core (``core.capabilities``), each a module of
     # functions taking the env first.
     capabilities: ClassVar[Mapping[type, object]] = {
-        caps.Rollouts: provider,
-        caps.RolloutKernel: provider,
-        caps.HandScoring: provider,
+        caps.Rollouts: rollouts,
+        caps.RolloutKernel: rollouts,
+        caps.HandScoring: rollouts,
         caps.Sessions: session,
         caps.Analysis: infer,
         caps.EndgameSolve: solve,
         caps.Positions: history,
-        caps.Presentation: report,
-        caps.TerminalPlay: report,
+        caps.Presentation: presentation,
+        caps.TerminalPlay: presentation,
         caps.Rendering: render.RENDERING,
-        caps.AgentInfo: report,
+        caps.AgentInfo: presentation,
         caps.Teams: generic,
         caps.DeckDeals: deck_deals,
         caps.Knowledge: knowledge,

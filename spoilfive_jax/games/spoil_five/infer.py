@@ -278,7 +278,7 @@ def _playout_fast(
     def body(carry: tuple[fast.Hands, jax.Array, jax.Array]) -> tuple:
         h, pos, t = carry
         h = fast.apply(h, table, pos, n, rules)
-        # The next choice is carried, as in the rollout kernel (``provider.play_fast``): XLA
+        # The next choice is carried, as in the rollout kernel (``rollouts.play_fast``): XLA
         # then computes it once instead of in every fused update of the step.
         return h, choose(h, t + 1), t + 1
 

@@ -46,7 +46,7 @@ from spoilfive_jax.games.spoil_five.render import (
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.tools.best import hint_text
 
-if TYPE_CHECKING:  # the type only: env.py declares this module's game (through report.py)
+if TYPE_CHECKING:  # the type only: env.py declares this module's game (through presentation.py)
     from spoilfive_jax.games.spoil_five.env import SpoilFive
 
 

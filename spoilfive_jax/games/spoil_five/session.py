@@ -15,11 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.games.spoil_five.fast as fast
-import spoilfive_jax.games.spoil_five.provider as provider
+import spoilfive_jax.games.spoil_five.rollouts as rollouts
 from spoilfive_jax.core.stats import array_module, masked_total, no_per_hand
 from spoilfive_jax.core.validate import positive_int
 from spoilfive_jax.games.spoil_five.fast import I32, U32
-from spoilfive_jax.games.spoil_five.provider import Deal
+from spoilfive_jax.games.spoil_five.rollouts import Deal
 from spoilfive_jax.tools.chunks import EPOCH, Chunk, epoch_key, hand_chunks
 from spoilfive_jax.tools.policies import Lineup, play_deals
 from spoilfive_jax.tools.rollout import pipelined
@@ -174,7 +174,7 @@ def sessions(
         keys, epoch = None, -1
         for c in hand_chunks(0, num_sessions, size, max(1, EPOCH // max_hands)):
             if c.epoch != epoch:
-                keys, epoch = provider.rollout_keys(env, epoch_key(key, c.epoch)), c.epoch
+                keys, epoch = rollouts.rollout_keys(env, epoch_key(key, c.epoch)), c.epoch
             out = _sessions_chunk(env, who, size, max_hands, keys, jnp.uint32(c.first), *common)
             yield (_totals(out[0], out[2], out[3], jnp.int32(c.hands)) if reduce else out), c
 

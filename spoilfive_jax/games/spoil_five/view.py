@@ -341,7 +341,7 @@ def play(
 
     def body(carry: _Carry, t: jax.Array) -> tuple[_Carry, None]:
         # The choice is made at the end of the previous decision and carried, as in
-        # ``provider.play_fast``: XLA then reads it instead of re-deriving it in every update.
+        # ``rollouts.play_fast``: XLA then reads it instead of re-deriving it in every update.
         h, x, a, ok = carry
         h, x = _advance(h, table, x, views(h, table, x), a, ok, n, rules)
         return (h, x, *choice(h, x, t + 1)), None

@@ -26,7 +26,7 @@ import numpy as np
 import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.fast_play as fp
 import spoilfive_jax.games.forty_five.game as game
-import spoilfive_jax.games.forty_five.report as report
+import spoilfive_jax.games.forty_five.presentation as presentation
 import spoilfive_jax.games.forty_five.strength as sx
 import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import generic
@@ -410,10 +410,10 @@ def query_samples(env: Any, out: dict[str, jax.Array], seat: jax.Array) -> tuple
 
 
 # The scores' words (the score command's records and table) are written with the game's other
-# words (report.py) and declared here, with the scorer they present.
-has_turnup = report.has_turnup
-score_records = report.score_records
-score_report = report.score_report
+# words (presentation.py) and declared here, with the scorer they present.
+has_turnup = presentation.has_turnup
+score_records = presentation.score_records
+score_report = presentation.score_report
 
 
 def query_values(env: Any, samples: Any, threshold: Any = 15, **options: Any) -> tuple[Any, ...]:
