@@ -21,12 +21,10 @@ differs from the public path's ``fold_in`` keys; its distribution is the same).
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import spoilfive_jax.games.forty_five.fast as fast
 import spoilfive_jax.games.forty_five.fast_play as fp
@@ -35,7 +33,6 @@ import spoilfive_jax.games.forty_five.policies as pol
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.core.packed import is_clear, put
 from spoilfive_jax.games.forty_five.game import State
 from spoilfive_jax.games.forty_five.rules import MIN_BID_SCORE, FortyFiveRules, num_teams
@@ -62,22 +59,6 @@ def chooser_of(keys: jax.Array, kind: str, num_players: int) -> fp.Chooser:
 
 
 # ------------------------------------------------------------------------ the layout
-
-
-@functools.cache
-def _suit_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
-    """``core.kernel.suit_tables`` of the family's strength positions under ``rules``."""
-    return suit_tables(sx.tables(rules)[0])
-
-
-def _positions(cards: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits:
-    """The strength positions (``strength``) of card-id sets ``cards`` [B] under ``trump``:
-    one table look-up a suit (``core.kernel.positions_of``), and the joker."""
-    out = positions_of(cards, trump, _suit_tables(rules))
-    if rules.joker:
-        joker = jnp.asarray(sx.tables(rules)[0])[jnp.maximum(trump, 0), game.JOKER]
-        out = bits.where(bits.has(cards, game.JOKER), out | bits.bit(joker), out)
-    return out
 
 
 def _seats(sets: Bits, num_players: int) -> list[Bits]:
@@ -109,7 +90,7 @@ def _play(
     n = states.tricks_won.shape[-1]
     shifts = fp._TRICK_BITS * jnp.arange(n, dtype=I32)
     tricks = (states.tricks_won << shifts).sum(-1).astype(I32)
-    played = _positions(states.played, trump, rules).hi & U32(sx.SLOT2_MASK)
+    played = sx.card_positions(states.played, trump, rules).hi & U32(sx.SLOT2_MASK)
     best = jnp.maximum(states.best_trump_seat, 0).astype(U32) << U32(fp._BEST_SEAT_SHIFT)
     trumps = jnp.where(played != 0, played | best, U32(0))
     zero = jnp.zeros_like(played)
@@ -160,7 +141,7 @@ def _turnup(chooser: fp.Chooser, states: State, rules: FortyFiveRules) -> _Befor
     n = states.tricks_won.shape[-1]
     trump = states.trump
     turn_pos = jnp.asarray(sx.tables(rules)[0])[trump, jnp.clip(states.turnup, 0, game.JOKER)]
-    held = [_positions(s, trump, rules) for s in _seats(states.hands, n)]
+    held = [sx.card_positions(s, trump, rules) for s in _seats(states.hands, n)]
     h = fast._Turnup(held, trump, turn_pos, states._step_count)
     robbed = states.robbed
     if rules.robbing:
@@ -202,7 +183,7 @@ def _auction(chooser: fp.Chooser, states: State, rules: FortyFiveRules) -> _Befo
     trump = jnp.where(naming, fast._name_trump(chooser, natural, b, rules, None), states.trump)
     table = jnp.asarray(sx.tables(rules)[0])
     stock = jnp.where(states.stock >= 0, table[trump[:, None], jnp.maximum(states.stock, 0)], 63)
-    held = [_positions(s, trump, rules) for s in natural]
+    held = [sx.card_positions(s, trump, rules) for s in natural]
     at = (cur - fp.next_seat(dealer, n)) % n
     first = jnp.where(naming, 0, jnp.where(phase == game.PHASE_DISCARD, at, n))
     pending = jnp.where(phase == game.PHASE_DISCARD, states.pending, 0)

@@ -350,14 +350,6 @@ def heuristic_bid(
 # heuristic
 
 
-def _strength_set(cards: jax.Array, position: jax.Array) -> Bits:
-    """The position set of a bool[53] card mask."""
-    one = jnp.left_shift(U32(1), (position & 31).astype(U32))
-    lo = jnp.where(cards & (position < 32), one, U32(0)).sum(dtype=U32)
-    hi = jnp.where(cards & (position >= 32), one, U32(0)).sum(dtype=U32)
-    return Bits(lo, hi)
-
-
 def _partner_of(seat: jax.Array, other: jax.Array, num_players: int) -> jax.Array:
     """bool: ``other`` (>= 0) is a partner of ``seat`` (never the seat itself)."""
     t = num_teams(num_players)
@@ -378,16 +370,14 @@ def heuristic_policy(rules: FortyFiveRules) -> PolicyFn:
         n = state.tricks_won.shape[0]
         cur = jnp.maximum(state.current_player, 0)
         trump = jnp.maximum(state.trump, 0)
-        position = jnp.asarray(position_table)[trump]
         natural = seat_bits(state.hands, cur)
-        held = bits.to_bool(natural, NUM_CARD_IDS)
-        hand = _strength_set(held, position)
-        legal_mask = state.legal_action_mask
-        legal = _strength_set(legal_mask[:NUM_CARD_IDS], position)
-        legal = Bits(legal.lo | jnp.where(legal_mask[PASS], U32(sx.PASS_BIT), U32(0)), legal.hi)
-        played = bits.to_bool(state.played, NUM_CARD_IDS) & (position >= sx.TRUMP_BASE)
-        played_trumps = _strength_set(played, position).hi
-        turn_ts = position[jnp.clip(state.turnup, 0, JOKER)] - sx.TRUMP_BASE
+        hand = sx.card_positions(natural, trump, rules)
+        legal = sx.card_positions(state.legal_set, trump, rules)
+        may_pass = bits.has(state.legal_set, PASS)
+        legal = Bits(legal.lo | jnp.where(may_pass, U32(sx.PASS_BIT), U32(0)), legal.hi)
+        played_trumps = sx.card_positions(state.played, trump, rules).hi  # (positions >= 32)
+        turn_ts = jnp.asarray(position_table)[trump, jnp.clip(state.turnup, 0, JOKER)]
+        turn_ts = turn_ts - sx.TRUMP_BASE
         unrobbed = (state.turnup >= 0) & ~state.robbed
         dead = jnp.where(unrobbed, U32(1) << jnp.maximum(turn_ts, 0).astype(U32), U32(0))
         live = live_trumps(hand, played_trumps, dead, sx.every_trump(trump, rules))
@@ -396,7 +386,7 @@ def heuristic_policy(rules: FortyFiveRules) -> PolicyFn:
         partner_winning = ~leading & _partner_of(cur, state.best_seat, n)
         play = heuristic_play(hand, legal, led, state.best_power, partner_winning, live)
         exchange = weakest(hand)
-        codes = bits.from_bool(legal_mask[PASS : HOLD + 1]).lo
+        codes = (state.legal_set.hi >> (PASS - 32)) & U32((1 << (HOLD - PASS + 1)) - 1)
         bid_code = jnp.maximum(state.bid - 10, 0) // 5
         partner_holds = _partner_of(cur, state.bidder, n)
         bid = PASS + heuristic_bid(natural, codes, bid_code, partner_holds, rules)

@@ -24,8 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.games.forty_five.state import _JOKER_STRENGTH, JINK, JOKER, NUM_CARD_IDS, PASS
 
@@ -73,6 +75,23 @@ def tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
             action[t, p] = c
         action[t, P_PASS], action[t, P_JINK] = PASS, JINK
     return position, action
+
+
+@functools.cache
+def _suit_tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
+    """``core.kernel.suit_tables`` of ``tables``' positions, built once a rule set."""
+    return suit_tables(tables(rules)[0])
+
+
+def card_positions(cards: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits:
+    """The strength positions of card-id sets ``cards`` (any shape; action ids above the joker
+    are ignored) under ``trump`` (-1, before it is known: as clubs): one table look-up a suit
+    (``core.kernel.positions_of``), and the joker."""
+    out = positions_of(cards, trump, _suit_tables(rules))
+    if rules.joker:
+        joker = jnp.asarray(tables(rules)[0])[jnp.maximum(trump, 0), JOKER]
+        out = bits.where(bits.has(cards, JOKER), out | bits.bit(joker), out)
+    return out
 
 
 def trump_mask(rules: FortyFiveRules) -> np.uint32:
