@@ -218,16 +218,17 @@ def test_the_step_before_the_play_is_the_public_steps(case):
 
 
 @pytest.mark.parametrize("case", [CASES[0], CASES[3]], ids=_id)
-def test_the_greedy_and_heuristic_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
-    """In the tricks of a lineup with a user's policy, the built-in greedy and heuristic seats
-    choose on the kernel itself: with stand-ins that fail if asked during the tricks (they
-    still choose before the first lead, on the public step), the lineup plays the public
-    step's hands with the real built-ins."""
+def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
+    """In the tricks of a lineup with a user's policy, the built-in random, greedy and heuristic
+    seats choose on the kernel itself (the random from the hand's counter key, the kernel's
+    draw): with stand-ins that fail if asked during the tricks (they still choose before the
+    first lead, on the public step), the lineup plays the public step's hands with the real
+    built-ins."""
     from spoilfive_jax.tools import policies
 
     n, rules = case
     env = sf.forty_five.FortyFive(n, rules)
-    heuristic, greedy = (env.builtin_policy(x) for x in ("heuristic", "greedy"))
+    builtins = tuple(env.builtin_policy(x) for x in ("heuristic", "greedy", "random"))
 
     def before_the_play_only(real):
         def policy(key, state, player):
@@ -236,15 +237,33 @@ def test_the_greedy_and_heuristic_seats_of_a_mixed_lineup_choose_on_the_kernel(c
 
         return policy
 
-    names = (None, "heuristic", "greedy")
-    real = policies.Lineup((_first_bit, heuristic, greedy), names)
-    stand_ins = policies.Lineup(
-        (_first_bit, before_the_play_only(heuristic), before_the_play_only(greedy)), names
-    )
-    sp = jnp.asarray([0, 1, 2, 1, 0, 2][:n])
+    names = (None, "heuristic", "greedy", "random")
+    real = policies.Lineup((_first_bit, *builtins), names)
+    stand_ins = policies.Lineup((_first_bit, *map(before_the_play_only, builtins)), names)
+    sp = jnp.asarray([0, 1, 2, 3, 3, 1][:n])
     keys, ids, deal = _deal(env, 3, 256)
     got = jax.jit(lambda: policies.play_deals(env, stand_ins, keys, ids, deal, sp))()
     want = jax.jit(lambda: policies.play_public(env, real, keys, ids, deal, sp))()
     assert not np.asarray(want["illegal"]).any()
     for field, value in want.items():
         np.testing.assert_array_equal(np.asarray(got[field]), np.asarray(value), field)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[4]], ids=_id)
+def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(case):
+    """The loops hand a policy counter keys (``core.keys``) whose first number at decision t
+    is the kernel's own draw, and the family's built-in random picks as the kernel does (the
+    k-th legal action, cards by strength position): called as a function on the public
+    ``State`` it plays the very hands of the kernel's random, field by field, through every
+    phase (robs, the joker, announcements, the auction, discards)."""
+    n, rules = case
+    env = sf.forty_five.FortyFive(n, rules)
+    random = env.builtin_policy("random")
+
+    def as_callable(key, state, player):
+        return random(key, state, player)
+
+    kernel = sf.rollout(7, env, "random", num_hands=1024, batch_size=512)
+    called = sf.rollout(7, env, as_callable, num_hands=1024, batch_size=512)
+    for field in kernel.fields:
+        np.testing.assert_array_equal(getattr(called, field), getattr(kernel, field), field)

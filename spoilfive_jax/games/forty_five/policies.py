@@ -52,11 +52,13 @@ from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS, FIVE, JACK
 from spoilfive_jax.core.env import PolicyFn
+from spoilfive_jax.core.kernel import random_choice
 from spoilfive_jax.core.ranking import plain_strength
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
     HOLD,
+    JINK,
     JOKER,
     NAME_CLUBS,
     NUM_ACTIONS,
@@ -83,15 +85,31 @@ BID_RATINGS = (4, 5, 7, 9)  # heuristic: the suit rating worth a bid of 15, 20, 
 # random and greedy
 
 
-def random_policy(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
-    """Uniform over ``state.legal_set`` (the k-th member of the bitset)."""
-    del player
-    count = bits.count(state.legal_set)
-    k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
-    return bits.nth(state.legal_set, jnp.clip(k, 0, jnp.maximum(count - 1, 0)))
+@functools.cache
+def random_policy(rules: FortyFiveRules) -> PolicyFn:
+    """``"random"``: uniform over ``state.legal_set``, drawn as the rollout kernel draws: the
+    k-th legal action from one 32-bit number of the key (``core.kernel.random_choice``), the
+    actions ordered as the kernel orders them (the cards by strength position, PASS and JINK
+    at theirs; bids and trump suits by id).  So under the loops' counter keys (``core.keys``:
+    decision ``t``'s number is the kernel's ``mix(seed, id, t)``) it plays the kernel's hands.
+    One closure per ``rules`` (cached: one compile)."""
+    action_table = sx.tables(rules)[1]  # numpy (a cached closure holds no jnp value)
 
+    def random(key: jax.Array, state: State, player: jax.Array) -> jax.Array:
+        del player
+        u = jax.random.bits(key, (), U32)
+        legal = state.legal_set
+        cards = sx.card_positions(legal, state.trump, rules)
+        specials = jnp.where(bits.has(legal, PASS), U32(sx.PASS_BIT), U32(0))
+        specials = specials | jnp.where(bits.has(legal, JINK), U32(sx.JINK_BIT), U32(0))
+        position = random_choice(cards.lo | specials, cards.hi, u)
+        card_phase = (state.phase != game.PHASE_BID) & (state.phase != game.PHASE_TRUMP)
+        by_id = random_choice(legal.lo, legal.hi, u)  # (bids and suits: the kernel's order)
+        by_position = jnp.asarray(action_table)[jnp.maximum(state.trump, 0), position]
+        return jnp.where(card_phase, by_position, by_id).astype(I32)
 
-random_policy.policy_name = "random"  # type: ignore[attr-defined]
+    random.policy_name = "random"  # type: ignore[attr-defined]
+    return random
 
 
 _BIG = 1 << 10  # (greedy_policy: above every card value)
@@ -415,7 +433,7 @@ def heuristic_policy(rules: FortyFiveRules) -> PolicyFn:
 def builtin_policy(name: str, rules: FortyFiveRules) -> PolicyFn:
     """The family's built-in policy ``name``: ``"random"``, ``"greedy"`` or ``"heuristic"``."""
     if name == "random":
-        return random_policy
+        return random_policy(rules)
     if name == "greedy":
         return greedy_policy(rules)
     if name == "heuristic":

@@ -148,15 +148,14 @@ def _seat_kinds(kind_of: np.ndarray, seat_policy: jax.Array) -> jax.Array:
 def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, ...]) -> Any:
     """``view.finish`` of ``policies`` as a ``RolloutKernel`` kernel: the records of
     ``outcome``, hand by hand those of the public step.  In the tricks, the seats of the
-    lineup's built-in ``"greedy"`` and ``"heuristic"`` choose on the kernel itself
-    (``fast_play.choose_play``, whose choices are the public policies', tested), not through
-    their callables on the public view, which rebuild the kernel's view from it (the
-    family's public ``"random"`` picks by card id, not as the kernel does: its seats stay on
-    the view)."""
+    lineup's built-in policies choose on the kernel itself (``fast_play.choose_play``, whose
+    choices are the public policies', tested: the random's from the hand's counter key, the
+    kernel's own draw), not through their callables on the public view, which rebuild the
+    kernel's view from it."""
     n, rules = env.num_players, env.rules
     choose = functools.partial(choose_batch, policies)
     step_one = view.step_before_play(env)
-    native = np.array([name in ("greedy", "heuristic") for name in names])
+    native = np.array([name in fast.KINDS for name in names])
     kind_of = np.array([fast.KINDS.index(x) if x in fast.KINDS else 0 for x in names], np.int32)
     kinds = frozenset(int(k) for k, b in zip(kind_of, native, strict=True) if b)
     users = tuple(on_kernel if b else p for b, p in zip(native, policies, strict=True))
@@ -169,11 +168,14 @@ def _view_kernel(env: Any, names: tuple[str | None, ...], policies: tuple[Any, .
         in_play = None
         if kinds:
             seat_kinds = _seat_kinds(kind_of, seat_policy)
-            chooser = fp.Chooser(jnp.uint32(0), ids, seat_kinds, kinds)  # (nothing drawn)
+            # (the random draws the hand keys' numbers: ``mix(seed, id, t)``, ``hand_keys``)
+            chooser = fp.Chooser(keys[0], ids, seat_kinds, kinds)
             mine = jnp.asarray(native)[seat_policy]  # bool[N]: the seats chosen on the kernel
 
-            def on_kernel_seats(p: fp.Play, table: fp.Table) -> tuple[jax.Array, jax.Array]:
-                pos = fp.choose_play(p, table, chooser, jnp.zeros_like(p.status), n, rules)
+            def on_kernel_seats(
+                p: fp.Play, table: fp.Table, t: jax.Array
+            ) -> tuple[jax.Array, jax.Array]:
+                pos = fp.choose_play(p, table, chooser, t, n, rules)
                 action = jnp.asarray(sx.tables(rules)[1])[table.trump, pos]
                 return action, mine[get(p.status, fp._F_CUR)]
 

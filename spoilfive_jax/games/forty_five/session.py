@@ -23,7 +23,6 @@ from spoilfive_jax.core.env import PolicyFn
 from spoilfive_jax.core.stats import array_module, masked_total, no_per_hand
 from spoilfive_jax.core.validate import as_key, check_bool, positive_int
 from spoilfive_jax.games.forty_five.game import State, next_hand
-from spoilfive_jax.games.forty_five.policies import random_policy
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.policies import Lineup, PolicySpec, lineup, play_out
 from spoilfive_jax.tools.rollout import pipelined
@@ -365,7 +364,6 @@ __all__ = [
     "GameSummary",
     "HandResult",
     "play_games",
-    "random_policy",
     "rollout_hands",
 ]
 

@@ -67,9 +67,10 @@ are given (``tools.policies.choose_batch`` of its policies)."""
 Step = Callable[[State, jax.Array], State]
 """The public step of one hand (``core.env.transition`` of the env)."""
 
-Native = Callable[[fp.Play, fp.Table], tuple[jax.Array, jax.Array]]
-"""``native(p, table) -> (actions int32[B], on_kernel bool[B])``: the actions of the hands in
-play whose seat to act chooses on the kernel itself (``on_kernel``)."""
+Native = Callable[[fp.Play, fp.Table, jax.Array], tuple[jax.Array, jax.Array]]
+"""``native(p, table, t) -> (actions int32[B], on_kernel bool[B])``: the actions of the hands in
+play whose seat to act chooses on the kernel itself (``on_kernel``); ``t`` int32[B]: each hand's
+decision from the start of ``finish``, the one its policy's key is folded with."""
 
 
 @functools.cache
@@ -310,7 +311,7 @@ def finish(
     rewards of every step taken float32[B, N]), hand by hand those of the public step
     (``core.resample.play_out``).  ``in_play``: during the tricks, the chooser of the seats
     that do not choose on the kernel itself, and those seats' choices (``Native``; the
-    lineup's built-in greedy and heuristic), where ``choose`` chooses for every seat."""
+    lineup's built-in policies), where ``choose`` chooses for every seat."""
     base = states._step_count
     start, total = _before_the_play(states, keys, choose, seat_policy, step_one)
     table, play = to_kernel(start, rules)
@@ -325,7 +326,7 @@ def finish(
         if in_play is None:
             return choose(seat_policy, ks, v, cur, live)
         others, native = in_play
-        mine, on_kernel = native(p, table)
+        mine, on_kernel = native(p, table, x.steps - base)
         return jnp.where(on_kernel, mine, others(seat_policy, ks, v, cur, live & ~on_kernel))
 
     def body(carry: tuple[fp.Play, Extras, jax.Array]) -> tuple[fp.Play, Extras, jax.Array]:
