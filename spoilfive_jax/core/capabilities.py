@@ -48,6 +48,7 @@ __all__ = [
     "Rendering",
     "RolloutKernel",
     "Rollouts",
+    "RunKeys",
     "Sessions",
     "Teams",
     "TerminalPlay",
@@ -56,6 +57,8 @@ __all__ = [
 ]
 
 Kernel = Callable[..., dict[str, jax.Array]]  # ``kernel(deal, keys, ids, seat_policy)``
+RunKeys = jax.Array | tuple[jax.Array, ...]
+"""A run's key material (``Rollouts.rollout_keys``): a key or seed array, or a tuple of them."""
 
 
 class MissingCapability(ValueError, NotImplementedError):
@@ -70,7 +73,7 @@ class Rollouts(Protocol):
         """What ``rewards`` count, for people: ``"chips"``, ``"points"``."""
         ...
 
-    def rollout_keys(self, env: Env[Any, Any], key: jax.Array) -> Any:
+    def rollout_keys(self, env: Env[Any, Any], key: jax.Array) -> RunKeys:
         """The key material of a run with PRNG ``key`` (a pytree, passed on as ``keys``)."""
         ...
 
@@ -80,7 +83,7 @@ class Rollouts(Protocol):
         ...
 
     def rollout_deal(
-        self, env: Env[Any, Any], keys: Any, ids: jax.Array, options: dict[str, jax.Array]
+        self, env: Env[Any, Any], keys: RunKeys, ids: jax.Array, options: dict[str, jax.Array]
     ) -> Any:
         """Jittable: the deals of hands ``ids`` (a pytree with batch axis B)."""
         ...
@@ -89,7 +92,7 @@ class Rollouts(Protocol):
         """Jittable: the batch of first states of ``deal``."""
         ...
 
-    def hand_keys(self, env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
+    def hand_keys(self, env: Env[Any, Any], keys: RunKeys, ids: jax.Array) -> jax.Array:
         """Jittable: one PRNG key per hand for its decisions (decision t: ``fold_in(key, t)``)."""
         ...
 
@@ -154,7 +157,7 @@ class HandScoring(Protocol):
     def known_deal(
         self,
         env: Env[Any, Any],
-        keys: Any,
+        keys: RunKeys,
         ids: jax.Array,
         hands: jax.Array,
         turnup: jax.Array,

@@ -5,7 +5,7 @@ rob the turn-up (docs/rules.md#robbing-the-pack)."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +20,14 @@ if TYPE_CHECKING:  # (types only)
     from spoilfive_jax.core.env import HandState
 
 
-def deal_positions(num_players: int, rules: Any) -> np.ndarray:
+class Packets(Protocol):
+    """Any rules object that says how a hand is dealt: ``deal_packets`` (first round, second)."""
+
+    @property
+    def deal_packets(self) -> tuple[int, int]: ...
+
+
+def deal_positions(num_players: int, rules: Packets) -> np.ndarray:
     """int[N, 5]: the deck positions dealt to the seat ``row + 1`` places left of the dealer.
 
     Row 0 is the eldest hand.  A packet of ``rules.deal_packets[0]`` goes round first, then the
@@ -34,7 +41,7 @@ def deal_positions(num_players: int, rules: Any) -> np.ndarray:
     return np.array(rows, np.int32)
 
 
-def hands_from_deck(deck: jax.Array, dealer: jax.Array, num_players: int, rules: Any) -> Bits:
+def hands_from_deck(deck: jax.Array, dealer: jax.Array, num_players: int, rules: Packets) -> Bits:
     """The five-card hands (uint32[N] x 2, by seat) dealt from ``deck`` (deck[0] first)."""
     by_offset = bits.from_positions(deck[deal_positions(num_players, rules)])  # eldest first
     shift = jnp.asarray(dealer, jnp.int32) + 1

@@ -110,7 +110,23 @@ class HandState(Protocol):
     def replace(self, **changes: Any) -> Any: ...
 
 
+class RecordedState(HandState, Protocol):
+    """A ``HandState`` with the public record (``core.record``): what ``core.knowledge`` reads
+    (every built-in game's state, and a game of your own that keeps ``moves``)."""
+
+    @property
+    def moves(self) -> jax.Array: ...  # int32[M]: every decision in order, as seen publicly
+
+
 S = TypeVar("S", bound=HandState)
+
+
+def _with_record(state: HandState) -> RecordedState:
+    """``state`` as the ``RecordedState`` the knowledge views read (a game that declares
+    ``Knowledge`` keeps the public record; the capability's functions read it)."""
+    return cast(RecordedState, state)
+
+
 R = TypeVar("R", bound=Hashable)
 C = TypeVar("C")
 
@@ -308,24 +324,29 @@ class Env(abc.ABC, Generic[S, R]):
 
     # ------------------------------------------------------------------ what a seat knows
     # (``core.record``, ``core.knowledge``): written once, from the game's ``Knowledge``
-    # capability (what its seats know); ``MissingCapability`` without it.
+    # capability (what its seats know); ``MissingCapability`` without it.  They read the
+    # state's public record (a ``RecordedState``: a game that declares ``Knowledge`` keeps one).
 
     def information_state(self, state: S, player: Any) -> jax.Array:
         """float32[I]: seat ``player``'s perfect-recall information state (layout:
         ``core.knowledge``); checked as ``observe`` is."""
         check_state(self, state, "information_state")
-        return seat_view(self, player, lambda p: knowledge.information_state(self, state, p))
+        return seat_view(
+            self, player, lambda p: knowledge.information_state(self, _with_record(state), p)
+        )
 
     def observe_public(self, state: S) -> jax.Array:
         """float32[P]: what every seat knows: the public facts of the deal and the public
         record (``core.knowledge``; P = ``knowledge.shapes(env)["public"]``)."""
         check_state(self, state, "observe_public")
-        return knowledge.observe_public(self, state)
+        return knowledge.observe_public(self, _with_record(state))
 
     def observe_private(self, state: S, player: Any) -> jax.Array:
         """float32[64 C]: what seat ``player`` alone knows: its private card sets as masks."""
         check_state(self, state, "observe_private")
-        return seat_view(self, player, lambda p: knowledge.observe_private(self, state, p))
+        return seat_view(
+            self, player, lambda p: knowledge.observe_private(self, _with_record(state), p)
+        )
 
     @property
     def information_state_shape(self) -> tuple[int, ...]:
@@ -337,7 +358,7 @@ class Env(abc.ABC, Generic[S, R]):
         check_state(self, state, "information_state_string")
         check_one_hand(state, "information_state_string", "index the batch first")
         check_int("player", player, 0, self.num_players - 1)
-        return knowledge.information_state_string(self, state, int(player))
+        return knowledge.information_state_string(self, _with_record(state), int(player))
 
     def capability(self, kind: type[C], needed_by: str = "") -> C:
         """The game's implementation of capability ``kind`` (``core.capabilities``), or one

@@ -32,7 +32,7 @@ def score_unit(env: Env[Any, Any]) -> str:
     return "points"
 
 
-def rollout_keys(env: Env[Any, Any], key: jax.Array) -> Any:
+def rollout_keys(env: Env[Any, Any], key: jax.Array) -> jax.Array:
     """The counter seed of a run (uint32, drawn from ``key``; anything but a PRNG key or an int
     seed is a ``ValueError``): ``rollout_deal`` and ``hand_keys`` here make counter keys of it
     (``core.keys``), so that a policy's ``jax.random`` call costs a hash, not threefry.  A game
@@ -51,7 +51,9 @@ def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[st
     return {"dealer": int(dealer)}
 
 
-def rollout_deal(env: Env[Any, Any], keys: Any, ids: jax.Array, options: dict[str, Any]) -> Any:
+def rollout_deal(
+    env: Env[Any, Any], keys: jax.Array, ids: jax.Array, options: dict[str, Any]
+) -> Any:
     """The first states themselves: ``init(deal key, dealer)``, hand ``id``'s deal key the
     counter key ``core.keys.deal_keys(seed, id)`` (apart from every decision's key)."""
     return jax.vmap(lambda k: env.init(k, options["dealer"]))(deal_keys(keys, ids))
@@ -62,7 +64,7 @@ def deal_states(env: Env[Any, Any], deal: Any) -> Any:
     return deal
 
 
-def hand_keys(env: Env[Any, Any], keys: Any, ids: jax.Array) -> jax.Array:
+def hand_keys(env: Env[Any, Any], keys: jax.Array, ids: jax.Array) -> jax.Array:
     """The counter keys ``core.keys.hand_keys(seed, ids)``: decision ``t``'s is
     ``fold_in(key, t)``."""
     return counter_keys(keys, ids)

@@ -39,7 +39,7 @@ from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 
 if TYPE_CHECKING:
-    from spoilfive_jax.core.env import Env
+    from spoilfive_jax.core.env import Env, RecordedState
 
 
 @runtime_checkable
@@ -52,7 +52,7 @@ class Knowledge(Protocol):
         """The names of the card sets ``private_cards`` returns, in order (``("dealt",)``)."""
         ...
 
-    def public_start(self, env: Env[Any, Any], state: Any) -> jax.Array:
+    def public_start(self, env: Env[Any, Any], state: RecordedState) -> jax.Array:
         """int32[K]: the facts of the deal every seat knows (the dealer, the turn-up, the pot
         or the scores), one per ``public_start_fields``."""
         ...
@@ -61,17 +61,19 @@ class Knowledge(Protocol):
         """(name, kind) of each ``public_start`` value; kind: one of ``FIELD_KINDS``."""
         ...
 
-    def private_cards(self, env: Env[Any, Any], state: Any, player: jax.Array) -> Bits:
+    def private_cards(self, env: Env[Any, Any], state: RecordedState, player: jax.Array) -> Bits:
         """uint32[C] x 2: the card sets only ``player`` has seen (its hand as dealt, before any
         exchange; the cards it drew).  Its own private actions are in the record."""
         ...
 
-    def private_action(self, env: Env[Any, Any], state: Any, action: jax.Array) -> jax.Array:
+    def private_action(
+        self, env: Env[Any, Any], state: RecordedState, action: jax.Array
+    ) -> jax.Array:
         """bool[]: ``action`` by ``current_player`` is seen by that seat only (a rob's
         discard); the others see that it took a hidden action."""
         ...
 
-    def dealt_state(self, env: Env[Any, Any], state: Any) -> Any:
+    def dealt_state(self, env: Env[Any, Any], state: RecordedState) -> Any:
         """The first state of ``state``'s hand, before any decision: every seat's dealt cards,
         the stock as it was, the public facts.  Replaying ``state.moves`` from it gives
         ``state`` back (``tools.knowledge_check``)."""
@@ -105,16 +107,16 @@ def record_rows(env: Env[Any, Any], moves: jax.Array, player: jax.Array | int) -
     return jnp.concatenate([actor, action], axis=1).reshape(-1)
 
 
-def _private_masks(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+def _private_masks(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
     sets = hooks(env).private_cards(env, state, player)
     return bits.to_bool(sets, CARD_SLOTS).astype(jnp.float32).reshape(-1)
 
 
-def _start(env: Env[Any, Any], state: Any) -> jax.Array:
+def _start(env: Env[Any, Any], state: RecordedState) -> jax.Array:
     return jnp.asarray(hooks(env).public_start(env, state)).astype(jnp.float32).reshape(-1)
 
 
-def information_state(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+def information_state(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
     """float32[I]: seat ``player``'s perfect-recall information state (module docstring)."""
     p = jnp.asarray(player, jnp.int32)
     seat = (jnp.arange(env.num_players) == p).astype(jnp.float32)
@@ -122,12 +124,12 @@ def information_state(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.
     return jnp.concatenate([*parts, record_rows(env, state.moves, p)])
 
 
-def observe_public(env: Env[Any, Any], state: Any) -> jax.Array:
+def observe_public(env: Env[Any, Any], state: RecordedState) -> jax.Array:
     """float32[K + T (N + A + 1)]: the public facts and the public record."""
     return jnp.concatenate([_start(env, state), record_rows(env, state.moves, -1)])
 
 
-def observe_private(env: Env[Any, Any], state: Any, player: jax.Array) -> jax.Array:
+def observe_private(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
     """float32[64 C]: the card sets only seat ``player`` has seen."""
     return _private_masks(env, state, jnp.asarray(player, jnp.int32))
 
@@ -156,7 +158,9 @@ def _tensors(env: Env[Any, Any]) -> Any:
     )
 
 
-def _host_tensors(env: Env[Any, Any], state: Any, player: int) -> tuple[np.ndarray, np.ndarray]:
+def _host_tensors(
+    env: Env[Any, Any], state: RecordedState, player: int
+) -> tuple[np.ndarray, np.ndarray]:
     info, public = jax.device_get(_tensors(env)(state, jnp.int32(max(player, 0))))
     return np.asarray(info, np.float32), np.asarray(public, np.float32)
 
@@ -193,19 +197,19 @@ def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
     return ", ".join(parts)
 
 
-def public_start_text(env: Env[Any, Any], state: Any) -> str:
+def public_start_text(env: Env[Any, Any], state: RecordedState) -> str:
     """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
     k = _counts(env)[1]
     facts = np.rint(_host_tensors(env, state, 0)[1][:k]).astype(np.int64)
     return _facts_text(env, facts)
 
 
-def private_text(env: Env[Any, Any], state: Any, player: int) -> str:
+def private_text(env: Env[Any, Any], state: RecordedState, player: int) -> str:
     """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
     return _head_texts(env, _head_bytes(env, _host_tensors(env, state, player)[0]))[1]
 
 
-def record_text(env: Env[Any, Any], state: Any, player: int) -> str:
+def record_text(env: Env[Any, Any], state: RecordedState, player: int) -> str:
     """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
     if not -1 <= int(player) < env.num_players:
         raise ValueError(f"player must be a seat 0..{env.num_players - 1} or -1, got {player}")
@@ -241,7 +245,7 @@ def record_texts(env: Env[Any, Any], moves: Any, prior: Records | None = None) -
     return count, tuple(out)
 
 
-def information_state_string(env: Env[Any, Any], state: Any, player: int) -> str:
+def information_state_string(env: Env[Any, Any], state: RecordedState, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
     tensor = _host_tensors(env, state, player)[0]
     return information_text(env, tensor, record_text(env, state, player), player)
@@ -279,11 +283,11 @@ def _head_texts(env: Env[Any, Any], facts_and_masks: bytes) -> tuple[str, str]:
     return _facts_text(env, facts), _private_text(env, masks)
 
 
-def public_string(env: Env[Any, Any], state: Any) -> str:
+def public_string(env: Env[Any, Any], state: RecordedState) -> str:
     """The public facts and the public record in words."""
     return f"{public_start_text(env, state)} | {record_text(env, state, -1)}"
 
 
-def private_string(env: Env[Any, Any], state: Any, player: int) -> str:
+def private_string(env: Env[Any, Any], state: RecordedState, player: int) -> str:
     """The card sets only ``player`` has seen, in words."""
     return f"seat {player} | {private_text(env, state, player)}"

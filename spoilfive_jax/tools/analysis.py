@@ -50,7 +50,7 @@ from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import Env, HandState, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools import levers
-from spoilfive_jax.tools.policies import bind, resolve_one
+from spoilfive_jax.tools.policies import PolicySpec, bind, resolve_one
 from spoilfive_jax.tools.programs import bound_compiled_programs
 from spoilfive_jax.tools.sharding import (
     host_arrays,
@@ -140,7 +140,7 @@ def sample_worlds(
 
 def block_values(
     env: Any,
-    policy: Any,
+    policy: PolicySpec,
     width: int,
     block: int,
     keys: jax.Array,
@@ -194,7 +194,7 @@ def block_values(
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 8))
 def _chunk(
     env: Any,
-    policy: Any,
+    policy: PolicySpec,
     width: int,
     block: int,
     key: jax.Array,
@@ -332,7 +332,7 @@ def analyze(
     env: Any,
     state: HandState,
     num_samples: int = 1000,
-    policy: Any = "heuristic",
+    policy: PolicySpec = "heuristic",
     batch_size: int | None = None,
     *,
     infer_worlds: int = 0,
@@ -390,7 +390,7 @@ def analyze(
 
 
 def _inferred(
-    env: Any, policy: Any, infer_worlds: Any, infer_model: Any, softness: Any, kept: int
+    env: Any, policy: PolicySpec, infer_worlds: Any, infer_model: Any, softness: Any, kept: int
 ) -> Inferred | None:
     """``analyze``'s inference (``ValueError`` for bad arguments, ``tools.levers``; the model
     only when there is inference), or None.  ``kept``: the worlds of a block."""
@@ -417,7 +417,7 @@ def _flat_positions(state: HandState) -> tuple[Any, tuple[int, ...]]:
 
 def _sample(
     env: Any,
-    policy: Any,
+    policy: PolicySpec,
     key: jax.Array,
     flat: Any,
     k_count: int,

@@ -42,6 +42,7 @@ from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.analysis import analyze
 from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, PimcPolicy, pimc
+from spoilfive_jax.tools.policies import PolicySpec
 
 BEST = "best"  # the name tables and the command line give it
 CARRY_SHARE = 1.0  # one seat's share of a carried pot (measured: benchmarks/best_bot.py)
@@ -99,7 +100,11 @@ def trained_model(env: Env[Any, Any]) -> Any:
 
 
 def hint_text(
-    env: Any, state: Any, key: jax.Array | int = 0, num_samples: int = 200, policy: Any = None
+    env: Any,
+    state: Any,
+    key: jax.Array | int = 0,
+    num_samples: int = 200,
+    policy: PolicySpec | None = None,
 ) -> str:
     """The analysis of ``state``'s legal moves as a table, best first, and the move
     ``sf.best_policy(env)`` makes of it (terminal play's ``hint``): the analysis draws its worlds

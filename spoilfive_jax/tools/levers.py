@@ -13,7 +13,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.registry import available_games, make
-from spoilfive_jax.tools.policies import resolve_one
+from spoilfive_jax.tools.policies import PolicySpec, resolve_one
 
 CARRY_FIELD = "spoil_prob"  # the analysis field of "nobody takes the pot" (``carry_share``)
 ALL_TRICKS = "all"  # ``solve_tricks``: the whole hand solved
@@ -43,7 +43,7 @@ def check_levers(
     tie_break: Any,
     carry_share: float,
     solve_tricks: int | str = 0,
-    rollout_policy: Any = "heuristic",
+    rollout_policy: PolicySpec = "heuristic",
     infer_worlds: int = 0,
     who: str = "pimc",
 ) -> None:
@@ -96,7 +96,7 @@ def check_infer_model(env: Any, model: Any, who: str = "pimc") -> None:
 
 
 def check_rollout_policy(
-    env: Any, policy: Any, what: str = "rollout_policy", who: str = "pimc"
+    env: Any, policy: PolicySpec, what: str = "rollout_policy", who: str = "pimc"
 ) -> None:
     """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
     play with (rather than when it first plays): with an env, one the env cannot resolve (a
@@ -144,7 +144,7 @@ def check_solve_tricks(solve_tricks: Any) -> int | str:
     return int(solve_tricks)
 
 
-def check_solve_policy(solve_tricks: int | str, rollout_policy: Any) -> None:
+def check_solve_policy(solve_tricks: int | str, rollout_policy: PolicySpec) -> None:
     """A solve runs on the game's rollout kernel: its rollout policy must be a built-in name."""
     if solve_tricks and not isinstance(rollout_policy, str):
         raise ValueError(

@@ -58,7 +58,7 @@ from spoilfive_jax.tools.levers import (
     check_solve_policy,
     check_solve_tricks,
 )
-from spoilfive_jax.tools.policies import bind, resolve_one
+from spoilfive_jax.tools.policies import PolicySpec, bind, resolve_one
 
 DEFAULT_SAMPLES = 64  # the strength-vs-samples curve: benchmarks/pimc_strength.py
 TIE_TOLERANCE = 1e-6  # scores within this fraction of the best one (at least 1) are tied:
@@ -75,7 +75,7 @@ class PimcPolicy:
 
     env: Any  # None: unbound, a spec that the tools bind to their env (``bind``)
     num_samples: int = DEFAULT_SAMPLES
-    rollout_policy: Any = "heuristic"
+    rollout_policy: PolicySpec = "heuristic"
     see_all: bool = False  # every world is the true deal: the cheating bound
     tie_break: Any = None  # a policy whose choice wins a tie (None: the first action)
     carry_share: float = 0.0  # a spoil is worth carry_share * pot / N more (Spoil Five)
@@ -204,7 +204,7 @@ class PimcPolicy:
 def pimc(
     env: Any = None,
     num_samples: int = DEFAULT_SAMPLES,
-    rollout_policy: Any = "heuristic",
+    rollout_policy: PolicySpec = "heuristic",
     *,
     see_all: bool = False,
     tie_break: Any = None,
@@ -275,6 +275,6 @@ def pimc(
     return bot.bind(env)
 
 
-def _name(policy: Any) -> str:
+def _name(policy: PolicySpec) -> str:
     """A policy's name in words: a built-in's name, else its ``__name__``."""
     return policy if isinstance(policy, str) else getattr(policy, "__name__", "custom policy")

@@ -53,7 +53,7 @@ PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
 """A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
 
 
-def policy_name(policy: Any) -> str | None:
+def policy_name(policy: PolicySpec) -> str | None:
     """The built-in name of a policy spec (``"random"``, or a policy object's ``policy_name``);
     None for any other callable."""
     if isinstance(policy, str):
@@ -62,7 +62,7 @@ def policy_name(policy: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def resolve_one(env: Env[Any, Any], policy: Any) -> tuple[str | None, PolicyFn]:
+def resolve_one(env: Env[Any, Any], policy: PolicySpec) -> tuple[str | None, PolicyFn]:
     """(built-in name or None, policy function) of one seat's spec; ``ValueError`` for a name the
     game does not know or for something that is not a policy."""
     policy = bind(env, policy)
@@ -78,7 +78,7 @@ def resolve_one(env: Env[Any, Any], policy: Any) -> tuple[str | None, PolicyFn]:
     return None, policy
 
 
-def bind(env: Env[Any, Any], policy: Any) -> Any:
+def bind(env: Env[Any, Any], policy: PolicySpec) -> Any:
     """``policy.bind(env)`` for a spec that binds to an env (an unbound ``sf.pimc``), else the
     policy itself."""
     binder = getattr(policy, "bind", None)
@@ -185,7 +185,7 @@ def play_out(
 def play_deals(
     env: Env[Any, Any],
     lineup: Lineup,
-    keys: Any,
+    keys: caps.RunKeys,
     ids: jax.Array,
     deal: Any,
     seat_policy: jax.Array,
@@ -206,7 +206,7 @@ def play_deals(
 def play_public(
     env: Env[Any, Any],
     lineup: Lineup,
-    keys: Any,
+    keys: caps.RunKeys,
     ids: jax.Array,
     deal: Any,
     seat_policy: jax.Array,

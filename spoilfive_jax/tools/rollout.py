@@ -78,7 +78,7 @@ def play_chunk(
     env: Env[Any, Any],
     who: Lineup,
     shape: tuple[int, int],
-    keys: Any,
+    keys: caps.RunKeys,
     first: jax.Array,
     hands: jax.Array,
     options: dict[str, jax.Array],

@@ -66,7 +66,7 @@ def _play_queries(
     env: Env[Any, Any],
     who: Lineup,
     size: int,
-    keys: Any,
+    keys: caps.RunKeys,
     first: jax.Array,
     where: tuple[jax.Array, jax.Array, jax.Array],
     queries: tuple[jax.Array, jax.Array, jax.Array],
