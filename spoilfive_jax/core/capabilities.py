@@ -31,7 +31,7 @@ import numpy as np
 from spoilfive_jax.core.knowledge import Knowledge
 
 if TYPE_CHECKING:  # the types only: core.env imports this module, never the reverse at run time
-    from spoilfive_jax.core.env import Env
+    from spoilfive_jax.core.env import Env, HandState
     from spoilfive_jax.core.stats import RunStats, Values
 
 __all__ = [
@@ -96,7 +96,9 @@ class Rollouts(Protocol):
         """Jittable: one PRNG key per hand for its decisions (decision t: ``fold_in(key, t)``)."""
         ...
 
-    def outcome(self, env: Env[Any, Any], state: Any, rewards: jax.Array) -> dict[str, jax.Array]:
+    def outcome(
+        self, env: Env[Any, Any], state: HandState, rewards: jax.Array
+    ) -> dict[str, jax.Array]:
         """Jittable, ONE finished hand: the record a rollout keeps (``RolloutResult``'s fields).
         ``rewards`` float32[N] summed over the hand; the record holds ``rewards`` float32[N]
         and ``decisions`` int32[] at least."""
@@ -245,12 +247,14 @@ class Analysis(Protocol):
         """The most legal actions any decision can have."""
         ...
 
-    def resample_hidden(self, env: Env[Any, Any], key: jax.Array, state: Any, player: Any) -> Any:
+    def resample_hidden(
+        self, env: Env[Any, Any], key: jax.Array, state: HandState, player: Any
+    ) -> Any:
         """One hand, jittable: a state drawn uniformly from the deals ``player`` deems possible."""
         ...
 
     def resample_hidden_many(
-        self, env: Env[Any, Any], key: jax.Array, state: Any, player: Any, count: int
+        self, env: Env[Any, Any], key: jax.Array, state: HandState, player: Any, count: int
     ) -> Any:
         """One hand, jittable: ``count`` independent worlds (leading axis [count])."""
         ...
@@ -259,7 +263,7 @@ class Analysis(Protocol):
         self,
         env: Env[Any, Any],
         keys: jax.Array,
-        states: Any,
+        states: HandState,
         actions: jax.Array,
         player: jax.Array,
         policy: Any,
@@ -285,7 +289,7 @@ class EndgameSolve(Protocol):
         self,
         env: Env[Any, Any],
         keys: jax.Array,
-        states: Any,
+        states: HandState,
         actions: jax.Array,
         player: jax.Array,
         policy: Any,
@@ -429,11 +433,13 @@ class TerminalPlay(Protocol):
 class Rendering(Protocol):
     """Pictures of one hand for people."""
 
-    def render_text(self, env: Env[Any, Any], state: Any, *, player: int | None = None) -> str:
+    def render_text(
+        self, env: Env[Any, Any], state: HandState, *, player: int | None = None
+    ) -> str:
         """The hand as text (``player``: only that seat's cards face up; None: all)."""
         ...
 
-    def render_svg(self, env: Env[Any, Any], state: Any, *, player: int | None = None) -> str:
+    def render_svg(self, env: Env[Any, Any], state: HandState, *, player: int | None = None) -> str:
         """The hand as an SVG picture."""
         ...
 
@@ -446,11 +452,11 @@ class AgentInfo(Protocol):
         """The least value an observation entry can take (a bound for observation spaces)."""
         ...
 
-    def final_info(self, env: Env[Any, Any], state: Any) -> dict[str, Any]:
+    def final_info(self, env: Env[Any, Any], state: HandState) -> dict[str, Any]:
         """Host: what a finished hand reports (PettingZoo's ``info``)."""
         ...
 
-    def state_text(self, env: Env[Any, Any], state: Any) -> str:
+    def state_text(self, env: Env[Any, Any], state: HandState) -> str:
         """Host: a few lines on one hand for logs (PettingZoo's ``render``)."""
         ...
 
@@ -488,7 +494,7 @@ class DeckDeals(Protocol):
         action legal (an outside framework's game information)."""
         ...
 
-    def deck_of(self, env: Env[Any, Any], state: Any) -> np.ndarray:
+    def deck_of(self, env: Env[Any, Any], state: HandState) -> np.ndarray:
         """Host: a pack order (int[deck_size]) dealing ``state``'s hand (with ``state.moves``)."""
         ...
 

@@ -31,7 +31,7 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import call_policy
+from spoilfive_jax.core.env import PolicyFn, S, call_policy
 
 MAX_HIDDEN = 5  # most hidden cards in one seat's hand
 
@@ -352,17 +352,17 @@ def unrobbed_robber(state: Any, hands: Bits, ace: jax.Array) -> jax.Array:
 
 
 def play_out(
-    keys: jax.Array, states: Any, policy: Callable[..., Any], step_one: Callable[[Any, Any], Any]
-) -> tuple[Any, jax.Array]:
+    keys: jax.Array, states: S, policy: PolicyFn, step_one: Callable[[S, jax.Array], S]
+) -> tuple[S, jax.Array]:
     """Plays a batch of hands ``states`` [B] to their ends with the jittable ``policy`` at every
     seat through ``step_one`` (the env's step of one hand), the key of decision t of hand b
     ``fold_in(keys[b], t)``: (the final states, the rewards summed over the steps [B, N])."""
     step = jax.vmap(step_one)
 
-    def live(carry: tuple[Any, jax.Array, jax.Array]) -> jax.Array:
+    def live(carry: tuple[S, jax.Array, jax.Array]) -> jax.Array:
         return (~carry[0].terminated).any()
 
-    def body(carry: tuple[Any, jax.Array, jax.Array]) -> tuple[Any, jax.Array, jax.Array]:
+    def body(carry: tuple[S, jax.Array, jax.Array]) -> tuple[S, jax.Array, jax.Array]:
         state, total, t = carry
         ks = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
         one = functools.partial(call_policy, policy)  # checked when traced

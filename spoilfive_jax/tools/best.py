@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, HandState
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.analysis import analyze
 from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, PimcPolicy, pimc
@@ -100,8 +100,8 @@ def trained_model(env: Env[Any, Any]) -> Any:
 
 
 def hint_text(
-    env: Any,
-    state: Any,
+    env: Env[Any, Any],
+    state: HandState,
     key: jax.Array | int = 0,
     num_samples: int = 200,
     policy: PolicySpec | None = None,
