@@ -110,6 +110,6 @@ def test_the_warm_up_plays_and_learns_the_teachers_choices():
     key = jax.random.PRNGKey(2)
     _, _, traj = ppo._collect(cfg, cfg.network, runner.params, bot, True, start, key)
     _, k_act, _ = jax.random.split(key, 3)
-    keys = jax.random.split(k_act, 8)
+    keys = jax.random.split(ppo._counter(k_act), 8)  # (the collection's counter keys)
     expected = jax.vmap(cfg.teacher_policy)(keys, start, start.current_player)
     np.testing.assert_array_equal(traj.action[0], expected)
