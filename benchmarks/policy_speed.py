@@ -14,7 +14,9 @@ no rollout kernel, so its built-in policies play through the public step too):
   heuristic at every other seat;
 - the public step in a loop, ``jit(vmap(env.step))`` scanned over ``max_decisions`` steps from
   ``jit(vmap(env.init))``, with the first legal action and the pgx categorical idiom as the
-  picker (``STEP_PICKERS``; keys from ``fold_in`` of each hand's key and the step).
+  picker, and the first legal action from the bitset (``sf.first_legal``: what the step
+  itself costs, without the mask's reduction) (``STEP_PICKERS``; keys from ``fold_in`` of each
+  hand's key and the step).
 
 Rollouts of ``--hands`` hands, ``--batch`` at once (16,384: the CPU default); the step loop
 is one batch.  Each figure is the best of ``--reps`` timed runs after a compile run of the same
@@ -94,6 +96,8 @@ LINEUPS: dict[str, Callable[[int], list[Any]]] = {  # a lineup by the number of 
 STEP_PICKERS: dict[str, Callable[[jax.Array, Any], jax.Array]] = {
     "step loop, first legal": lambda key, state: first_legal(key, state, 0),
     "step loop, pgx categorical": lambda key, state: pgx_categorical(key, state, 0),
+    # (the step's own cost: the same choice as the first row, from the bitset)
+    "step loop, sf.first_legal": lambda key, state: bitset_first(key, state, 0),
 }
 
 

@@ -31,6 +31,7 @@ def test_the_policy_script_times_every_path_of_a_game(tmp_path, capsys):
         "rollout, user sf.first_legal vs heuristic",
         "step loop, first legal",
         "step loop, pgx categorical",
+        "step loop, sf.first_legal",
     ]
     assert rows[0]["x_random"] == 1.0 and all(r["game"] == "twenty_five" for r in rows)
     for r in rows:  # a hand of Twenty-Five takes at least 20 decisions (its five tricks)
