@@ -13,7 +13,9 @@ one ``MissingCapability`` naming the game and the capability.  Nothing falls bac
 implementation that lacks a member (a misspelt function) is refused when the game's class is
 defined (``check_implementation``); ``testing.api_test`` checks what every capability does.
 Every game has ``Rollouts``, ``AgentInfo``, ``Teams`` (``core.generic``) and ``Presentation``
-(``core.plain``) from the base class; a game replaces them by declaring its own.
+(``core.plain``) from the base class; a game replaces them by declaring its own.  The three
+capabilities a game shows people with (``Presentation``, ``TerminalPlay``, ``Rendering``) are
+written in ``core.presentation_capabilities`` and listed here with the rest.
 
 Batched arguments carry a leading batch axis B; ``ids`` uint32[B] are the hands' indices in the
 run; a hand depends only on the run's key material and its index (not on batches or devices).
@@ -29,6 +31,7 @@ import jax
 import numpy as np
 
 from spoilfive_jax.core.knowledge import Knowledge
+from spoilfive_jax.core.presentation_capabilities import Presentation, Rendering, TerminalPlay
 
 if TYPE_CHECKING:  # the types only: core.env imports this module, never the reverse at run time
     from spoilfive_jax.core.env import Env, HandState
@@ -334,113 +337,6 @@ class Positions(Protocol):
 
     def position_env(self, env: Env[Any, Any], text: str | None = None, **fields: Any) -> Any:
         """Host: the table the position names (its ``players=`` and ``rules=``)."""
-        ...
-
-
-@runtime_checkable
-class Presentation(Protocol):
-    """What the command line shows of a game (tables are ``core.present`` values; texts for
-    people write cards as ``10♦``, JSON/CSV records as ``TD``)."""
-
-    def title(self, env: Env[Any, Any]) -> str:
-        """The game's name for people, e.g. ``"Spoil Five"``."""
-        ...
-
-    def table_text(self, env: Env[Any, Any]) -> str:
-        """The table in words, e.g. ``"5 players"``."""
-        ...
-
-    def rule_options(self) -> tuple[Any, ...]:
-        """The ``core.present.RuleOption`` flags of the game's rules on the command line."""
-        ...
-
-    def rules_from_options(self, game_id: str, options: dict[str, Any]) -> Any:
-        """The rules of ``game_id`` from the given ``rule_options`` values."""
-        ...
-
-    def rules_line(self, env: Env[Any, Any]) -> str:
-        """The rules in force on one line, ``name=value ...``."""
-        ...
-
-    def rules_in_force(self, env: Env[Any, Any]) -> dict[str, Any]:
-        """Every rule field with its value in force (JSON ``"rules"``)."""
-        ...
-
-    def rules_text(self, env: Env[Any, Any], suit: int | None = None) -> str:
-        """``spoilfive rules``: the options and card order (``suit``: of ``cards.SUITS``)."""
-        ...
-
-    def default_policy(self, env: Env[Any, Any]) -> str:
-        """The built-in policy ``rollout`` and ``score`` use when none is given."""
-        ...
-
-    def read_cards(self, env: Env[Any, Any], text: str | list[str]) -> list[int]:
-        """Card ids from people's text, refusing cards not in this game."""
-        ...
-
-    def tournament_note(self, env: Env[Any, Any]) -> str:
-        """A line under a tournament's title saying what its unit means ("" for none)."""
-        ...
-
-    def rollout_report(
-        self, env: Env[Any, Any], summary: dict[str, Any], names: Any, seconds: float
-    ) -> Any:
-        """The ``Report`` of a rollout (``summary``: ``RolloutResult.summary()``)."""
-        ...
-
-    def summary_rows(
-        self, env: Env[Any, Any], summary: dict[str, Any], names: Any
-    ) -> tuple[list[str], list[Any]]:
-        """CSV of a rollout's summary, long format: (header, rows)."""
-        ...
-
-    def per_hand_columns(
-        self, env: Env[Any, Any], result: Any
-    ) -> tuple[tuple[str, ...], Any, str, str]:
-        """Per-hand records: (scalar fields, the per-seat block int[H, K], its JSON name, its
-        CSV column prefix)."""
-        ...
-
-    def plot_rollout(
-        self, plt: Any, env: Env[Any, Any], result: Any, names: Any, path: str
-    ) -> None:
-        """Draw the rollout's figure to ``path`` with matplotlib's ``plt``."""
-        ...
-
-
-@runtime_checkable
-class TerminalPlay(Protocol):
-    """``spoilfive play``: a person against bots in a terminal (any text streams)."""
-
-    def play_terminal(
-        self,
-        env: Env[Any, Any],
-        input: Any,
-        output: Any,
-        *,
-        human: int,
-        bots: Any,
-        bots_name: str,
-        hands: int | None,
-        dealer: int,
-        seed: int,
-    ) -> Any:
-        """Play against ``bots``; ``hands`` None: the game's own default."""
-        ...
-
-
-@runtime_checkable
-class Rendering(Protocol):
-    """Pictures of one hand for people."""
-
-    def render_text(
-        self, env: Env[Any, Any], state: HandState, *, player: int | None = None
-    ) -> str:
-        """The hand as text (``player``: only that seat's cards face up; None: all)."""
-        ...
-
-    def render_svg(self, env: Env[Any, Any], state: HandState, *, player: int | None = None) -> str:
-        """The hand as an SVG picture."""
         ...
 
 
