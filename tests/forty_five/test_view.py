@@ -249,7 +249,15 @@ def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
         np.testing.assert_array_equal(np.asarray(got[field]), np.asarray(value), field)
 
 
-@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[4]], ids=_id)
+@pytest.mark.parametrize(
+    "case",
+    [
+        CASES[3],  # (the auction, the joker, six seats: by default)
+        pytest.param(CASES[1], marks=pytest.mark.slow),  # (announced jinks, robs)
+        pytest.param(CASES[4], marks=pytest.mark.slow),
+    ],
+    ids=_id,
+)
 def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(case):
     """The loops hand a policy counter keys (``core.keys``) whose first number at decision t
     is the kernel's own draw, and the family's built-in random picks as the kernel does (the
