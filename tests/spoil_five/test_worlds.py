@@ -55,37 +55,45 @@ def _candidate_deals() -> np.ndarray:
 @jax.jit
 def _replay_and_value(hands: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(whether the deal replays to the example's public record, the exact values of K♠ for
-    seat 2 under uniformly random play afterwards: chips, win, spoil)."""
+    seat 2 under uniformly random play afterwards: chips, win, spoil).  The steps are scanned,
+    so the step compiles a few times, not once a card."""
     start = ENV.init_from_deal(hands, _card(TURNUP), dealer=DEALER, carried=CARRIED)
     real_start, real = _real()
     ok = start.phase == real_start.phase  # no rob decision, as in the record
     ok &= start.current_player == real_start.current_player
-    state = start
-    for c in PLAYS:
-        a = jnp.int32(_card(c))
+
+    def replay(carry: tuple, a: jax.Array) -> tuple:
+        state, ok = carry
         ok &= bits.has(state.legal_set, a)
         state = ENV.step(state, a)
-        ok &= ~state.terminated
+        return (state, ok & ~state.terminated), None
+
+    plays = jnp.asarray([_card(c) for c in PLAYS], jnp.int32)
+    (state, ok), _ = jax.lax.scan(replay, (start, ok), plays)
     ok &= state.current_player == real.current_player
     state = ENV.step(state, jnp.int32(_card("K♠")))
     legal = state.legal_action_mask[:52]
     choices = jnp.argsort(~legal)[:2]  # seat 0's legal cards (one or two)
     count = legal.sum()
-    values = []
-    for i in range(2):
-        s = ENV.step(state, choices[i])
-        total = s.rewards
-        for _ in range(4):  # the last trick: forced
+
+    def value(choice: jax.Array) -> jax.Array:
+        def forced(carry: tuple, _: None) -> tuple:  # the last trick: forced
+            s, total = carry
             s = ENV.step(s, jnp.argmax(s.legal_action_mask))
-            total = total + s.rewards
-        out = jnp.stack(
+            return (s, total + s.rewards), None
+
+        first = ENV.step(state, choice)
+        (s, total), _ = jax.lax.scan(forced, (first, first.rewards), None, length=4)
+        return jnp.stack(
             [
                 total[SEAT],
                 (s.winner == SEAT).astype(jnp.float32),
                 (s.winner < 0).astype(jnp.float32),
             ]
         )
-        values.append(jnp.where(i < count, out, 0.0))
+
+    values = jax.vmap(value)(choices)  # [2, 3]
+    values = jnp.where((jnp.arange(2) < count)[:, None], values, 0.0)
     return ok, (values[0] + values[1]) / count
 
 
