@@ -58,7 +58,6 @@ from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.game import (
     BID_15,
     HOLD,
-    JINK,
     JOKER,
     NAME_CLUBS,
     NUM_ACTIONS,
@@ -99,10 +98,8 @@ def random_policy(rules: FortyFiveRules) -> PolicyFn:
         del player
         u = jax.random.bits(key, (), U32)
         legal = state.legal_set
-        cards = sx.card_positions(legal, state.trump, rules)
-        specials = jnp.where(bits.has(legal, PASS), U32(sx.PASS_BIT), U32(0))
-        specials = specials | jnp.where(bits.has(legal, JINK), U32(sx.JINK_BIT), U32(0))
-        position = random_choice(cards.lo | specials, cards.hi, u)
+        cards = sx.action_positions(legal, state.trump, rules)
+        position = random_choice(cards.lo, cards.hi, u)
         card_phase = (state.phase != game.PHASE_BID) & (state.phase != game.PHASE_TRUMP)
         by_id = random_choice(legal.lo, legal.hi, u)  # (bids and suits: the kernel's order)
         by_position = jnp.asarray(action_table)[jnp.maximum(state.trump, 0), position]
@@ -390,9 +387,7 @@ def heuristic_policy(rules: FortyFiveRules) -> PolicyFn:
         trump = jnp.maximum(state.trump, 0)
         natural = seat_bits(state.hands, cur)
         hand = sx.card_positions(natural, trump, rules)
-        legal = sx.card_positions(state.legal_set, trump, rules)
-        may_pass = bits.has(state.legal_set, PASS)
-        legal = Bits(legal.lo | jnp.where(may_pass, U32(sx.PASS_BIT), U32(0)), legal.hi)
+        legal = sx.action_positions(state.legal_set, trump, rules)  # (JINK: announcing only)
         played_trumps = sx.card_positions(state.played, trump, rules).hi  # (positions >= 32)
         turn_ts = jnp.asarray(position_table)[trump, jnp.clip(state.turnup, 0, JOKER)]
         turn_ts = turn_ts - sx.TRUMP_BASE

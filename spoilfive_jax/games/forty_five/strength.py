@@ -94,6 +94,15 @@ def card_positions(cards: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits
     return out
 
 
+def action_positions(actions: Bits, trump: jax.Array, rules: FortyFiveRules) -> Bits:
+    """``card_positions`` of an action set, with PASS and JINK at their positions (``P_PASS``,
+    ``P_JINK``): a card phase's legal set as the kernel orders it."""
+    out = card_positions(actions, trump, rules)
+    specials = jnp.where(bits.has(actions, PASS), U32(PASS_BIT), U32(0))
+    specials = specials | jnp.where(bits.has(actions, JINK), U32(JINK_BIT), U32(0))
+    return Bits(out.lo | specials, out.hi)
+
+
 def trump_mask(rules: FortyFiveRules) -> np.uint32:
     """The hi-word bits of every trump strength (14 trumps, 15 with the joker)."""
     return np.uint32((1 << (14 + int(rules.joker))) - 1)
