@@ -164,6 +164,18 @@ def highest(s: Bits) -> jax.Array:
     return jnp.where(s.hi != 0, 32 + _highest_in_word(s.hi), _highest_in_word(s.lo))
 
 
+def below(pos: jax.Array) -> Bits:
+    """The positions below ``pos`` (0..64; any shape): ``s & below(p)`` keeps ``s``'s members
+    under ``p``."""
+    pos = jnp.asarray(pos)
+    ones = _U32(0xFFFFFFFF)
+
+    def under(n: jax.Array) -> jax.Array:  # the low n bits of a word, n 0..32
+        return jnp.where(n >= 32, ones, (_U32(1) << jnp.clip(n, 0, 31).astype(_U32)) - _U32(1))
+
+    return Bits(under(pos), jnp.where(pos >= 32, under(pos - 32), _U32(0)))
+
+
 def members(lo: Any, hi: Any, size: int = 64) -> list[int]:
     """Host helper: the sorted positions ``< size`` in one concrete set (``Bits(lo, hi)``).
 

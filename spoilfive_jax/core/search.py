@@ -129,6 +129,24 @@ def move_major(worlds: int, moves: int, block: int = 64) -> tuple[np.ndarray, np
     return order, np.argsort(order)
 
 
+def root_twins(positions: jax.Array, tail: jax.Array, below: jax.Array) -> jax.Array:
+    """int32[..., L]: for each of a world's L root moves, the move whose search gives its value:
+    the first move of the same position (a padded repeat), or for a run's tail (``tail``: a
+    move ``run_tails`` merges with the one below it) the move at position ``below`` (the
+    mover's next card down), followed to the chain's end; its own index where neither (or
+    where the move below is not one of the L).  ``positions`` int32[..., L]: each move's
+    position in the tree's numbering; ``below`` int32[..., L]."""
+    size = positions.shape[-1]
+    own = jnp.arange(size, dtype=I32)
+    first = jnp.argmax(positions[..., :, None] == positions[..., None, :], axis=-1).astype(I32)
+    at_below = positions[..., None, :] == below[..., :, None]
+    down = jnp.where(tail & at_below.any(-1), jnp.argmax(at_below, axis=-1).astype(I32), own)
+    twin = jnp.where(first < own, first, down)
+    for _ in range(size.bit_length()):  # (chains are acyclic: each link goes down or left)
+        twin = jnp.take_along_axis(twin, twin, axis=-1)
+    return twin
+
+
 def check_tricks(tricks: Any, most: int) -> int:
     """A solve's ``tricks`` as an int (``"all"``: ``most``, the whole hand), or a
     ``ValueError``: an integer from 1 to ``most``."""
@@ -335,6 +353,7 @@ def alphabeta(
     prune: bool = True,
     lanes: int | None = None,
     transpositions: int = 0,
+    skip: jax.Array | None = None,
 ) -> Solved:
     """The exact values of a batch of worlds (module docstring): ``roots`` [B] searched in the
     trees ``tree_of(ctx)`` (``ctx`` [B]: what each world's tree closes over, such as the hands
@@ -355,6 +374,10 @@ def alphabeta(
     its earlier search found where that settles it.  Only with ``prune``.  The values are the
     same; ``aux`` too (an entry's ``aux`` is used only where its value is exact).
 
+    ``skip`` bool[B]: worlds not to search (the caller knows their values: a root move
+    equivalent to another of the same world); each answers value 0, aux 0 and 0 nodes, and
+    with ``lanes`` none takes a lane.
+
     Under ``jax.vmap`` (a batch of pimc decisions, each solving its own worlds) the vmapped
     batches are searched as one batch of all their worlds, with one queue and one table,
     rather than as a vmapped loop that would run every lane's hand-out and copy every table at
@@ -362,28 +385,37 @@ def alphabeta(
     if transpositions:
         tt.empty(transpositions)  # (a ValueError unless a power of two)
 
+    if skip is None:
+        b = jax.tree.leaves(roots)[0].shape[0]
+        skip = jnp.zeros(b, jnp.bool_)
+
     @jax.custom_batching.custom_vmap
-    def solve(ctx: C, roots: N) -> Solved:
-        return _alphabeta(tree_of, ctx, roots, depth, prune, lanes, transpositions)
+    def solve(ctx: C, roots: N, skip: jax.Array) -> Solved:
+        return _alphabeta(tree_of, ctx, roots, skip, depth, prune, lanes, transpositions)
 
     @solve.def_vmap
-    def _as_one_batch(size: int, batched: tuple[Any, Any], ctx: C, roots: N) -> tuple[Solved, Any]:
+    def _as_one_batch(
+        size: int, batched: tuple[Any, Any, Any], ctx: C, roots: N, skip: jax.Array
+    ) -> tuple[Solved, Any]:
         def flat(x: jax.Array, is_batched: bool) -> jax.Array:
             x = x if is_batched else jnp.broadcast_to(x, (size, *x.shape))
             return x.reshape((-1, *x.shape[2:]))
 
-        ctx, roots = (jax.tree.map(flat, t, m) for t, m in zip((ctx, roots), batched, strict=True))
-        out = solve(ctx, roots)
+        ctx, roots, skip = (
+            jax.tree.map(flat, t, m) for t, m in zip((ctx, roots, skip), batched, strict=True)
+        )
+        out = solve(ctx, roots, skip)
         every = jax.tree.map(lambda _: True, out)  # (each answer has the vmapped axis)
         return jax.tree.map(lambda x: x.reshape(size, -1), out), every
 
-    return solve(ctx, roots)
+    return solve(ctx, roots, skip)
 
 
 def _alphabeta(
     tree_of: Callable[[C], Tree[N]],
     ctx: C,
     roots: N,
+    skip: jax.Array,
     depth: int,
     prune: bool,
     lanes: int | None,
@@ -416,13 +448,18 @@ def _alphabeta(
 
     table = tt.empty(transpositions) if memo else tt.empty(1)
     if lanes is None or lanes >= b:
+        first = jax.vmap(start)(ctx, roots)
+        zero = jnp.zeros_like(first.value)
+        first = first._replace(
+            done=first.done | skip,
+            value=jnp.where(skip, zero, first.value),
+            aux=jnp.where(skip, zero, first.aux),
+        )
         end, _ = jax.lax.while_loop(
-            lambda c: ~c[0].done.all(),
-            lambda c: step(c[0], ctx, c[1]),
-            (jax.vmap(start)(ctx, roots), table),
+            lambda c: ~c[0].done.all(), lambda c: step(c[0], ctx, c[1]), (first, table)
         )
         return Solved(end.value, end.aux, end.nodes)
-    return _queued(start, step, ctx, roots, b, lanes, table)
+    return _queued(start, step, ctx, roots, skip, b, lanes, table)
 
 
 _Step = Callable[[_Carry, C, jax.Array], tuple[_Carry, jax.Array]]
@@ -433,11 +470,15 @@ def _queued(
     step: _Step,
     ctx: C,
     roots: N,
+    skip: jax.Array,
     b: int,
     lanes: int,
     table: jax.Array,
 ) -> Solved:
-    """``alphabeta`` with ``lanes`` worlds searched at a time (its docstring)."""
+    """``alphabeta`` with ``lanes`` worlds searched at a time (its docstring): the worlds not
+    skipped are handed out in their order (``queue``), ``count`` of them."""
+    queue = jnp.argsort(skip, stable=True).astype(I32)
+    count = (~skip).sum().astype(I32)
 
     def take(tree: Any, index: jax.Array) -> Any:
         return jax.tree.map(lambda x: x[index], tree)
@@ -453,9 +494,10 @@ def _queued(
             nodes=q.nodes.at[at].set(lane.nodes, mode="drop"),
         )
         idle = lane.done
-        world = q.next + jnp.cumsum(idle) - 1
-        gets = idle & (world < b)
-        index = jnp.minimum(world, b - 1)
+        slot = q.next + jnp.cumsum(idle) - 1
+        gets = idle & (slot < count)
+        world = queue[jnp.minimum(slot, b - 1)]
+        index = world
         new_ctx = take(ctx, index)
         fresh = jax.vmap(start)(new_ctx, take(roots, index))
         fresh = fresh._replace(stack=fresh.stack[:, :0])  # (the stacks stay out: ``body``)
@@ -466,7 +508,7 @@ def _queued(
         lane = jax.tree.map(pick, fresh, lane)
         lane_ctx = jax.tree.map(pick, new_ctx, lane_ctx)
         lane_world = jnp.where(gets, world, jnp.where(idle, -1, q.lane_world))
-        q = q._replace(lane_world=lane_world, next=jnp.minimum(q.next + idle.sum(), b))
+        q = q._replace(lane_world=lane_world, next=jnp.minimum(q.next + idle.sum(), count))
         return lane, lane_ctx, q
 
     def body(carry: tuple[_Carry, C, _Queue, jax.Array]) -> tuple[_Carry, C, _Queue, jax.Array]:
@@ -476,18 +518,20 @@ def _queued(
         # A hand-out once an eighth of the lanes wait, while worlds wait for them, and once
         # every lane is done (the answers of lanes done meanwhile stay in their carries).
         idle = lane.done.sum()
-        due = ((idle * 8 >= lanes) & (q.next < b)) | (idle == lanes)
+        due = ((idle * 8 >= lanes) & (q.next < count)) | (idle == lanes)
         # (The stacks stay out of the cond, which would copy them at every step: a fresh
         # world starts at depth 0 and writes its rows before it reads them.)
         rest = (lane._replace(stack=stack[:, :0]), lane_ctx, q)
         lane, lane_ctx, q = jax.lax.cond(due, hand_out, lambda c: c, rest)
         return lane._replace(stack=stack), lane_ctx, q, table
 
-    first = jnp.arange(lanes)
+    first = queue[:lanes]
     lane_ctx = take(ctx, first)
     zero = jnp.zeros(b, I32)
-    q = _Queue(first.astype(I32), I32(lanes), zero, zero, zero)
-    carry = (jax.vmap(start)(lane_ctx, take(roots, first)), lane_ctx, q, table)
+    busy = jnp.arange(lanes) < count
+    q = _Queue(jnp.where(busy, first, -1), jnp.minimum(count, lanes), zero, zero, zero)
+    lane = jax.vmap(start)(lane_ctx, take(roots, first))
+    carry = (lane._replace(done=lane.done | ~busy), lane_ctx, q, table)
     _, _, q, _ = jax.lax.while_loop(lambda c: (c[2].lane_world >= 0).any(), body, carry)
     return Solved(q.value, q.aux, q.nodes)
 
@@ -500,5 +544,6 @@ __all__ = [
     "Tree",
     "alphabeta",
     "check_tricks",
+    "root_twins",
     "run_tails",
 ]

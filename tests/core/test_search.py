@@ -215,3 +215,31 @@ def test_a_vmapped_search_is_one_batch_with_the_same_answers(ctx_batched: bool) 
     for field in ("value", "aux", "nodes"):
         want = np.stack([np.asarray(getattr(a, field)) for a in alone])
         np.testing.assert_array_equal(np.asarray(getattr(together, field)), want)
+
+
+@pytest.mark.parametrize("lanes", [None, 5, 16])
+def test_skipped_worlds_are_not_searched_and_the_rest_answer_as_before(lanes: int | None) -> None:
+    """``skip``: a skipped world answers 0 with no node searched (with ``lanes``, none takes a
+    lane: more lanes than worlds left, 16, included); every other world's answer is the
+    search's without ``skip``, alone and under ``jax.vmap``."""
+    worlds = 24
+    codes = np.random.default_rng(4).integers(0, 2**32, worlds, dtype=np.uint64)
+    roots = Node(jnp.asarray(codes, jnp.uint32), jnp.zeros(worlds, jnp.int32))
+    seeds = jnp.asarray(np.arange(worlds, dtype=np.uint32) * 7919)
+    skip = np.zeros(worlds, bool)
+    skip[[0, 1, 2, 5, 6, 11, 12, 13, 17, 20, 21, 23]] = True
+
+    def solve(r: Node, s: jax.Array, k: jax.Array | None) -> search.Solved:
+        return search.alphabeta(_tree, s, r, DEPTH, True, lanes, skip=k)
+
+    full = jax.jit(lambda r, s: solve(r, s, None))(roots, seeds)
+    part = jax.jit(solve)(roots, seeds, jnp.asarray(skip))
+    for field in ("value", "aux", "nodes"):
+        got, want = np.asarray(getattr(part, field)), np.asarray(getattr(full, field))
+        np.testing.assert_array_equal(got[~skip], want[~skip])
+        assert (got[skip] == 0).all()
+    everything = jax.jit(solve)(roots, seeds, jnp.ones(worlds, bool))
+    assert not np.asarray(everything.nodes).any()
+    halves = jax.tree.map(lambda x: x.reshape(2, worlds // 2), (roots, seeds, jnp.asarray(skip)))
+    vmapped = jax.jit(jax.vmap(solve))(*halves)
+    np.testing.assert_array_equal(np.asarray(vmapped.value).reshape(-1), np.asarray(part.value))

@@ -18,6 +18,7 @@ from spoilfive_jax.core.env import transition
 from spoilfive_jax.games.forty_five import endgame, fast_playout, game, infer
 from spoilfive_jax.games.forty_five import fast_play as fp
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
+from spoilfive_jax.tools.analysis import legal_slots
 from tests.forty_five.test_fast_playout import _after
 
 R = FortyFiveRules
@@ -294,3 +295,34 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
     assert unbound.bind(sf.forty_five.FortyFive(6, R(variant="twenty_five"))).solve_tricks == "all"
     with pytest.raises(ValueError, match="EndgameSolve"):
         unbound.bind(sf.make("oh_hell"))
+
+
+def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
+    """A decision's move equivalent to another of its world (a card of a run with nothing
+    another seat holds between), and a padded repeat, is not searched but takes that move's
+    solve (``endgame.root_twins``): the same points and Auction's bid made on the solved line
+    as when every slot is searched, over random positions of every phase."""
+    rules = R(variant="auction")
+    env = sf.forty_five.FortyFive(4, rules)
+    after, player, keys = jax.jit(lambda: _after(env, 96, seed=5))()
+    live = np.asarray(~after.terminated)
+    states, player, keys = (jax.tree.map(lambda x: x[live], t) for t in (after, player, keys))
+    width = 6
+    actions = jax.vmap(lambda m: legal_slots(m, width)[0])(states.legal_action_mask)
+
+    def solved() -> dict[str, np.ndarray]:
+        run = jax.jit(lambda k, s, a, p: infer.solved_playout(env, k, s, a, p, "heuristic", "all"))
+        return {f: np.asarray(v) for f, v in run(keys, states, actions, player).items()}
+
+    twins = np.asarray(jax.jit(lambda s, a: infer._root_twins(s, a, 20, rules))(states, actions))
+    own = np.arange(width)
+    merged = twins != own
+    repeat = np.asarray(actions)[np.arange(len(twins))[:, None], twins] == np.asarray(actions)
+    assert (merged & repeat).any() and (merged & ~repeat).any()  # both kinds of twin occur
+    with_twins = solved()
+    monkeypatch.setattr(
+        endgame, "root_twins", lambda p, t, a, r, rules: jnp.broadcast_to(own, a.shape)
+    )
+    every_slot = solved()
+    for field in infer.FIELDS:
+        np.testing.assert_array_equal(with_twins[field], every_slot[field], err_msg=field)

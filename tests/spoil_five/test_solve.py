@@ -13,6 +13,7 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.games.spoil_five import solve, view
 from spoilfive_jax.games.spoil_five.rules import Rules
+from spoilfive_jax.tools.analysis import legal_slots
 
 
 def _at(cond: jax.Array, like: jax.Array) -> jax.Array:
@@ -87,3 +88,47 @@ def test_pimc_with_the_last_tricks_solved_plays_legal_moves() -> None:
     bot = sf.pimc(env, 4, solve_tricks=2)
     actions = jax.jit(jax.vmap(bot))(keys, state, state.current_player)
     assert np.asarray(jax.vmap(lambda m, a: m[a])(state.legal_action_mask, actions)).all()
+
+
+def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
+    """A decision's card equivalent to another of its world, and a padded repeat, is not
+    searched but takes that move's solve (``solve.root_twins``): the same chips, pot taken and
+    spoil as when every slot is searched (positions of every phase, the rob and the jink
+    included; the last three tricks solved, so early positions play on first and keep every
+    slot)."""
+    env = sf.make("spoil_five", num_players=3)
+    act = jax.vmap(env.builtin_policy("random"))
+    keys = jax.random.split(jax.random.PRNGKey(7), 128)
+    stop = jax.random.randint(jax.random.PRNGKey(8), (128,), 0, 17)
+
+    def decide(s, t):
+        k = jax.vmap(lambda key: jax.random.fold_in(key, t))(keys)
+        new = jax.vmap(env.step)(s, act(k, s, jnp.maximum(s.current_player, 0)))
+        keep = new.terminated | (t >= stop)
+        return jax.tree.map(lambda a, b: jnp.where(_at(keep, a), b, a), new, s), None
+
+    states = jax.jit(lambda: jax.lax.scan(decide, jax.vmap(env.init)(keys), jnp.arange(17))[0])()
+    player = jnp.maximum(states.current_player, 0)
+    width = 6
+    actions = jax.vmap(lambda m: legal_slots(m, width)[0])(states.legal_action_mask)
+
+    def solved() -> dict[str, np.ndarray]:
+        run = jax.jit(lambda k, s, a, p: solve.solved_playout(env, k, s, a, p, "heuristic", 3))
+        return {f: np.asarray(v) for f, v in run(keys, states, actions, player).items()}
+
+    def twins_of(s, a):
+        table, h = view.to_fast(s, 3)
+        return solve.root_twins(h, table, a, solve._plays_left(h, 3) <= 10, env.rules)
+
+    twins = np.asarray(jax.jit(twins_of)(states, actions))
+    own = np.arange(width)
+    merged = twins != own
+    repeat = np.asarray(actions)[np.arange(len(twins))[:, None], twins] == np.asarray(actions)
+    assert (merged & repeat).any() and (merged & ~repeat).any()  # both kinds of twin occur
+    with_twins = solved()
+    monkeypatch.setattr(
+        solve, "root_twins", lambda h, t, a, r, rules: jnp.broadcast_to(own, a.shape)
+    )
+    every_slot = solved()
+    for field, values in with_twins.items():
+        np.testing.assert_array_equal(values, every_slot[field], err_msg=field)

@@ -22,7 +22,9 @@ The solve is an alpha-beta search (``search_solve``, on ``core.search``), batche
 - a hand in its last trick is settled at once (each seat's one card played out);
 - a transposition table keeps every node's result for the batch (``transpositions``): the
   same cards played in another order, or another root move of the same world (a pimc
-  decision's), are not searched twice.
+  decision's), are not searched twice;
+- a decision's move equivalent to another of the same world, and a padded repeat of a move,
+  is not searched at all but takes that move's value (``root_twins``).
 
 ``solve`` is the plain enumeration of a fixed tree that came before it (every legal play of
 every seat, ``leaves(tricks, N)`` leaves: 1296 for 3 tricks at 4 players), kept as the
@@ -201,6 +203,28 @@ def distinct_moves(p: fp.Play, table: fp.Table, rules: FortyFiveRules) -> Bits:
     return legal.without(search.run_tails(hand, others, _CUT))
 
 
+def root_twins(
+    p: fp.Play,
+    table: fp.Table,
+    actions: jax.Array,
+    at_root: jax.Array,
+    rules: FortyFiveRules,
+) -> jax.Array:
+    """int32[B, L]: for each of the action slots ``actions`` int32[B, L] (card ids: the legal
+    plays of hands ``p`` [B], padded with repeats), the slot whose solve gives its value
+    (``core.search.root_twins``): a repeat's first slot, or for a card equivalent to the one
+    below it in the seat's hand (``distinct_moves``) that card's slot.  ``at_root`` bool[B]:
+    the hands whose solve starts as soon as the action is applied (the policy plays nothing
+    first); in the others every slot is its own."""
+    _, hand, legal = fp.play_legal(p, table, rules)
+    column = functools.partial(jax.tree.map, lambda x: x[:, None])
+    hand, legal, distinct = column((hand, legal, distinct_moves(p, table, rules)))
+    pos = bits.lowest(sx.card_positions(bits.bit(actions), table.trump[:, None], rules))
+    tail = bits.has(legal, pos) & ~bits.has(distinct, pos)
+    twin = search.root_twins(pos, tail, bits.highest(hand & bits.below(pos)))
+    return jnp.where(at_root[:, None], twin, jnp.arange(actions.shape[1], dtype=I32))
+
+
 def _order(p: fp.Play, untried: Bits, num_players: int) -> jax.Array:
     """The next move to try: a lead, the highest trump (else the highest card); when a seat of
     the other side is winning the trick, the lowest card that takes it; otherwise the lowest
@@ -331,6 +355,7 @@ def search_solve(
     distinct: bool = True,
     lanes: int | None = None,
     transpositions: int = search.TRANSPOSITIONS,
+    skip: jax.Array | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``solve`` of hands ``p`` [B] from any point of their play by alpha-beta
     (``core.search``; module docstring) instead of enumeration: (points float32[B], the bid
@@ -338,7 +363,9 @@ def search_solve(
     searches every line, ``distinct=False`` every legal card (not one of each run of
     equivalent cards): both off, the full tree of ``solve``.  ``lanes``: the worlds searched
     at a time (``core.search.alphabeta``); by default ``CPU_LANES`` on a CPU, every world at
-    once elsewhere; ``transpositions``: the entries of the transposition table (0: none)."""
+    once elsewhere; ``transpositions``: the entries of the transposition table (0: none);
+    ``skip`` bool[B]: hands not to search (each answers 0 points, 0 made and 0 nodes: the
+    caller takes their values from elsewhere, ``root_twins``)."""
     if lanes is None and jax.default_backend() == "cpu":
         lanes = CPU_LANES
 
@@ -346,7 +373,7 @@ def search_solve(
         return _tree(ctx[0], ctx[1], num_players, rules, distinct)
 
     depth = (NUM_TRICKS - 1) * num_players  # (a hand in its last trick is settled)
-    out = search.alphabeta(tree_of, (table, player), p, depth, prune, lanes, transpositions)
+    out = search.alphabeta(tree_of, (table, player), p, depth, prune, lanes, transpositions, skip)
     made = jnp.where(out.aux < 0, jnp.nan, out.aux.astype(jnp.float32))
     return out.value.astype(jnp.float32), made, out.nodes
 
@@ -369,14 +396,15 @@ def solved_playout_kernel(
     kind: str,
     tricks: int,
     rules: FortyFiveRules,
+    skip: jax.Array | None = None,
 ) -> dict[str, jax.Array]:
     """``fast_playout.playout_kernel`` with the last ``tricks`` tricks solved (module
-    docstring): float32[B] per ``infer.FIELDS``."""
+    docstring): float32[B] per ``infer.FIELDS``; ``skip``: as ``search_solve``'s."""
     n = states.tricks_won.shape[-1]
     plies = tricks * n
     r = resume(states, chooser_of(keys, kind, n), rules)
     p = approach(r, plies, n, rules)
-    points, made, _ = search_solve(p, r.table, player, n, rules)
+    points, made, _ = search_solve(p, r.table, player, n, rules, skip=skip)
     ended = jnp.take_along_axis(states.rewards, player[:, None], axis=1)[:, 0]
     points = jnp.where(states.terminated, ended, points)
     if rules.auction:
@@ -395,6 +423,7 @@ __all__ = [
     "leaves",
     "max_solve_tricks",
     "remaining",
+    "root_twins",
     "search_solve",
     "solve",
     "solved_playout_kernel",

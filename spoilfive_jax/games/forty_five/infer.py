@@ -394,12 +394,25 @@ def solved_playout(
     tricks = endgame.check_tricks(env, tricks)
     b, width = actions.shape
     tile, after = _applied(env, states, actions)
+    twin = _root_twins(states, actions, tricks * env.num_players, env.rules)
+    skip = (twin != jnp.arange(width)).reshape(-1)
     order, back = search.move_major(b, width)  # (a world's moves one after another)
     after = jax.tree.map(lambda x: x[order], after)
     out = endgame.solved_playout_kernel(
-        tile(keys)[order], after, tile(player)[order], policy, tricks, env.rules
+        tile(keys)[order], after, tile(player)[order], policy, tricks, env.rules, skip[order]
     )
-    return {k: v[back].reshape(b, width) for k, v in out.items()}
+    return {k: jnp.take_along_axis(v[back].reshape(b, width), twin, 1) for k, v in out.items()}
+
+
+def _root_twins(states: State, actions: jax.Array, plies: int, rules: FortyFiveRules) -> jax.Array:
+    """int32[B, L]: ``endgame.root_twins`` of positions ``states`` [B] whose solve starts at
+    the action (in the play, at most ``plies`` plays left after it): a move equivalent to
+    another, or a repeat, is not searched but takes that move's value.  Not before the
+    play (a bid, a discard: the policy plays on before the solve)."""
+    table, p = view.to_kernel(states, rules)
+    in_play = (states.phase == game.PHASE_PLAY) & ~states.terminated
+    at_root = in_play & (endgame.remaining(p, states.tricks_won.shape[-1]) <= plies + 1)
+    return endgame.root_twins(p, table, actions, at_root, rules)
 
 
 def max_solve_tricks(env: Any) -> int:

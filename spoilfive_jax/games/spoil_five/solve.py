@@ -15,7 +15,9 @@ kernel's legal positions, one card of each run of equivalent cards (``distinct_m
 other side's winning card answered first with the lowest card that beats it; a line is cut
 once ``player`` can no longer take three tricks where that settles its chips (``_bounds``), and
 a hand is settled once over or in its last trick (every seat's one card played out); a
-transposition table keeps every node's result for the batch (``transpositions``).  Whole hands
+transposition table keeps every node's result for the batch (``transpositions``); a
+decision's card equivalent to another of the same world, or a padded repeat of a move, is not
+searched but takes that move's value (``root_twins``).  Whole hands
 at 5 players are still large (four seats against one): some 40,000 nodes a world.
 """
 
@@ -29,6 +31,7 @@ import jax.numpy as jnp
 
 import spoilfive_jax.games.spoil_five.fast as fast
 import spoilfive_jax.games.spoil_five.infer as infer
+import spoilfive_jax.games.spoil_five.view as view
 from spoilfive_jax.core import bits, search
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.kernel import trick_beaters, trick_landmarks
@@ -79,6 +82,28 @@ def distinct_moves(h: fast.Hands, table: fast.Table, rules: Rules) -> Bits:
     led, best, level = get(st, fast._F_LED), get(st, fast._F_BEST), get(st, fast._F_LEVEL)
     others = others | trick_landmarks(led, best, level, fast.TRUMP_SLOT, TRUMP_POWER)
     return legal.without(search.run_tails(hand, others, _CUT))
+
+
+def root_twins(
+    h: fast.Hands, table: fast.Table, actions: jax.Array, at_root: jax.Array, rules: Rules
+) -> jax.Array:
+    """int32[B, L]: for each of the action slots ``actions`` int32[B, L] (the legal actions of
+    hands ``h`` [B], padded with repeats), the slot whose solve gives its value
+    (``core.search.root_twins``): a repeat's first slot, or for a card played that is
+    equivalent to the one below it in the seat's hand (``distinct_moves``) that card's slot.
+    ``at_root`` bool[B]: the hands in their play whose solve starts as soon as the action is
+    applied (the policy plays nothing first); in the others every slot is its own."""
+    hand = Bits(*fast.hand_of(h, table, get(h.status, fast._F_CUR)))
+    column = functools.partial(jax.tree.map, lambda x: x[:, None])
+    hand, legal, distinct = column(
+        (hand, Bits(*fast.legal(h, table, rules)), distinct_moves(h, table, rules))
+    )
+    cards = jnp.clip(actions, 0, fast.NUM_CARDS - 1)
+    pos = jnp.asarray(fast.POSITION)[table.trump[:, None], cards]
+    tail = bits.has(legal, pos) & ~bits.has(distinct, pos) & (actions < fast.NUM_CARDS)
+    twin = search.root_twins(pos, tail, bits.highest(hand & bits.below(pos)))
+    in_play = at_root & (get(h.status, fast._F_PHASE) == fast.PLAY)
+    return jnp.where(in_play[:, None], twin, jnp.arange(actions.shape[1], dtype=I32))
 
 
 def _order(h: fast.Hands, untried: Bits, player: jax.Array) -> jax.Array:
@@ -157,12 +182,15 @@ def search_solve(
     lanes: int | None = None,
     distinct: bool = True,
     transpositions: int = search.TRANSPOSITIONS,
+    skip: jax.Array | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """The paranoid value of hands ``h`` [B] for seat ``player`` int32[B] (module docstring):
     (net chips float32[B], the seat that takes the pot int32[B] on the line found (-1:
     nobody), the children searched int32[B]); ``prune=False`` searches every line,
     ``distinct=False`` every legal card (not one of each run of equivalent cards),
-    ``transpositions``: the entries of the transposition table (0: none)."""
+    ``transpositions``: the entries of the transposition table (0: none); ``skip`` bool[B]:
+    hands not to search (each answers 0 chips, seat 0 and 0 nodes: the caller takes their
+    values from elsewhere, ``root_twins``)."""
     if lanes is None and jax.default_backend() == "cpu":
         lanes = CPU_LANES
 
@@ -170,7 +198,7 @@ def search_solve(
         return _tree(ctx[0], ctx[1], num_players, rules, distinct)
 
     depth = 2 + (NUM_TRICKS - 1) * num_players  # (the rob, the plays, the jink)
-    out = search.alphabeta(tree_of, (table, player), h, depth, prune, lanes, transpositions)
+    out = search.alphabeta(tree_of, (table, player), h, depth, prune, lanes, transpositions, skip)
     return out.value.astype(jnp.float32), out.aux, out.nodes
 
 
@@ -219,17 +247,29 @@ def solved_playout(
     table, h, ids = infer.applied_fast(keys, states, actions, n, rules)
     if tricks < NUM_TRICKS:
         h = approach(h, table, infer.chooser(policy, table, ids, rules), tricks * n, n, rules)
+    # A move equivalent to another of its world (or a padded repeat) is not searched.
+    table0, h0 = view.to_fast(states, n)
+    twin = root_twins(h0, table0, actions, _plays_left(h0, n) <= tricks * n + 1, rules)
+    skip = (twin != jnp.arange(width)).reshape(-1)
     seat = jnp.repeat(player, width)
     order, back = search.move_major(b, width)
     take = functools.partial(jax.tree.map, lambda x: x[order])
-    chips, winner, _ = search_solve(take(h), take(table), seat[order], n, rules)
+    chips, winner, _ = search_solve(take(h), take(table), seat[order], n, rules, skip=skip[order])
     chips, winner = chips[back], winner[back]
     out = {
         "expected_chips": chips,
         "win_prob": (winner == seat).astype(jnp.float32),
         "spoil_prob": (winner < 0).astype(jnp.float32),
     }
-    return {k: v.reshape(b, width) for k, v in out.items()}
+    return {k: jnp.take_along_axis(v.reshape(b, width), twin, 1) for k, v in out.items()}
 
 
-__all__ = ["ALL", "approach", "check_tricks", "max_solve_tricks", "search_solve", "solved_playout"]
+__all__ = [
+    "ALL",
+    "approach",
+    "check_tricks",
+    "max_solve_tricks",
+    "root_twins",
+    "search_solve",
+    "solved_playout",
+]
