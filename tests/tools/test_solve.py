@@ -91,3 +91,33 @@ def test_spoil_five_values_are_chips_of_the_paranoid_solve() -> None:
     live = values[legal]
     assert (live == np.round(live)).all()
     assert ((live >= -ante - env.rules.bonus) & (live <= pot + 2 * env.rules.bonus)).all()
+
+
+def test_a_solves_transposition_table_fits_its_depth() -> None:
+    """``core.search.transpositions_for``: solves of at most 20 plays (a whole hand at four
+    seats, or fewer tricks) share a table small enough for a core's cache, deeper ones (a whole
+    hand at five seats) the large one; the games' solves pass it on (read from the traced
+    programs: the table is the loop's one [entries, 6] int32 array)."""
+    from spoilfive_jax.core import capabilities as caps
+    from spoilfive_jax.core import search
+    from spoilfive_jax.tools.analysis import legal_slots
+
+    assert search.transpositions_for(20) == search.SMALL_TRANSPOSITIONS == 1 << 14
+    assert search.transpositions_for(21) == search.TRANSPOSITIONS == 1 << 18
+
+    def traced(game: str, n: int) -> str:
+        env = sf.make(game, num_players=n)
+        states = _late(env, 2, 0)
+        solver = env.capability(caps.EndgameSolve, "the test")
+        actions = jax.vmap(lambda m: legal_slots(m, 4)[0])(states.legal_action_mask)
+        keys = jax.random.split(jax.random.PRNGKey(0), 2)
+
+        def solve(s: sf.State, a: jax.Array) -> dict[str, jax.Array]:
+            return solver.solved_playout(env, keys, s, a, s.current_player, "heuristic", "all")
+
+        return str(jax.make_jaxpr(solve)(states, actions))
+
+    assert "i32[16384,6]" in traced("forty_five", 4) and "i32[262144,6]" not in traced(
+        "forty_five", 4
+    )
+    assert "i32[262144,6]" in traced("spoil_five", 5)

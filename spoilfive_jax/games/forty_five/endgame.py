@@ -404,7 +404,10 @@ def solved_playout_kernel(
     plies = tricks * n
     r = resume(states, chooser_of(keys, kind, n), rules)
     p = approach(r, plies, n, rules)
-    points, made, _ = search_solve(p, r.table, player, n, rules, skip=skip)
+    table_size = search.transpositions_for(plies)
+    points, made, _ = search_solve(
+        p, r.table, player, n, rules, skip=skip, transpositions=table_size
+    )
     ended = jnp.take_along_axis(states.rewards, player[:, None], axis=1)[:, 0]
     points = jnp.where(states.terminated, ended, points)
     if rules.auction:

@@ -254,7 +254,10 @@ def solved_playout(
     seat = jnp.repeat(player, width)
     order, back = search.move_major(b, width)
     take = functools.partial(jax.tree.map, lambda x: x[order])
-    chips, winner, _ = search_solve(take(h), take(table), seat[order], n, rules, skip=skip[order])
+    size = search.transpositions_for(tricks * n)
+    chips, winner, _ = search_solve(
+        take(h), take(table), seat[order], n, rules, transpositions=size, skip=skip[order]
+    )
     chips, winner = chips[back], winner[back]
     out = {
         "expected_chips": chips,
