@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 
 import spoilfive_jax as sf
+from spoilfive_jax.core import search
 from spoilfive_jax.games.forty_five import endgame, fast_playout
 from spoilfive_jax.games.spoil_five import solve as spoil_five_solve
 from spoilfive_jax.games.spoil_five import view
@@ -88,8 +89,13 @@ def best_time(fn: Callable[[], Any], reps: int) -> float:
     return best
 
 
-def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[..., Any]:
+def solver(
+    env: sf.Env, prune: bool = True, distinct: bool = True, tricks: int = 5
+) -> Callable[..., Any]:
+    """A jitted solve of ``tricks`` tricks left, with the transposition table a solve of that
+    depth gets (``core.search.transpositions_for``, as ``sf.solve`` and pimc's)."""
     n, rules = env.num_players, env.rules
+    size = search.transpositions_for(tricks * n)
     if env.id == "spoil_five":
 
         @jax.jit
@@ -98,7 +104,7 @@ def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[.
             table, h = view.to_fast(states, n)
             player = states.current_player
             value, _, nodes = spoil_five_solve.search_solve(
-                h, table, player, n, rules, prune, distinct=distinct
+                h, table, player, n, rules, prune, distinct=distinct, transpositions=size
             )
             return value, nodes
 
@@ -108,7 +114,9 @@ def solver(env: sf.Env, prune: bool = True, distinct: bool = True) -> Callable[.
     def run(states: Any, keys: jax.Array) -> tuple[jax.Array, jax.Array]:
         r = fast_playout.resume(states, fast_playout.chooser_of(keys, "heuristic", n), rules)
         player = states.current_player
-        value, _, nodes = endgame.search_solve(r.play, r.table, player, n, rules, prune, distinct)
+        value, _, nodes = endgame.search_solve(
+            r.play, r.table, player, n, rules, prune, distinct, transpositions=size
+        )
         return value, nodes
 
     return run
@@ -122,7 +130,7 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
         states = at_the_play(env, batch, tricks_done, seed=tricks)
         keys = jax.random.split(jax.random.PRNGKey(0), batch)
         one = jax.tree.map(lambda x: x[:1], states)
-        run = solver(env)
+        run = solver(env, tricks=tricks)
         t_one = best_time(functools.partial(run, one, keys[:1]), reps)
         t_batch = best_time(functools.partial(run, states, keys), reps)
         _, nodes = jax.device_get(run(states, keys))
@@ -140,7 +148,7 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
             "full_nodes_mean": None,
         }
         if row["enumeration_leaves"] is not None and endgame.leaves(tricks, n) <= full_limit:
-            _, full = jax.device_get(solver(env, False, False)(states, keys))
+            _, full = jax.device_get(solver(env, False, False, tricks)(states, keys))
             row["full_nodes_mean"] = float(full.mean())
         rows.append(row)
         print(
