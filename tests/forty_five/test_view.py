@@ -115,7 +115,10 @@ def test_any_lineup_plays_the_public_steps_hands(case, spec):
     assert_lineup_plays_the_public_steps_hands(env, spec, *_deal(env, 11 + n, 384), _user_random)
 
 
-@pytest.mark.parametrize("case", [CASES[1], CASES[3]], ids=_id)
+# (One table by default, the rest with -m slow: each compiles a playout of its own.)
+@pytest.mark.parametrize(
+    "case", [CASES[3], pytest.param(CASES[1], marks=pytest.mark.slow)], ids=_id
+)
 def test_playouts_with_a_users_policy_are_the_public_steps(case):
     """An analysis's playouts with a policy of the user's (``infer._playout``, on the kernel)
     from random positions of every phase, half of them resampled worlds and some already over,
@@ -160,7 +163,11 @@ def test_an_analysis_hands_a_users_policy_counter_keys():
         np.testing.assert_array_equal(got[field][:, 0], want[field], field)
 
 
-@pytest.mark.parametrize("case", [CASES[1], CASES[3], CASES[4]], ids=_id)
+@pytest.mark.parametrize(
+    "case",
+    [CASES[3], *(pytest.param(c, marks=pytest.mark.slow) for c in (CASES[1], CASES[4]))],
+    ids=_id,
+)
 def test_the_finished_states_are_the_public_steps(case):
     """``view.finish`` from random positions of every phase, at game scores near the target
     (``_after``): every leaf of every final state equals ``core.resample.play_out``'s through

@@ -20,10 +20,10 @@ def _late(env: sf.Env, count: int, decisions: int, seed: int = 0):
 
     @jax.jit
     def run():
-        s = jax.vmap(env.init)(keys)
-        for _ in range(decisions):
-            s = jax.vmap(env.step)(s, act(keys, s, s.current_player))
-        return s
+        def decide(s, _):  # (a loop: one step to compile, not one a decision)
+            return jax.vmap(env.step)(s, act(keys, s, s.current_player)), None
+
+        return jax.lax.scan(decide, jax.vmap(env.init)(keys), None, length=decisions)[0]
 
     return run()
 
