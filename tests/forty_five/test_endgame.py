@@ -156,7 +156,8 @@ def _plays(n: int, rules: FortyFiveRules, count: int, tricks: int, seed: int):
 # of its own to compile); -m slow adds each part alone (no merging, no table) and the rest.
 _SLOW = pytest.mark.slow
 SEARCH_CASES = [
-    pytest.param(4, R(), 3, False, id="forty_five4"),
+    pytest.param(2, R(), 3, False, id="forty_five2-pruning"),
+    pytest.param(4, R(), 3, False, id="forty_five4", marks=_SLOW),
     pytest.param(4, R(), 3, True, id="forty_five4-each-part", marks=_SLOW),
     pytest.param(
         2, R(joker=True, jink="wins_game", follow="seed"), 3, True, id="joker2-slam", marks=_SLOW
@@ -303,7 +304,7 @@ def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
     solve (``endgame.root_twins``): the same points and Auction's bid made on the solved line
     as when every slot is searched, over random positions of every phase."""
     rules = R(variant="auction")
-    env = sf.forty_five.FortyFive(4, rules)
+    env = sf.forty_five.FortyFive(2, rules)  # (two seats: the smallest programs to compile)
     after, player, keys = jax.jit(lambda: _after(env, 96, seed=5))()
     live = np.asarray(~after.terminated)
     states, player, keys = (jax.tree.map(lambda x: x[live], t) for t in (after, player, keys))
@@ -314,7 +315,7 @@ def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
         run = jax.jit(lambda k, s, a, p: infer.solved_playout(env, k, s, a, p, "heuristic", "all"))
         return {f: np.asarray(v) for f, v in run(keys, states, actions, player).items()}
 
-    twins = np.asarray(jax.jit(lambda s, a: infer._root_twins(s, a, 20, rules))(states, actions))
+    twins = np.asarray(jax.jit(lambda s, a: infer._root_twins(s, a, 10, rules))(states, actions))
     own = np.arange(width)
     merged = twins != own
     repeat = np.asarray(actions)[np.arange(len(twins))[:, None], twins] == np.asarray(actions)

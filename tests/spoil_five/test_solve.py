@@ -88,6 +88,7 @@ def test_pimc_with_the_last_tricks_solved_plays_legal_moves() -> None:
     assert np.asarray(jax.vmap(lambda m, a: m[a])(state.legal_action_mask, actions)).all()
 
 
+@pytest.mark.slow  # (the family's twins are checked by default: forty_five/test_endgame.py)
 def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
     """A decision's card equivalent to another of its world, and a padded repeat, is not
     searched but takes that move's solve (``solve.root_twins``): the same chips, pot taken and

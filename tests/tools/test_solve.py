@@ -117,7 +117,6 @@ def test_a_solves_transposition_table_fits_its_depth() -> None:
 
         return str(jax.make_jaxpr(solve)(states, actions))
 
-    assert "i32[16384,6]" in traced("forty_five", 4) and "i32[262144,6]" not in traced(
-        "forty_five", 4
-    )
+    four = traced("forty_five", 4)
+    assert "i32[16384,6]" in four and "i32[262144,6]" not in four
     assert "i32[262144,6]" in traced("spoil_five", 5)
