@@ -20,6 +20,7 @@ from spoilfive_jax.games.forty_five import fast_play as fp
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.tools.analysis import legal_slots
 from tests.forty_five.test_fast_playout import _after
+from tests.twins import assert_twins_take_their_values
 
 R = FortyFiveRules
 
@@ -316,14 +317,4 @@ def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
         return {f: np.asarray(v) for f, v in run(keys, states, actions, player).items()}
 
     twins = np.asarray(jax.jit(lambda s, a: infer._root_twins(s, a, 10, rules))(states, actions))
-    own = np.arange(width)
-    merged = twins != own
-    repeat = np.asarray(actions)[np.arange(len(twins))[:, None], twins] == np.asarray(actions)
-    assert (merged & repeat).any() and (merged & ~repeat).any()  # both kinds of twin occur
-    with_twins = solved()
-    monkeypatch.setattr(
-        endgame, "root_twins", lambda p, t, a, r, rules: jnp.broadcast_to(own, a.shape)
-    )
-    every_slot = solved()
-    for field in infer.FIELDS:
-        np.testing.assert_array_equal(with_twins[field], every_slot[field], err_msg=field)
+    assert_twins_take_their_values(solved, twins, actions, endgame, monkeypatch)

@@ -14,6 +14,7 @@ import spoilfive_jax as sf
 from spoilfive_jax.games.spoil_five import solve, view
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.tools.analysis import legal_slots
+from tests.twins import assert_twins_take_their_values
 
 
 def _at(cond: jax.Array, like: jax.Array) -> jax.Array:
@@ -120,14 +121,4 @@ def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
         return solve.root_twins(h, table, a, solve._plays_left(h, 3) <= 10, env.rules)
 
     twins = np.asarray(jax.jit(twins_of)(states, actions))
-    own = np.arange(width)
-    merged = twins != own
-    repeat = np.asarray(actions)[np.arange(len(twins))[:, None], twins] == np.asarray(actions)
-    assert (merged & repeat).any() and (merged & ~repeat).any()  # both kinds of twin occur
-    with_twins = solved()
-    monkeypatch.setattr(
-        solve, "root_twins", lambda h, t, a, r, rules: jnp.broadcast_to(own, a.shape)
-    )
-    every_slot = solved()
-    for field, values in with_twins.items():
-        np.testing.assert_array_equal(values, every_slot[field], err_msg=field)
+    assert_twins_take_their_values(solved, twins, actions, solve, monkeypatch)
