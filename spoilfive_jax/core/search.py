@@ -509,9 +509,8 @@ def _queued(
         slot = q.next + jnp.cumsum(idle) - 1
         gets = idle & (slot < count)
         world = queue[jnp.minimum(slot, b - 1)]
-        index = world
-        new_ctx = take(ctx, index)
-        fresh = jax.vmap(start)(new_ctx, take(roots, index))
+        new_ctx = take(ctx, world)
+        fresh = jax.vmap(start)(new_ctx, take(roots, world))
         fresh = fresh._replace(stack=fresh.stack[:, :0])  # (the stacks stay out: ``body``)
 
         def pick(new: jax.Array, old: jax.Array) -> jax.Array:
