@@ -153,11 +153,11 @@ def _plays(n: int, rules: FortyFiveRules, count: int, tricks: int, seed: int):
 
 
 # Every rule the play reads, and every table size, solved both ways (3 tricks or fewer left).
-# By default one table is solved with the search and without its pruning (each way is a loop
-# of its own to compile); -m slow adds each part alone (no merging, no table) and the rest.
+# Under -m slow: the default run checks the search against a plain-Python minimax instead
+# (test_solve_reference.py, through the same pruning, merging, table and root twins).
 _SLOW = pytest.mark.slow
 SEARCH_CASES = [
-    pytest.param(2, R(), 3, False, id="forty_five2-pruning"),
+    pytest.param(2, R(), 3, False, id="forty_five2-pruning", marks=_SLOW),
     pytest.param(4, R(), 3, False, id="forty_five4", marks=_SLOW),
     pytest.param(4, R(), 3, True, id="forty_five4-each-part", marks=_SLOW),
     pytest.param(
@@ -299,6 +299,7 @@ def test_pimc_takes_solve_tricks_and_refuses_what_it_cannot_solve() -> None:
         unbound.bind(sf.make("oh_hell"))
 
 
+@pytest.mark.slow
 def test_equivalent_root_moves_take_their_twins_values(monkeypatch) -> None:
     """A decision's move equivalent to another of its world (a card of a run with nothing
     another seat holds between), and a padded repeat, is not searched but takes that move's

@@ -49,7 +49,7 @@ def _replayed(state: game.State, rules: FortyFiveRules) -> game.State:
 @pytest.mark.parametrize(
     ("n", "rules"),
     [
-        pytest.param(4, R(), id="forty_five4"),
+        pytest.param(4, R(), id="forty_five4", marks=pytest.mark.slow),  # (auction4 covers it)
         pytest.param(4, R(variant="auction"), id="auction4"),
         pytest.param(
             2, R(joker=True, jink="announced"), id="forty_five2-joker-jink", marks=pytest.mark.slow

@@ -25,7 +25,7 @@ from tests.spoil_five.test_view import (
 
 R = sf.forty_five.FortyFiveRules
 CASES = [  # every variant, the joker, each rob, jink, renege and follow reading
-    (4, R()),
+    (4, R()),  # (the plain defaults: under -m slow where the other cases cover every reading)
     (2, R(joker=True, jink="announced", illegal_penalty=7)),
     (5, R(variant="twenty_five", rob="forced", renege="trick", follow="seed")),
     (6, R(variant="auction", joker=True, renege="deal")),
@@ -36,6 +36,9 @@ CASES = [  # every variant, the joker, each rob, jink, renege and follow reading
 def _id(case: tuple[int, R]) -> str:
     n, r = case
     return f"{r.variant}{n}-j{int(r.joker)}-{r.jink}"
+
+
+SLOW_FIRST = pytest.param(CASES[0], marks=pytest.mark.slow, id=_id(CASES[0]))
 
 
 def _deal(env: sf.Env, seed: int, b: int):
@@ -60,7 +63,7 @@ def _first_bit(key, state, player):
     return lowest(state.legal_set)
 
 
-@pytest.mark.parametrize("case", CASES[:4], ids=_id)
+@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:4]], ids=_id)
 def test_view_is_the_public_state_at_every_play(case):
     """Random play with a few illegal actions from the first lead, both engines stepped
     together: every leaf of every live hand's view equals the public step's state."""
@@ -98,7 +101,9 @@ def test_view_is_the_public_state_at_every_play(case):
 @pytest.mark.parametrize(
     ("case", "spec"),
     [
-        (CASES[0], [_user_random, "heuristic", "random", _first_bit]),
+        pytest.param(
+            CASES[0], [_user_random, "heuristic", "random", _first_bit], marks=pytest.mark.slow
+        ),
         (CASES[1], _user_random),
         (CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"]),
         (CASES[3], [_user_random, "heuristic"] * 3),
@@ -198,7 +203,7 @@ def test_the_finished_states_are_the_public_steps(case):
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a), name)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:]], ids=_id)
 def test_the_step_before_the_play_is_the_public_steps(case):
     """``view.step_before_play`` (the play's outcome left out, for ``finish``'s decisions
     before the first lead) leaves every hand before its first lead exactly as the public step
@@ -224,7 +229,7 @@ def test_the_step_before_the_play_is_the_public_steps(case):
     assert checked > b // 4 and fouls > 0, (checked, fouls)  # (the cases were reached)
 
 
-@pytest.mark.parametrize("case", [CASES[0], CASES[3]], ids=_id)
+@pytest.mark.parametrize("case", [SLOW_FIRST, CASES[3]], ids=_id)
 def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
     """In the tricks of a lineup with a user's policy, the built-in random, greedy and heuristic
     seats choose on the kernel itself (the random from the hand's counter key, the kernel's

@@ -39,9 +39,9 @@ def _positions(env: sf.Env, count: int, decisions: int, seed: int):
 
 
 SLOW = pytest.mark.slow
-CASES = [  # (the smallest table by default: the others with -m slow)
+CASES = [  # (-m slow: the default run checks the search against test_solve_reference.py's minimax)
     pytest.param(5, Rules(), 14, id="five", marks=SLOW),
-    pytest.param(3, Rules(jink=False, renege="deal"), 4, id="three-nojink-deal"),
+    pytest.param(3, Rules(jink=False, renege="deal"), 4, id="three-nojink-deal", marks=SLOW),
     pytest.param(4, Rules(follow="seed", rob="forced"), 7, id="four-seed", marks=SLOW),
     pytest.param(
         6, Rules(renege="trick", jink_bonus=3), 16, id="six-trick", marks=pytest.mark.slow

@@ -183,7 +183,7 @@ def test_only_read_zeroes_what_a_policy_does_not_read():
         )
 
 
-@pytest.mark.parametrize("n", [2, 5, 9])
+@pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 5, 9])
 def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
     """The loops hand a policy counter keys (``core.keys``) whose first number at decision t is
     the kernel's own draw, and the built-in random picks as the kernel does (the k-th legal
