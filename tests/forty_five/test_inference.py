@@ -67,7 +67,7 @@ def _replayed(state: game.State, rules: FortyFiveRules) -> game.State:
 )
 def test_the_record_wound_back_and_replayed_is_the_state(n, rules) -> None:
     env = sf.forty_five.FortyFive(n, rules)
-    states = _after(env, 48, seed=n)[0]
+    states = jax.jit(lambda: _after(env, 48, seed=n)[0])()
     # the record holds exactly the cards played to tricks
     record = np.asarray(states.trick_plays).astype(int)  # [48, 5, N]
     played = np.asarray(bits.to_bool(states.played, 64))  # [48, 64]

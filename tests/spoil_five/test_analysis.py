@@ -470,7 +470,7 @@ def test_a_small_call_compiles_one_shape_whatever_its_number_of_legal_actions():
 
     env = sf.spoil_five.SpoilFive(4)
     states, _, _ = played_games(4, "seed")
-    positions = [(t, i) for t in range(2, 14) for i in range(3)]
+    positions = [(t, i) for t in range(2, 14, 2) for i in range(3)]
     live = [pick(states[t], i) for t, i in positions if not bool(states[t].terminated[i])]
     counts = {int(s.legal_action_mask.sum()) for s in live}
     assert len(counts - {1}) >= 3  # (several counts of legal actions)
