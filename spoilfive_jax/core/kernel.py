@@ -13,9 +13,11 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.tricks import legal_follow, trick_after_play
 
 U32 = jnp.uint32
 I32 = jnp.int32
+TRUMP_SLOT = 2  # the strength slot of the trumps (the hi word's low half)
 
 
 def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
@@ -82,16 +84,10 @@ def trick_play(
     led = jnp.where(leading, slot, led_old)
     is_trump = slot == trump_slot
     power = jnp.where(is_trump, trump_power + strength, jnp.where(slot == led, strength, -1))
-    take = leading | (power > best_old)
-    best = jnp.where(take, power, best_old)
-    seat = jnp.where(take, cur, seat_old)
     trump_played = jnp.where(is_trump, strength, -1)
-    if renege == "deal":
-        level = jnp.maximum(level_old, trump_played)
-    elif renege == "trick":
-        level = jnp.where(leading, trump_played, jnp.maximum(level_old, trump_played))
-    else:  # "led"
-        level = jnp.where(leading, trump_played, level_old)
+    best, seat, level = trick_after_play(
+        cur, leading, power, trump_played, best_old, seat_old, level_old, renege
+    )
     return TrickPlay(led, best, seat, level, is_trump, strength)
 
 
@@ -106,6 +102,23 @@ def slot_set(slot: jax.Array, within: jax.Array) -> Bits:
     word = (within & U32(0xFFFF)) << jnp.where(slot % 2 == 1, U32(16), U32(0))
     lo = jnp.where((slot == 0) | (slot == 1), word, U32(0))
     return Bits(lo, jnp.where((slot == 2) | (slot == 3), word, U32(0)))
+
+
+PLAIN_STRENGTHS = np.uint32(0x1FFF)  # a plain slot's 13 strengths
+
+
+def follow_positions(
+    hand: Bits, led: jax.Array, level: jax.Array, trump_bits: int, top_bits: int, follow: str
+) -> Bits:
+    """The cards of ``hand`` (strength positions) that may be played to a trick whose led slot
+    is ``led`` (-1: a lead, anything) and renege level ``level``: ``core.tricks.legal_follow``,
+    the rule every game's public step states on card ids.  The trumps are the hi word's bits
+    ``trump_bits`` (slot 2, ``TRUMP_SLOT``), the top trumps that may be withheld from a trump
+    lead ``top_bits`` of them above the renege level; ``follow``: "seed" or "traditional"."""
+    trumps = Bits(U32(0), U32(trump_bits))
+    withheld = Bits(U32(0), U32(top_bits) & _above(level))
+    suit_led = slot_set(led, U32(PLAIN_STRENGTHS))  # (the plain slot led; a trump lead: unread)
+    return legal_follow(hand, trumps, suit_led, withheld, led < 0, led == TRUMP_SLOT, follow)
 
 
 def trick_beaters(

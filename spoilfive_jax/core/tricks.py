@@ -59,25 +59,81 @@ def follow_plays(
     leading: jax.Array,
     follow: str,
 ) -> Bits:
-    """The cards of ``hand`` that may be played to the current trick.
+    """The cards of ``hand`` that may be played to the current trick (card ids).
 
     ``trumps``: every trump of the deal; ``led_class``: the suit led (0..3) or ``TRUMP_CLASS``;
     ``may_withhold``: the top trumps that may be reneged from a trump lead (``top_trumps``);
     ``leading``: anything may be led; ``follow`` (static): "seed" (holding the suit led or any
     trump, play one of those) or "traditional" (holding the suit led, follow or trump; void,
-    anything).
+    anything).  The rule itself is ``legal_follow``'s.
+    """
+    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
+    trump_led = led_class == TRUMP_CLASS
+    return legal_follow(hand, trumps, suit_led, may_withhold, leading, trump_led, follow)
+
+
+def legal_follow(
+    hand: Bits,
+    trumps: Bits,
+    suit_led: Bits,
+    may_withhold: Bits,
+    leading: jax.Array,
+    trump_led: jax.Array,
+    follow: str,
+) -> Bits:
+    """The cards of ``hand`` that may be played to a trick (docs/rules.md#following-suit and
+    docs/rules.md#reneging), on any numbering of the cards: the games' card ids
+    (``follow_plays``) and the kernels' strength positions alike, so every game states the rule
+    once.
+
+    ``trumps``: every trump; ``suit_led``: the plain cards of the suit led (read when
+    ``trump_led`` is False); ``may_withhold``: the top trumps that may be reneged from a trump
+    lead; ``leading``: anything may be led; ``follow`` (static): "seed" or "traditional"
+    (``follow_plays``).  Plain suit led: follow suit or trump ("seed": obliged if holding
+    either; "traditional": if holding the suit).  Trump led: a top trump allowed to renege may
+    be withheld; holding any other trump forces a trump.
     """
     held_trumps = hand & trumps
-    # Plain suit led: follow suit or trump ("seed": obliged if holding either).
-    suit_led = suit_set(jnp.clip(led_class, 0, 3)).without(Bits(*_AH))
     followers = hand & (suit_led | trumps)
     must = bits.nonempty(followers if follow == "seed" else hand & suit_led)
     plain_legal = bits.where(must, followers, hand)
-    # Trump led: a top trump allowed to renege may be withheld; any other trump forces a trump.
     forced = bits.nonempty(held_trumps.without(may_withhold))
     trump_legal = bits.where(forced, held_trumps, hand)
-    followed = bits.where(led_class == TRUMP_CLASS, trump_legal, plain_legal)
+    followed = bits.where(trump_led, trump_legal, plain_legal)
     return bits.where(leading, hand, followed)
+
+
+def trick_after_play(
+    cur: jax.Array,
+    leading: jax.Array,
+    power: jax.Array,
+    trump_played: jax.Array,
+    best_power: jax.Array,
+    best_seat: jax.Array,
+    level: jax.Array,
+    renege: str,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Seat ``cur`` plays a card of trick power ``power`` (``leading``: to an empty trick):
+    (the trick's best power, its winning seat, the renege level) after the play, from those
+    before it (``best_power``, ``best_seat``, ``level``).
+
+    A lead takes the trick; later a card takes it only with a higher power (the powers of a
+    trick's cards differ).  The renege level is the highest trump strength played that still
+    counts for reneging (-1: none; ``trump_played``: the card's trump strength, -1 for a plain
+    card), by ``renege`` (static; docs/rules.md#reneging): "deal" (every trump played this
+    deal), "trick" (this trick's) or "led" (the card led only).  Every game's public step and
+    every kernel play a card through this (any shape, element by element).
+    """
+    take = leading | (power > best_power)
+    if renege == "deal":
+        level = jnp.maximum(level, trump_played)
+    elif renege == "trick":
+        level = jnp.where(leading, trump_played, jnp.maximum(level, trump_played))
+    elif renege == "led":
+        level = jnp.where(leading, trump_played, level)
+    else:
+        raise ValueError(f"renege must be 'deal', 'trick' or 'led', got {renege!r}")
+    return jnp.where(take, power, best_power), jnp.where(take, cur, best_seat), level
 
 
 def revealed_void(

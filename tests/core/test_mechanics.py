@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from spoilfive_jax.core import bits, cards, deal, ranking, tricks
 from spoilfive_jax.core.bits import Bits, members
@@ -125,3 +126,63 @@ def test_positions_of_maps_every_card_through_the_position_table():
         for i, s in enumerate(sets):
             expect = sorted(int(position[trump[i], c]) for c in s)
             assert members(np.asarray(got.lo[i]), np.asarray(got.hi[i])) == expect
+
+
+def test_the_follow_rule_is_one_on_card_ids_and_on_strength_positions():
+    """``tricks.legal_follow`` is the one statement of following suit and reneging: on card ids
+    (``follow_plays``, every public step) and on the kernels' strength positions
+    (``kernel.follow_positions``) it allows the same cards of random hands, under each trump,
+    lead (a plain suit, a trump, none), renege level and ``follow`` reading."""
+    from spoilfive_jax.core import kernel
+    from spoilfive_jax.games.spoil_five import fast
+
+    rng = np.random.default_rng(11)
+    b = 512
+    hands = np.stack([rng.choice(52, size=5, replace=False) for _ in range(b)])
+    mask = np.zeros((b, 52), bool)
+    mask[np.arange(b)[:, None], hands] = True
+    hand = bits.from_bool(jnp.asarray(mask))
+    trump = jnp.asarray(rng.integers(0, 4, b), jnp.int32)
+    led_class = jnp.asarray(rng.integers(-1, 5, b), jnp.int32)  # -1: a lead; 4: trumps led
+    level = jnp.asarray(rng.integers(-1, 14, b), jnp.int32)
+    led_class = jnp.where(led_class == trump, tricks.TRUMP_CLASS, led_class)  # (trumps led)
+    # the slot of the suit led (a plain card's strength position >> 4), 2 for trumps, -1: none
+    slot_of = jnp.asarray(fast.POSITION[:, 13 * np.arange(4) + 5] >> 4)  # [trump, suit]
+    led_slot = jnp.where(
+        led_class == tricks.TRUMP_CLASS,
+        kernel.TRUMP_SLOT,
+        jnp.where(led_class < 0, -1, slot_of[trump, jnp.clip(led_class, 0, 3)]),
+    )
+    positions = kernel.suit_tables(fast.POSITION)
+    for follow in ("seed", "traditional"):
+
+        def on_ids(h, t, c, lv, follow=follow):
+            withhold = tricks.top_trumps(t, lv, 13, 12, 11)
+            trumps = ranking.trump_set(t)
+            return tricks.follow_plays(h, trumps, c, withhold, c < 0, follow)
+
+        by_id = jax.vmap(on_ids)(hand, trump, led_class, level)
+        want = kernel.positions_of(by_id, trump, positions)
+        hand_at = kernel.positions_of(hand, trump, positions)
+        got = kernel.follow_positions(hand_at, led_slot, level, 0x3FFF, 0x3800, follow)
+        np.testing.assert_array_equal(np.asarray(got.lo), np.asarray(want.lo), follow)
+        np.testing.assert_array_equal(np.asarray(got.hi), np.asarray(want.hi), follow)
+        assert (np.asarray(bits.count(by_id)) < 5).any()  # (some hands were constrained)
+
+
+def test_a_play_to_a_trick_takes_it_and_sets_the_renege_level():
+    """``tricks.trick_after_play``: a lead takes the trick, a higher power takes it over, a lower
+    one does not; the renege level by each reading; an unknown reading is a ValueError."""
+    i = jnp.int32
+    for renege, lead, under in (("deal", 9, 12), ("trick", 3, 12), ("led", 3, 7)):
+        # a trump of strength 3 led (level 9 before it)
+        out = tricks.trick_after_play(i(2), True, i(20), i(3), i(5), i(0), i(9), renege)
+        assert tuple(map(int, out)) == (20, 2, lead), renege
+        # a plain card of power 25 over the best 20 takes the trick; no trump: the level stays
+        out = tricks.trick_after_play(i(3), False, i(25), i(-1), i(20), i(2), i(7), renege)
+        assert tuple(map(int, out)) == (25, 3, 7), renege
+        # a trump of strength 12 but power 4 (under the best 20) does not take it
+        out = tricks.trick_after_play(i(4), False, i(4), i(12), i(20), i(2), i(7), renege)
+        assert tuple(map(int, out)) == (20, 2, under), renege
+    with pytest.raises(ValueError, match="renege must be"):
+        tricks.trick_after_play(i(0), True, i(1), i(-1), i(-1), i(-1), i(-1), "never")

@@ -22,7 +22,13 @@ import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.kernel import mix, random_choice, seat_select, trick_play
+from spoilfive_jax.core.kernel import (
+    follow_positions,
+    mix,
+    random_choice,
+    seat_select,
+    trick_play,
+)
 from spoilfive_jax.core.packed import Field, get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
@@ -247,19 +253,9 @@ def make_record(
 
 def legal_play(hand: Bits, status: jax.Array, rules: FortyFiveRules) -> Bits:
     """The cards of ``hand`` that may be played (docs/rules.md) given the packed status."""
-    led = get(status, _F_LED)
-    level = get(status, _F_LEVEL)
-    trumps = hand.hi & U32(sx.trump_mask(rules))
-    suit = hand & sx.slot_mask(led)
-    follow = Bits(suit.lo, suit.hi | trumps)
-    obliged = follow if rules.follow == "seed" else suit
-    must = bits.nonempty(obliged)
-    plain_led = bits.where(must, follow, hand)
-    eligible = U32(sx.top_mask(rules)) & sx.above(level)  # top trumps that may be withheld
-    forced = (trumps & ~eligible) != 0
-    trump_led = Bits(jnp.where(forced, U32(0), hand.lo), jnp.where(forced, trumps, hand.hi))
-    followed = bits.where(led == sx.TRUMP_SLOT, trump_led, plain_led)
-    return bits.where(led < 0, hand, followed)
+    led, level = get(status, _F_LED), get(status, _F_LEVEL)
+    trumps, tops = int(sx.trump_mask(rules)), int(sx.top_mask(rules))
+    return follow_positions(hand, led, level, trumps, tops, rules.follow)
 
 
 def play_step(

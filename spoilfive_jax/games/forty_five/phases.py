@@ -227,16 +227,16 @@ def play_to_trick(state: State, d: Decision, trump: jax.Array, rules: FortyFiveR
     # trick power: 16 + strength for a trump, plain strength for the suit led, else -1
     power = jnp.where(is_trump, _TRUMP_POWER + ts, -1)
     power = jnp.where(~is_trump & (a // 13 == led_class), ranking.plain_strength(a), power)
-    take = leading | (power > state.best_power)
-    best_power = jnp.where(take, power, state.best_power)
-    best_seat = jnp.where(take, d.cur, state.best_seat)
-    trump_played = jnp.where(is_trump, ts, -1)
-    if rules.renege == "deal":
-        level = jnp.maximum(state.renege_level, trump_played)
-    elif rules.renege == "trick":
-        level = jnp.where(leading, trump_played, jnp.maximum(state.renege_level, trump_played))
-    else:  # "led"
-        level = jnp.where(leading, trump_played, state.renege_level)
+    best_power, best_seat, level = tricks.trick_after_play(
+        d.cur,
+        leading,
+        power,
+        jnp.where(is_trump, ts, -1),
+        state.best_power,
+        state.best_seat,
+        state.renege_level,
+        rules.renege,
+    )
     return TrickPlay(leading, ts, led_class, best_power, best_seat, level)
 
 

@@ -32,7 +32,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.kernel import mix, seat_select, suit_tables, trick_play
+from spoilfive_jax.core.kernel import follow_positions, mix, seat_select, suit_tables, trick_play
 from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.core.packed import Field, get, is_clear, mask, put, seat_value
 from spoilfive_jax.games.spoil_five.game import (
@@ -162,27 +162,9 @@ def legal_positions(
     lo: jax.Array, hi: jax.Array, status: jax.Array, rules: Rules
 ) -> tuple[jax.Array, jax.Array]:
     """Legal action positions (lo, hi) of the player to act, whose hand is (lo, hi)."""
-    phase = get(status, _F_PHASE)
-    led = get(status, _F_LED)
-    level = get(status, _F_LEVEL)
-    trumps = hi & _TRUMPS_HI
-    # Plain slot led: follow suit or trump.
-    s_lo, s_hi = slot_masks(led)
-    f_lo, f_hi = lo & s_lo, (hi & s_hi) | trumps
-    seed_rule = rules.follow == "seed"  # holding the suit or a trump obliges
-    must = ((f_lo | f_hi) if seed_rule else ((lo & s_lo) | (hi & s_hi))) != 0
-    p_lo, p_hi = jnp.where(must, f_lo, lo), jnp.where(must, f_hi, hi)
-    # Trump led: top trumps stronger than the renege level may be withheld.
-    above = ~((jnp.uint32(1) << (level + 1).astype(U32)) - 1)
-    eligible = jnp.uint32(_TOPS_HI) & above
-    forced = (trumps & ~eligible) != 0
-    t_lo, t_hi = jnp.where(forced, U32(0), lo), jnp.where(forced, trumps, hi)
-    trump_led = led == TRUMP_SLOT
-    follow_lo = jnp.where(trump_led, t_lo, p_lo)
-    follow_hi = jnp.where(trump_led, t_hi, p_hi)
-    leading = led < 0
-    play_lo = jnp.where(leading, lo, follow_lo)
-    play_hi = jnp.where(leading, hi, follow_hi)
+    phase, led, level = get(status, _F_PHASE), get(status, _F_LED), get(status, _F_LEVEL)
+    play = follow_positions(Bits(lo, hi), led, level, _TRUMPS_HI, _TOPS_HI, rules.follow)
+    play_lo, play_hi = play.lo, play.hi
     rob_lo = lo | jnp.uint32(_PASS_BIT) if rules.rob == "optional" else lo
     out_lo = jnp.where(phase == ROB, rob_lo, play_lo)
     out_hi = jnp.where(phase == ROB, hi, play_hi)

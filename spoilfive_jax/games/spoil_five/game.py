@@ -32,6 +32,7 @@ from spoilfive_jax.core.tricks import (
     next_seat,
     revealed_void,
     top_trumps,
+    trick_after_play,
 )
 from spoilfive_jax.core.validate import check_num_players
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -246,16 +247,16 @@ def play_to_trick(state: State, a: jax.Array, rules: Rules) -> TrickPlay:
     is_trump = ts >= 0
     led_class = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, a // 13), state.led_class)
     power = trick_power(a, state.trump, led_class)
-    take = leading | (power > state.best_power)
-    best_power = jnp.where(take, power, state.best_power)
-    best_seat = jnp.where(take, cur, state.best_seat)
-    trump_played = jnp.where(is_trump, ts, -1)
-    if rules.renege == "deal":  # every trump played this deal counts
-        level = jnp.maximum(state.renege_level, trump_played)
-    elif rules.renege == "trick":  # trumps of this trick only
-        level = jnp.where(leading, trump_played, jnp.maximum(state.renege_level, trump_played))
-    else:  # "led": only the led card counts
-        level = jnp.where(leading, trump_played, state.renege_level)
+    best_power, best_seat, level = trick_after_play(
+        cur,
+        leading,
+        power,
+        jnp.where(is_trump, ts, -1),
+        state.best_power,
+        state.best_seat,
+        state.renege_level,
+        rules.renege,
+    )
     return TrickPlay(leading, led_class, best_power, best_seat, level)
 
 
