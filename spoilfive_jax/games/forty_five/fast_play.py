@@ -30,8 +30,9 @@ from spoilfive_jax.core.kernel import (
     trick_play,
 )
 from spoilfive_jax.core.packed import Field, get, is_clear, put, seat_value
-from spoilfive_jax.games.forty_five.game import NUM_TRICKS, POINTS_PER_TRICK
+from spoilfive_jax.games.forty_five.game import NUM_TRICKS
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
+from spoilfive_jax.games.forty_five.scoring import team_points, team_totals
 
 U32, I32 = sx.U32, sx.I32
 
@@ -395,33 +396,23 @@ def outcome(p: Play, table: Table, num_players: int, rules: FortyFiveRules) -> O
     n = num_players
     t = num_teams(n)
     tricks = jnp.stack([seat_value(p.tricks, s, _TRICK_BITS) for s in range(n)], axis=-1)
-    team_of = np.arange(n) % t
-    on_team = jnp.asarray(team_of[None, :] == np.arange(t)[:, None])  # bool[T, N]
-    team_tricks = jnp.where(on_team[None], tricks[:, None, :], 0).sum(-1)  # [B, T]
-    teams = jnp.arange(t)[None, :]
-    if rules.scoring == "hoyle":
-        pts = jnp.where(team_tricks == NUM_TRICKS, 10, jnp.where(team_tricks >= 3, 5, 0))
-    else:
-        pts = POINTS_PER_TRICK * team_tricks
-        if rules.bonus:
-            any_trump = (p.trumps & U32(sx.SLOT2_MASK)) != 0
-            best_seat = (p.trumps >> U32(_BEST_SEAT_SHIFT)).astype(I32)
-            bonus = any_trump[:, None] & (teams == (best_seat % t)[:, None])
-            pts = pts + jnp.where(bonus, POINTS_PER_TRICK, 0)
+    team_tricks = team_totals(tricks, n)  # [B, T]
+    any_trump = (p.trumps & U32(sx.SLOT2_MASK)) != 0
+    best_seat = (p.trumps >> U32(_BEST_SEAT_SHIFT)).astype(I32)
     jinked = table.jinker >= 0
     jinker_team = jnp.maximum(table.jinker, 0) % t
     jink_tricks = jnp.take_along_axis(team_tricks, jinker_team[:, None], axis=1)[:, 0]
     jink_won = jinked & (jink_tricks == NUM_TRICKS)
-    if rules.jink == "announced":
-        mine = jinked[:, None] & (teams == jinker_team[:, None])
-        pts = jnp.where(mine, 2 * pts, pts)
+    pts = team_points(
+        team_tricks,
+        jnp.where(any_trump, best_seat % t, -1),
+        jnp.where(jinked, jinker_team, -1),
+        table.bid,
+        table.bidder % t,
+        rules,
+    )
+    if rules.jink == "announced":  # (a failed jink: nobody scores; Auction has no jinks)
         pts = jnp.where((jinked & ~jink_won)[:, None], 0, pts)
-    if rules.auction:
-        on_bid = teams == (table.bidder % t)[:, None]
-        made = jnp.where(on_bid, pts, 0).sum(-1)
-        bid = table.bid
-        scored = jnp.where(made >= bid, jnp.where(bid == 30, 2 * made, made), -bid)
-        pts = jnp.where(on_bid, scored[:, None], pts)
     return Outcome(
         team_points=pts.astype(I32),
         tricks_won=tricks.astype(I32),

@@ -19,8 +19,9 @@ from spoilfive_jax.games.forty_five.state import (
 
 
 def team_totals(per_seat: jax.Array, num_players: int) -> jax.Array:
-    """int32[T]: a per-seat vector summed by team."""
-    return jnp.where(team_matrix(num_players), per_seat[None, :], 0).sum(1).astype(jnp.int32)
+    """int32[..., T]: a per-seat vector [..., N] summed by team."""
+    on_team = team_matrix(num_players)  # bool[T, N]
+    return jnp.where(on_team, per_seat[..., None, :], 0).sum(-1).astype(jnp.int32)
 
 
 def hand_points(state: State, rules: FortyFiveRules) -> jax.Array:
@@ -30,24 +31,51 @@ def hand_points(state: State, rules: FortyFiveRules) -> jax.Array:
     """
     n = state.tricks_won.shape[0]
     t = num_teams(n)
+    best, jinker = state.best_trump_seat, state.jinker
+    return team_points(
+        team_totals(state.tricks_won, n),
+        jnp.where(best >= 0, best % t, -1),
+        jnp.where(jinker >= 0, jinker % t, -1),
+        state.bid,
+        state.bidder % t,
+        rules,
+    )
+
+
+def team_points(
+    team_tricks: jax.Array,
+    best_team: jax.Array,
+    jinker_team: jax.Array,
+    bid: jax.Array,
+    bidder_team: jax.Array,
+    rules: FortyFiveRules,
+) -> jax.Array:
+    """int32[..., T]: each team's points for a hand whose five tricks are over, from its tricks
+    ``team_tricks`` int32[..., T] (docs/rules.md#scoring): 5 a trick and 5 for the team of the
+    best trump played (``best_team``; -1: no trump was played), or Hoyle's 10 for all five
+    tricks and 5 for three or four; an announced jink doubles its team's points
+    (``jinker_team``, -1: none; a jink that failed scores nothing, which the caller applies);
+    in Auction the bidding team (``bidder_team``) scores its points if they reach ``bid``
+    (twice them for a bid of 30), else minus the bid.  The public step (``hand_points``) and
+    the kernel (``fast_play.outcome``) score through this, one hand or a batch [...]."""
+    t = team_tricks.shape[-1]
     teams = jnp.arange(t)
-    tricks = team_totals(state.tricks_won, n)
     if rules.scoring == "hoyle":
-        pts = jnp.where(tricks == NUM_TRICKS, 10, jnp.where(tricks >= 3, 5, 0))
+        pts = jnp.where(team_tricks == NUM_TRICKS, 10, jnp.where(team_tricks >= 3, 5, 0))
     else:
-        pts = POINTS_PER_TRICK * tricks
+        pts = POINTS_PER_TRICK * team_tricks
         if rules.bonus:
-            best = state.best_trump_seat
-            pts = pts + jnp.where((best >= 0) & (teams == best % t), POINTS_PER_TRICK, 0)
-    if rules.jink == "announced":  # the hand got here: any jink succeeded
-        pts = jnp.where((state.jinker >= 0) & (teams == state.jinker % t), 2 * pts, pts)
+            bonus = teams == jnp.asarray(best_team)[..., None]
+            pts = pts + jnp.where(bonus, POINTS_PER_TRICK, 0)
+    if rules.jink == "announced":
+        mine = teams == jnp.asarray(jinker_team)[..., None]
+        pts = jnp.where(mine, 2 * pts, pts)
     if rules.auction:
-        on_bid = teams == state.bidder % t
-        made = jnp.where(on_bid, pts, 0).sum()
-        scored = jnp.where(
-            made >= state.bid, jnp.where(state.bid == 30, 2 * made, made), -state.bid
-        )
-        pts = jnp.where(on_bid, scored, pts)
+        bid = jnp.asarray(bid)
+        on_bid = teams == jnp.asarray(bidder_team)[..., None]
+        made = jnp.where(on_bid, pts, 0).sum(-1)
+        scored = jnp.where(made >= bid, jnp.where(bid == 30, 2 * made, made), -bid)
+        pts = jnp.where(on_bid, scored[..., None], pts)
     return pts.astype(jnp.int32)
 
 

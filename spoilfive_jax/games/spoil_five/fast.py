@@ -40,6 +40,8 @@ from spoilfive_jax.games.spoil_five.game import (
     JINK,
     PASS,
     State,
+    antes,
+    chip_rewards,
     plain_strength,
     trump_strength,
 )
@@ -350,16 +352,6 @@ class Outcome(NamedTuple):
     done: jax.Array  # bool[B]: the hand is over (always True after a full rollout)
 
 
-def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules) -> jax.Array:
-    """int32[B, N]: chips each seat antes (batch form of ``game.antes``)."""
-    seats = jnp.arange(num_players)
-    if rules.ante_after_spoil == "all":
-        pays = jnp.ones((dealer.shape[0], num_players), jnp.bool_)
-    else:
-        pays = (carried[:, None] == 0) | (seats == dealer[:, None])
-    return jnp.where(pays, rules.ante, 0).astype(I32)
-
-
 def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
     n = num_players
     tricks = jnp.stack([seat_tricks(h.tricks, jnp.int32(i)) for i in range(n)], axis=-1)
@@ -373,13 +365,10 @@ def outcome(h: Hands, table: Table, num_players: int, rules: Rules) -> Outcome:
     winner = jnp.where(jinking, jnp.where(jink_won, leader, -1), jnp.where(has3, top, -1))
     paid = antes(table.dealer, table.carried, n, rules)
     pot = table.carried + paid.sum(-1)
-    bonus = jnp.where(jink_won, rules.bonus, 0)[:, None]
-    is_winner = jnp.arange(n) == winner[:, None]
-    received = jnp.where(is_winner, pot[:, None] + bonus * (n - 1), -bonus)
     asked = (jinking | (has3 & (trick_num == 3))) if rules.jink else jnp.zeros_like(jinking)
     decisions = (table.robber >= 0).astype(I32) + trick_num * n + asked.astype(I32)
     return Outcome(
-        rewards=(received - paid).astype(jnp.float32),
+        rewards=chip_rewards(pot, winner, jink_won, paid, rules),
         tricks_won=tricks,
         winner=winner,
         decisions=decisions,

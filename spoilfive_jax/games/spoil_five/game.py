@@ -84,13 +84,28 @@ def state_bytes(num_players: int, rules: Rules | None = None) -> int:
 
 
 def antes(dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules) -> jax.Array:
-    """int32[N]: chips each seat antes this hand (docs/rules.md#winning-a-hand)."""
+    """int32[..., N]: chips each seat antes this hand (docs/rules.md#winning-a-hand), for
+    ``dealer`` and ``carried`` of any shape [...] (one hand, or the kernel's batch)."""
+    dealer, carried = jnp.asarray(dealer), jnp.asarray(carried)
     seats = jnp.arange(num_players)
     if rules.ante_after_spoil == "all":
-        pays = jnp.ones(num_players, jnp.bool_)
+        pays = jnp.ones((*dealer.shape, num_players), jnp.bool_)
     else:
-        pays = (carried == 0) | (seats == dealer)
+        pays = (carried[..., None] == 0) | (seats == dealer[..., None])
     return jnp.where(pays, rules.ante, 0).astype(jnp.int32)
+
+
+def chip_rewards(
+    pot: jax.Array, winner: jax.Array, jink_won: jax.Array, paid: jax.Array, rules: Rules
+) -> jax.Array:
+    """float32[..., N]: net chips of a finished hand (docs/rules.md#winning-a-hand): the winner
+    takes the ``pot`` and, for a jink won, ``rules.bonus`` from every other seat; every seat
+    has paid its ante ``paid`` int32[..., N] (``antes``).  ``winner`` -1: nobody (a spoil)."""
+    n = paid.shape[-1]
+    bonus = jnp.where(jink_won, rules.bonus, 0)[..., None]
+    is_winner = jnp.arange(n) == jnp.asarray(winner)[..., None]
+    received = jnp.where(is_winner, jnp.asarray(pot)[..., None] + bonus * (n - 1), -bonus)
+    return (received - paid).astype(jnp.float32)
 
 
 def trick_power(card: jax.Array, trump: jax.Array, led_class: jax.Array) -> jax.Array:
@@ -222,10 +237,8 @@ def deal_random(
 
 def hand_rewards(state: State, winner: jax.Array, jink_won: jax.Array, rules: Rules) -> jax.Array:
     """float32[N]: net chips of the hand once it is over (docs/rules.md#winning-a-hand)."""
-    n = state.num_players
-    bonus = jnp.where(jink_won, rules.bonus, 0)
-    received = jnp.where(jnp.arange(n) == winner, state.pot + bonus * (n - 1), -bonus)
-    return (received - antes(state.dealer, state.carried, n, rules)).astype(jnp.float32)
+    paid = antes(state.dealer, state.carried, state.num_players, rules)
+    return chip_rewards(state.pot, winner, jink_won, paid, rules)
 
 
 class TrickPlay(NamedTuple):

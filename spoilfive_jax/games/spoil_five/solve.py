@@ -36,7 +36,7 @@ from spoilfive_jax.core import bits, search
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.kernel import trick_beaters, trick_landmarks
 from spoilfive_jax.core.packed import get
-from spoilfive_jax.games.spoil_five.game import State
+from spoilfive_jax.games.spoil_five.game import State, antes
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 I32 = jnp.int32
@@ -130,7 +130,7 @@ def _bounds(
     three tricks; else its ante lost)."""
     n = num_players
     one = functools.partial(jax.tree.map, lambda x: x[None])
-    paid = fast.antes(one(table).dealer, one(table).carried, n, rules)[0]
+    paid = antes(one(table).dealer, one(table).carried, n, rules)[0]
     pot = table.carried + paid.sum()
     mine = paid[player]
     won = fast.seat_tricks(h.tricks, player)

@@ -391,7 +391,7 @@ def _outcome(
     leaves it."""
     n = num_players
     out = fast.outcome(h, table, n, rules)
-    paid = fast.antes(table.dealer, table.carried, n, rules)
+    paid = game.antes(table.dealer, table.carried, n, rules)
     offender = jnp.arange(n) == fast.get(h.status, fast._F_CUR)[:, None]
     fined = (-paid - jnp.where(offender, rules.illegal_penalty, 0)).astype(jnp.float32)
     foul = x.illegal
