@@ -26,7 +26,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import draw_deck
-from spoilfive_jax.core.tricks import next_seat, seat_bits
+from spoilfive_jax.core.tricks import legal_follow, next_seat, seat_bits
 from spoilfive_oh_hell.rules import BID, BONUS, NUM_CARDS, NUM_SUITS, OhHellRules
 from spoilfive_oh_hell.state import State
 
@@ -127,10 +127,12 @@ def bid_set(state: State, rules: OhHellRules) -> Bits:
 
 
 def play_set(hand: Bits, led_suit: jax.Array) -> Bits:
-    """The cards of ``hand`` that may be played: the suit led if it holds any, else any."""
-    follow = hand & suit_set(led_suit)
-    must = (led_suit >= 0) & bits.nonempty(follow)
-    return bits.where(must, follow, hand)
+    """The cards of ``hand`` that may be played: the suit led if it holds any, else any.  The
+    kit's rule of following (``core.tricks.legal_follow``) with no trump privilege: Oh Hell's
+    trumps are only the strongest suit, so a seat holding the suit led may not trump."""
+    none = _zero()
+    never = jnp.bool_(False)
+    return legal_follow(hand, none, suit_set(led_suit), none, led_suit < 0, never, "traditional")
 
 
 def legal_set(state: State, rules: OhHellRules) -> Bits:
