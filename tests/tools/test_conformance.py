@@ -253,6 +253,7 @@ def test_the_conformance_test_catches_wrong_teams() -> None:
         _teams(declaring(lambda env: np.array([1, 2, 3, 4], np.int32)), 0)
 
 
+@pytest.mark.slow  # (the checker checked: 12 s on a cold cache)
 def test_the_conformance_test_catches_wrong_inference() -> None:
     """``Inference``: worlds of one position weigh the same number of plays, none before the
     first and some later, every recorded play is possible in a resampled world, and the
