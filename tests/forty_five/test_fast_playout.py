@@ -92,11 +92,10 @@ def _paths(n: int, rules: FortyFiveRules, kind: str, count: int, seed: int):
 
 def _cases() -> list:
     """Every config with the heuristic and greedy; by default the heuristic on Auction and
-    greedy on Forty-Five, the rest slow (Twenty-Five's kernel against its public step: by
-    default in ``test_fast``) (each case compiles its own table: the
-    default run has a time budget; the heuristic's Forty-Five playouts are checked by default in
-    ``test_endgame``, whose play up to the solve is theirs, and with the joker and an announced
-    jink by the conformance test's ``RolloutKernel`` check)."""
+    greedy on Forty-Five, the rest slow (each case compiles its own table: the default run has
+    a time budget).  The heuristic's Forty-Five playouts are checked by default in
+    ``test_endgame``, whose play up to the solve is theirs; the kernel's play with the joker,
+    jinks and Twenty-Five against the public step by default in ``test_fast``."""
     default = {(7, "heuristic"), (0, "greedy")}
     cases = []
     for kind in ("heuristic", "greedy"):
