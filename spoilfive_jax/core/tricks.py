@@ -13,9 +13,10 @@ import jax.numpy as jnp
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import ACE_OF_HEARTS
-from spoilfive_jax.core.ranking import suit_set
+from spoilfive_jax.core.ranking import plain_strength, suit_set
 
 TRUMP_CLASS = 4  # ``led_class`` of a trump lead (0..3: the plain suit led)
+TRUMP_POWER = 16  # a trump's trick power: 16 + its strength (a card of the suit led: 0..12)
 
 _AH = bits.const([ACE_OF_HEARTS])
 
@@ -134,6 +135,34 @@ def trick_after_play(
     else:
         raise ValueError(f"renege must be 'deal', 'trick' or 'led', got {renege!r}")
     return jnp.where(take, power, best_power), jnp.where(take, cur, best_seat), level
+
+
+def card_to_trick(
+    card: jax.Array,
+    ts: jax.Array,
+    cur: jax.Array,
+    leading: jax.Array,
+    led_class: jax.Array,
+    best_power: jax.Array,
+    best_seat: jax.Array,
+    level: jax.Array,
+    renege: str,
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Seat ``cur`` plays ``card`` (a card id; ``ts`` its trump strength, -1 for a plain card)
+    to the current trick, led with ``led_class`` (unread when ``leading``): (the class led, the
+    trick's best power, its winning seat, the renege level) after the play, by
+    ``trick_after_play``.  A trump's trick power is ``TRUMP_POWER`` + its strength, a card of
+    the suit led its plain strength (0..12), any other card's -1 (it never wins)."""
+    is_trump = ts >= 0
+    suit = jnp.asarray(card) // 13
+    led = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, suit), led_class)
+    plain = jnp.where(suit == led, plain_strength(card), -1)
+    power = jnp.where(is_trump, TRUMP_POWER + ts, plain)
+    trump_played = jnp.where(is_trump, ts, -1)
+    best_power, best_seat, level = trick_after_play(
+        cur, leading, power, trump_played, best_power, best_seat, level, renege
+    )
+    return led, best_power, best_seat, level
 
 
 def revealed_void(

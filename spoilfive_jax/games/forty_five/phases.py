@@ -15,14 +15,13 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from spoilfive_jax.core import bits, ranking, tricks
+from spoilfive_jax.core import bits, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import rob_seat
 from spoilfive_jax.games.forty_five.legal import may_withhold, trump_set, trump_strength
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 from spoilfive_jax.games.forty_five.state import (
     _JOKER_SET,
-    _TRUMP_POWER,
     BID_15,
     BID_30,
     HOLD,
@@ -38,7 +37,6 @@ from spoilfive_jax.games.forty_five.state import (
     PHASE_PLAY,
     PHASE_ROB,
     PHASE_TRUMP,
-    TRUMP_CLASS,
     State,
 )
 
@@ -222,16 +220,12 @@ def play_to_trick(state: State, d: Decision, trump: jax.Array, rules: FortyFiveR
     a = d.a
     leading = d.cur == state.leader
     ts = trump_strength(a, jnp.maximum(trump, 0), rules)
-    is_trump = ts >= 0
-    led_class = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, a // 13), state.led_class)
-    # trick power: 16 + strength for a trump, plain strength for the suit led, else -1
-    power = jnp.where(is_trump, _TRUMP_POWER + ts, -1)
-    power = jnp.where(~is_trump & (a // 13 == led_class), ranking.plain_strength(a), power)
-    best_power, best_seat, level = tricks.trick_after_play(
+    led_class, best_power, best_seat, level = tricks.card_to_trick(
+        a,
+        ts,
         d.cur,
         leading,
-        power,
-        jnp.where(is_trump, ts, -1),
+        state.led_class,
         state.best_power,
         state.best_seat,
         state.renege_level,

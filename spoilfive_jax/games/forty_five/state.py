@@ -39,7 +39,6 @@ TRUMP_CLASS = tricks.TRUMP_CLASS  # ``led_class`` of a trump lead (the joker inc
 NO_CARD = -1
 NUM_TRICKS = 5
 POINTS_PER_TRICK = 5
-_TRUMP_POWER = 16  # trick power of a trump = 16 + its strength (plain cards 0..12)
 _BIG = 1 << 20
 
 # Trump strengths.  Without the joker: core strengths (5 = 13, J = 12, A♥ = 11, ace 10, ...).

@@ -25,14 +25,15 @@ from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
-from spoilfive_jax.core.ranking import plain_strength, trump_set, trump_strength
+from spoilfive_jax.core.ranking import plain_strength as plain_strength  # (re-exported)
+from spoilfive_jax.core.ranking import trump_set, trump_strength
+from spoilfive_jax.core.tricks import TRUMP_CLASS as TRUMP_CLASS  # (re-exported)
 from spoilfive_jax.core.tricks import (
-    TRUMP_CLASS,
+    card_to_trick,
     follow_plays,
     next_seat,
     revealed_void,
     top_trumps,
-    trick_after_play,
 )
 from spoilfive_jax.core.validate import check_num_players
 from spoilfive_jax.games.spoil_five.rules import Rules
@@ -56,7 +57,6 @@ PHASE_ROB, PHASE_PLAY, PHASE_JINK, PHASE_DONE = 0, 1, 2, 3
 PHASE_NAMES = ("rob", "play", "jink", "done")
 
 NO_CARD = -1
-_TRUMP_POWER = 16  # trick power of a trump = 16 + its strength; plain cards of the led suit 0..12
 
 # Constant sets, built once at import (host numpy scalars).
 _ALL_ACTIONS = bits.const(range(NUM_ACTIONS))
@@ -106,17 +106,6 @@ def chip_rewards(
     is_winner = jnp.arange(n) == jnp.asarray(winner)[..., None]
     received = jnp.where(is_winner, jnp.asarray(pot)[..., None] + bonus * (n - 1), -bonus)
     return (received - paid).astype(jnp.float32)
-
-
-def trick_power(card: jax.Array, trump: jax.Array, led_class: jax.Array) -> jax.Array:
-    """int32: how strongly ``card`` competes for a trick led with ``led_class``.
-
-    16 + trump strength for a trump, plain strength (0..12) for a card of the suit led, -1 for
-    a card of a third suit (it can never win).
-    """
-    ts = trump_strength(card, trump)
-    plain = jnp.where(jnp.asarray(card) // 13 == led_class, plain_strength(card), -1)
-    return jnp.where(ts >= 0, _TRUMP_POWER + ts, plain)
 
 
 # --------------------------------------------------------------------------- holdings
@@ -256,15 +245,12 @@ def play_to_trick(state: State, a: jax.Array, rules: Rules) -> TrickPlay:
     and the renege level (``rules.renege``: which trumps played count)."""
     cur = state.current_player
     leading = cur == state.leader
-    ts = trump_strength(a, state.trump)
-    is_trump = ts >= 0
-    led_class = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, a // 13), state.led_class)
-    power = trick_power(a, state.trump, led_class)
-    best_power, best_seat, level = trick_after_play(
+    led_class, best_power, best_seat, level = card_to_trick(
+        a,
+        trump_strength(a, state.trump),
         cur,
         leading,
-        power,
-        jnp.where(is_trump, ts, -1),
+        state.led_class,
         state.best_power,
         state.best_seat,
         state.renege_level,

@@ -101,7 +101,7 @@ class State(StateBase):
     robbed = Unpacked(RECORD)  # bool[]: the robber took the turn-up (public)
     leader = Unpacked(STATUS)  # int32[]: seat that leads (or led) the current trick
     led_class = Unpacked(STATUS)  # int32[]: suit led 0..3, 4 a trump lead, -1 before a lead
-    best_power = Unpacked(STATUS)  # int32[]: trick power of the winning card (``trick_power``)
+    best_power = Unpacked(STATUS)  # int32[]: the winning card's power (``tricks.card_to_trick``)
     best_seat = Unpacked(STATUS)  # int32[]: seat winning the current (or last) trick
     renege_level = Unpacked(STATUS)  # int32[]: a top trump stronger than this may be withheld
     trick_num = Unpacked(RECORD)  # int32[]: tricks completed, 0..5
