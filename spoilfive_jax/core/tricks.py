@@ -7,6 +7,8 @@ Everything is for ONE hand (batch it with ``jax.vmap``); card sets are ``bits.Bi
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import jax
 import jax.numpy as jnp
 
@@ -137,30 +139,50 @@ def trick_after_play(
     return jnp.where(take, power, best_power), jnp.where(take, cur, best_seat), level
 
 
+class TrickState(Protocol):
+    """The fields of a game's state that a play to a trick reads (int32[] each)."""
+
+    @property
+    def led_class(self) -> jax.Array: ...  # the suit led 0..3, TRUMP_CLASS, -1 before a lead
+
+    @property
+    def best_power(self) -> jax.Array: ...  # the winning card's trick power
+
+    @property
+    def best_seat(self) -> jax.Array: ...  # the seat winning the trick
+
+    @property
+    def renege_level(self) -> jax.Array: ...  # ``trick_after_play``'s
+
+
 def card_to_trick(
     card: jax.Array,
     ts: jax.Array,
     cur: jax.Array,
     leading: jax.Array,
-    led_class: jax.Array,
-    best_power: jax.Array,
-    best_seat: jax.Array,
-    level: jax.Array,
+    state: TrickState,
     renege: str,
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Seat ``cur`` plays ``card`` (a card id; ``ts`` its trump strength, -1 for a plain card)
-    to the current trick, led with ``led_class`` (unread when ``leading``): (the class led, the
-    trick's best power, its winning seat, the renege level) after the play, by
+    to the current trick of ``state`` (its class led unread when ``leading``): (the class led,
+    the trick's best power, its winning seat, the renege level) after the play, by
     ``trick_after_play``.  A trump's trick power is ``TRUMP_POWER`` + its strength, a card of
     the suit led its plain strength (0..12), any other card's -1 (it never wins)."""
     is_trump = ts >= 0
     suit = jnp.asarray(card) // 13
-    led = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, suit), led_class)
+    led = jnp.where(leading, jnp.where(is_trump, TRUMP_CLASS, suit), state.led_class)
     plain = jnp.where(suit == led, plain_strength(card), -1)
     power = jnp.where(is_trump, TRUMP_POWER + ts, plain)
     trump_played = jnp.where(is_trump, ts, -1)
     best_power, best_seat, level = trick_after_play(
-        cur, leading, power, trump_played, best_power, best_seat, level, renege
+        cur,
+        leading,
+        power,
+        trump_played,
+        state.best_power,
+        state.best_seat,
+        state.renege_level,
+        renege,
     )
     return led, best_power, best_seat, level
 

@@ -220,17 +220,8 @@ def play_to_trick(state: State, d: Decision, trump: jax.Array, rules: FortyFiveR
     a = d.a
     leading = d.cur == state.leader
     ts = trump_strength(a, jnp.maximum(trump, 0), rules)
-    led_class, best_power, best_seat, level = tricks.card_to_trick(
-        a,
-        ts,
-        d.cur,
-        leading,
-        state.led_class,
-        state.best_power,
-        state.best_seat,
-        state.renege_level,
-        rules.renege,
-    )
+    play = tricks.card_to_trick(a, ts, d.cur, leading, state, rules.renege)
+    led_class, best_power, best_seat, level = play
     return TrickPlay(leading, ts, led_class, best_power, best_seat, level)
 
 

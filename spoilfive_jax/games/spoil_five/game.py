@@ -245,16 +245,9 @@ def play_to_trick(state: State, a: jax.Array, rules: Rules) -> TrickPlay:
     and the renege level (``rules.renege``: which trumps played count)."""
     cur = state.current_player
     leading = cur == state.leader
+    ts = trump_strength(a, state.trump)
     led_class, best_power, best_seat, level = card_to_trick(
-        a,
-        trump_strength(a, state.trump),
-        cur,
-        leading,
-        state.led_class,
-        state.best_power,
-        state.best_seat,
-        state.renege_level,
-        rules.renege,
+        a, ts, cur, leading, state, rules.renege
     )
     return TrickPlay(leading, led_class, best_power, best_seat, level)
 
