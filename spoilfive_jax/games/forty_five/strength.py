@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core import kernel, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.kernel import positions_of, suit_tables
@@ -34,13 +35,13 @@ from spoilfive_jax.games.forty_five.state import _JOKER_STRENGTH, JINK, JOKER, N
 U32 = jnp.uint32
 I32 = jnp.int32
 
-TRUMP_SLOT = 2
+TRUMP_SLOT = kernel.TRUMP_SLOT  # 2
 PLAIN_SLOTS = (0, 1, 3)  # the slots of the three plain suits, in suit order
 SLOT_WIDTH = 16
 TRUMP_BASE = SLOT_WIDTH * TRUMP_SLOT  # position of trump strength 0
-TRUMP_POWER = 16  # trick power of a trump: 16 + strength (plain cards of the suit led: 0..12)
+TRUMP_POWER = tricks.TRUMP_POWER  # a trump's trick power: 16 + strength (the suit led: 0..12)
 P_PASS, P_JINK = 13, 14  # positions of the specials in card-phase action sets
-PLAIN_MASK = np.uint32(0x1FFF)  # one slot's 13 plain strengths
+PLAIN_MASK = kernel.PLAIN_STRENGTHS  # one slot's 13 plain strengths
 SLOT2_MASK = np.uint32(0xFFFF)  # the hi word's trump slot
 HEARTS_GAP = 10  # the trump strength that hearts lacks (the A♥ is its ace)
 PASS_BIT = np.uint32(1 << P_PASS)

@@ -29,12 +29,14 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
+from spoilfive_jax.core import kernel
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
 from spoilfive_jax.core.kernel import follow_positions, mix, seat_select, suit_tables, trick_play
 from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.core.packed import Field, get, is_clear, mask, put, seat_value
+from spoilfive_jax.core.tricks import TRUMP_POWER
 from spoilfive_jax.games.spoil_five.game import (
     CLAIM,
     JINK,
@@ -52,11 +54,11 @@ I32 = jnp.int32
 
 P_PASS, P_JINK, P_CLAIM = 13, 14, 15  # action positions of the specials
 MAX_LEGAL = 6  # the most legal actions: a robber's 5 cards and PASS
-TRUMP_SLOT = 2
+TRUMP_SLOT = kernel.TRUMP_SLOT  # 2
 _PLAIN_SLOTS = (0, 1, 3)
 _TRUMPS_HI = np.uint32(0x3FFF)  # the trump slot, hi word bits 0..13
 _TOPS_HI = np.uint32(0x3800)  # 5, J, A♥ of trumps: strengths 13, 12, 11
-_SLOT_MASK = np.uint32(0x1FFF)
+_SLOT_MASK = kernel.PLAIN_STRENGTHS  # a plain slot's 13 strengths
 
 
 def _build_position_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +206,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
         get(st, _F_LEVEL),
         rules.renege,
         TRUMP_SLOT,
-        16,
+        TRUMP_POWER,
     )
     leader = get(st, _F_LEADER)
     nxt = jnp.where(cur + 1 == n, 0, cur + 1)
