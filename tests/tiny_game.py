@@ -1,7 +1,9 @@
 """High Card: the smallest game the interface takes, written on the core ``Env`` (no capability
 of its own but ``Knowledge``, what its seats know), as a new user's first game would be.  For
 the tests of what a game gets for free (the command line's plain presentation, ``api_test``'s
-contract).
+contract, the core's defaults).  ``BareHighCard`` writes only what every game must (``id``,
+``init``, ``_apply``, ``max_decisions``, ``observe``; its ``_settle`` derives the legal set)
+and takes every default; ``HighCard`` adds its own action text and policies.
 
 Each of N seats is dealt two of the cards 0..2N-1; in turn from the dealer's left each plays one
 of its two; the highest card played takes the one trick and scores 1 (the others 0).  Actions
@@ -104,7 +106,11 @@ class Knowledge:
         )
 
 
-class HighCard(Env[State, HighCardRules]):
+class BareHighCard(Env[State, HighCardRules]):
+    """Only the five hooks every game must write (and ``_settle``, where its legal set is
+    derived): the illegal action's end, the action text and the built-in ``"random"`` are the
+    core's defaults."""
+
     rules_type = HighCardRules
     default_num_players = 3
     phase_names = ("play", "done")
@@ -115,7 +121,7 @@ class HighCard(Env[State, HighCardRules]):
 
     @property
     def id(self) -> str:
-        return "high_card"
+        return "bare_high_card"
 
     @property
     def num_actions(self) -> int:  # type: ignore[override]
@@ -166,18 +172,6 @@ class HighCard(Env[State, HighCardRules]):
             _step_count=state._step_count + 1,
         )
 
-    def _end_illegal(self, state: State) -> State:
-        n = self.num_players
-        fine = -(jnp.arange(n) == state.current_player).astype(jnp.float32)
-        return state.replace(
-            current_player=jnp.int32(-1),
-            phase=jnp.int32(DONE),
-            terminated=jnp.bool_(True),
-            illegal=jnp.bool_(True),
-            rewards=fine,
-            _step_count=state._step_count + 1,
-        )
-
     def _settle(self, state: State) -> State:
         p = jnp.maximum(state.current_player, 0)
         mine = (
@@ -205,6 +199,14 @@ class HighCard(Env[State, HighCardRules]):
             .max((state.played >= 0).astype(jnp.float32))
         )
         return jnp.concatenate([own, seen]).astype(jnp.float32)
+
+
+class HighCard(BareHighCard):
+    """High Card with its own action text and a second built-in policy."""
+
+    @property
+    def id(self) -> str:
+        return "high_card"
 
     def action_str(self, action: Any) -> str:
         return NAMES[: self.num_actions][int(action)]  # (an IndexError outside 0..2N-1)

@@ -8,10 +8,11 @@ names a game.
 
 The core, 29 members: the class facts ``rules_type``, ``default_num_players``, ``phase_names`` and
 ``capabilities``; the table ``num_players``, ``rules`` and ``num_actions`` (a class value that a
-game whose action count depends on its rules sets per table); what a game must
-write: ``id``, ``init``, ``_apply``, ``_end_illegal``, ``max_decisions``,
-``observation_shape``, ``full_observation_shape``, ``observe``, ``observe_full``,
-``action_str``, ``policy_names``, ``builtin_policy``; and what is written once, here: ``step``
+game whose action count depends on its rules sets per table); what a game must write, five
+hooks: ``id``, ``init``, ``_apply``, ``max_decisions``, ``observe``; what it may write, with
+defaults: ``_end_illegal`` (the offender scores -1, as in pgx), ``observation_shape``,
+``full_observation_shape``, ``observe_full``, ``action_str`` (the id), ``policy_names`` and
+``builtin_policy`` (``"random"``: a uniform legal action); and what is written once, here: ``step``
 (pgx semantics: a terminated state comes back unchanged with zero rewards; an illegal action
 ends the hand through the game's ``_end_illegal``, since nothing can raise under jit; a legal
 one goes through ``_apply``), ``_settle`` (optional), ``legal_actions``, ``checked_step``,
@@ -151,6 +152,7 @@ class Env(abc.ABC, Generic[S, R]):
     rules_type: ClassVar[type]
     default_num_players: ClassVar[int] = 4
     phase_names: ClassVar[tuple[str, ...]]
+    """The names of ``state.phase``'s values, the hand's end last (``"done"``)."""
     capabilities: ClassVar[Mapping[type, object]] = {
         caps.Rollouts: generic,
         caps.AgentInfo: generic,
@@ -216,9 +218,11 @@ class Env(abc.ABC, Generic[S, R]):
     def _apply(self, state: S, action: jax.Array) -> S:
         """The state after a LEGAL ``action`` by ``current_player`` in a live hand."""
 
-    @abc.abstractmethod
     def _end_illegal(self, state: S) -> S:
-        """The hand ended at once because ``current_player`` took an illegal action."""
+        """The hand ended at once because ``current_player`` took an illegal action.  Default
+        (pgx's): it scores -1, the others 0 (``generic.end_illegal``); a game overrides it
+        for a penalty of its own or a state with more to settle."""
+        return generic.end_illegal(self, state)
 
     @property
     @abc.abstractmethod
@@ -248,19 +252,21 @@ class Env(abc.ABC, Generic[S, R]):
         own cards, so together they show every hand); a game may give a more compact one."""
         return jnp.concatenate([self.observe(state, p) for p in range(self.num_players)])
 
-    @abc.abstractmethod
     def action_str(self, action: Any) -> str:
         """Text of an action id for people (cards as ``10♦``).  The library calls it with ids
-        0..num_actions-1 only (``checked_step`` names an id outside that range itself)."""
+        0..num_actions-1 only (``checked_step`` names an id outside that range itself).
+        Default: the id (``"17"``)."""
+        return str(int(action))
 
-    @abc.abstractmethod
     def builtin_policy(self, name: str) -> PolicyFn:
-        """The game's built-in policy ``name`` (``policy_names``), a jittable function."""
+        """The game's built-in policy ``name`` (``policy_names``), a jittable function.
+        Default: ``"random"``, a uniform legal action (``generic.random_policy``)."""
+        return generic.builtin_policy(self, name)
 
     @property
-    @abc.abstractmethod
     def policy_names(self) -> tuple[str, ...]:
-        """Names ``builtin_policy`` accepts (``"random"`` first)."""
+        """Names ``builtin_policy`` accepts (``"random"`` first).  Default: ``("random",)``."""
+        return ("random",)
 
     # ------------------------------------------------------------------ written once
 

@@ -1,5 +1,6 @@
-"""The capabilities every game has from the base ``Env``: ``Rollouts``, ``AgentInfo`` and
-``Teams``.
+"""What every game has from the base ``Env``: the defaults of its optional hooks (an illegal
+action's end, the built-in ``"random"`` policy) and the capabilities ``Rollouts``,
+``AgentInfo`` and ``Teams``.
 
 Hands are dealt by the game's ``init`` and played through the public step; the record a rollout
 keeps of a hand is its rewards, tricks and decision count.  A game declares its own module in
@@ -9,19 +10,75 @@ any function here by naming it in its own module (``hand_keys = generic.hand_key
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spoilfive_jax.core import bits
+from spoilfive_jax.core.kernel import random_choice
 from spoilfive_jax.core.keys import deal_keys
 from spoilfive_jax.core.keys import hand_keys as counter_keys
 from spoilfive_jax.core.stats import RunStats, Values
 from spoilfive_jax.core.validate import as_key, check_int
 
 if TYPE_CHECKING:  # the types only: core.env declares this module as its default
-    from spoilfive_jax.core.env import Env, HandState
+    from spoilfive_jax.core.env import Env, HandState, PolicyFn
+
+S = TypeVar("S", bound="HandState")
+
+
+# ---------------------------------------------------------------------------- the hooks' defaults
+
+
+def end_illegal(env: Env[Any, Any], state: S) -> S:
+    """``Env._end_illegal``'s default, pgx's: the hand ends at once, ``current_player`` (the
+    offender) scores -1 and the others 0, nobody is to act, the phase is the hand's end (the
+    last of ``env.phase_names``) and the decision counts."""
+    offender = jnp.arange(env.num_players) == state.current_player
+    ended: S = state.replace(
+        current_player=jnp.int32(-1),
+        phase=jnp.int32(len(env.phase_names) - 1),
+        terminated=jnp.bool_(True),
+        illegal=jnp.bool_(True),
+        rewards=jnp.where(offender, -1.0, 0.0).astype(jnp.float32),
+        _step_count=state._step_count + 1,
+    )
+    return ended
+
+
+def first_legal(state: HandState) -> jax.Array:
+    """int32[]: the lowest legal action of one hand's ``state`` (any game), read from the
+    bitset ``state.legal_set`` in a few operations.  The same action as
+    ``jnp.argmax(state.legal_action_mask)``, which reduces a boolean per action: on XLA:CPU
+    that reduction costs more than a whole decision of a built-in policy.  Once the hand is
+    over every action is legal (0)."""
+    return bits.lowest(state.legal_set).astype(jnp.int32)
+
+
+def random_legal(key: jax.Array, state: HandState) -> jax.Array:
+    """int32[]: a uniformly random legal action of one hand's ``state`` (any game), from 32
+    random bits of ``key`` and the bitset ``state.legal_set``: the k-th legal action with
+    ``k = floor(u * count)`` for a uniform ``u`` on 24 bits (each action's chance is off by less
+    than ``count / 2**24``).  No per-action draw, sum or ``cumsum`` over the action mask."""
+    u = jax.random.bits(key, (), jnp.uint32)
+    return random_choice(state.legal_set.lo, state.legal_set.hi, u).astype(jnp.int32)
+
+
+def random_policy(key: jax.Array, state: HandState, player: jax.Array) -> jax.Array:
+    """The default built-in ``"random"``: a uniform legal action (``random_legal``)."""
+    return random_legal(key, state)
+
+
+def builtin_policy(env: Env[Any, Any], name: str) -> PolicyFn:
+    """``Env.builtin_policy``'s default: ``"random"`` (``random_policy``) of the game's
+    ``policy_names``; any other name is a ``ValueError`` listing them."""
+    if name != "random" or name not in env.policy_names:
+        raise ValueError(
+            f"unknown policy {name!r} for {env.id}; built-in: {', '.join(env.policy_names)}"
+        )
+    return random_policy
 
 
 # ---------------------------------------------------------------------------- Rollouts

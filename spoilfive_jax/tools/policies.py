@@ -35,7 +35,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spoilfive_jax.core import bits
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.env import (
     Env,
@@ -47,7 +46,7 @@ from spoilfive_jax.core.env import (
     is_legal,
     transition_legal,
 )
-from spoilfive_jax.core.kernel import random_choice
+from spoilfive_jax.core.generic import first_legal, random_legal
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
 """A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
@@ -108,24 +107,6 @@ class Lineup:
     def builtin(self) -> bool:
         """Every policy is one of the game's built-ins (a fast kernel may play them)."""
         return all(n is not None for n in self.names)
-
-
-def first_legal(state: HandState) -> jax.Array:
-    """int32[]: the lowest legal action of one hand's ``state`` (any game), read from the
-    bitset ``state.legal_set`` in a few operations.  The same action as
-    ``jnp.argmax(state.legal_action_mask)``, which reduces a boolean per action: on XLA:CPU
-    that reduction costs more than a whole decision of a built-in policy.  Once the hand is
-    over every action is legal (0)."""
-    return bits.lowest(state.legal_set).astype(jnp.int32)
-
-
-def random_legal(key: jax.Array, state: HandState) -> jax.Array:
-    """int32[]: a uniformly random legal action of one hand's ``state`` (any game), from 32
-    random bits of ``key`` and the bitset ``state.legal_set``: the k-th legal action with
-    ``k = floor(u * count)`` for a uniform ``u`` on 24 bits (each action's chance is off by less
-    than ``count / 2**24``).  No per-action draw, sum or ``cumsum`` over the action mask."""
-    u = jax.random.bits(key, (), jnp.uint32)
-    return random_choice(state.legal_set.lo, state.legal_set.hi, u).astype(jnp.int32)
 
 
 def lineup(env: Env[Any, Any], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
