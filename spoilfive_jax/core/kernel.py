@@ -18,6 +18,8 @@ from spoilfive_jax.core.tricks import legal_follow, trick_after_play
 U32 = jnp.uint32
 I32 = jnp.int32
 TRUMP_SLOT = 2  # the strength slot of the trumps (the hi word's low half)
+PLAIN_SLOTS = (0, 1, 3)  # the slots of the three plain suits, in suit order
+SLOT_WIDTH = 16  # positions a slot: slot s holds positions 16 s .. 16 s + 15
 
 
 def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
@@ -105,6 +107,31 @@ def slot_set(slot: jax.Array, within: jax.Array) -> Bits:
 
 
 PLAIN_STRENGTHS = np.uint32(0x1FFF)  # a plain slot's 13 strengths
+
+
+def strength_position(card: int, trump: int, trump_strength: int, plain_strength: int) -> int:
+    """Host: the strength position of card id ``card`` (suit ``card // 13``) under trump suit
+    ``trump``: a trump's is its ``trump_strength`` in the trump slot, any other card's its
+    ``plain_strength`` in the slot of its suit (``PLAIN_SLOTS``, the plain suits in suit
+    order).  ``trump_strength`` is -1 for a plain card (the games' tables build on this)."""
+    if trump_strength >= 0:
+        return SLOT_WIDTH * TRUMP_SLOT + trump_strength
+    plain_suits = [s for s in range(4) if s != trump]
+    return SLOT_WIDTH * PLAIN_SLOTS[plain_suits.index(card // 13)] + plain_strength
+
+
+def plain_slot(suit: jax.Array, trump: jax.Array) -> jax.Array:
+    """int32: the slot of plain suit ``suit`` (0..3, not ``trump``): ``PLAIN_SLOTS`` of its
+    index among the plain suits."""
+    index = suit - (suit > trump).astype(I32)
+    return index + (index == 2).astype(I32)
+
+
+def slot_of_class(led_class: jax.Array, trump: jax.Array) -> jax.Array:
+    """int32: the slot of a public ``led_class`` (a suit 0..3, 4 for trumps) under ``trump``;
+    -1 for none (before a lead)."""
+    slot = jnp.where(led_class == 4, TRUMP_SLOT, plain_slot(jnp.clip(led_class, 0, 3), trump))
+    return jnp.where(led_class < 0, -1, slot)
 
 
 def follow_positions(

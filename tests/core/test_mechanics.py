@@ -186,3 +186,30 @@ def test_a_play_to_a_trick_takes_it_and_sets_the_renege_level():
         assert tuple(map(int, out)) == (20, 2, under), renege
     with pytest.raises(ValueError, match="renege must be"):
         tricks.trick_after_play(i(0), True, i(1), i(-1), i(-1), i(-1), i(-1), "never")
+
+
+def test_the_strength_layout_places_each_suit_in_one_slot_under_every_trump():
+    """``core.kernel``'s slots, which both games' kernels and tables build on: the plain suits
+    take slots 0, 1 and 3 in suit order, the trumps slot 2, and a public led class maps to the
+    slot of its cards."""
+    from spoilfive_jax.core import kernel
+    from spoilfive_jax.core.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
+
+    for trump in range(4):
+        plain = [s for s in range(4) if s != trump]
+        slots = [int(kernel.plain_slot(jnp.int32(s), jnp.int32(trump))) for s in plain]
+        assert slots == list(kernel.PLAIN_SLOTS)
+        seen = set()
+        for card in range(52):
+            ts, ps = int(TRUMP_STRENGTH[trump, card]), int(PLAIN_STRENGTH[card])
+            p = kernel.strength_position(card, trump, ts, ps)
+            slot = kernel.TRUMP_SLOT if ts >= 0 else slots[plain.index(card // 13)]
+            assert divmod(p, kernel.SLOT_WIDTH) == (slot, ts if ts >= 0 else ps)
+            seen.add(p)
+        assert len(seen) == 52  # one position a card
+
+        def led(led_class: int) -> int:
+            return int(kernel.slot_of_class(jnp.int32(led_class), jnp.int32(trump)))
+
+        assert [led(s) for s in plain] == slots
+        assert (led(4), led(-1)) == (kernel.TRUMP_SLOT, -1)

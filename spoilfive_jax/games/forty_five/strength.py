@@ -36,8 +36,8 @@ U32 = jnp.uint32
 I32 = jnp.int32
 
 TRUMP_SLOT = kernel.TRUMP_SLOT  # 2
-PLAIN_SLOTS = (0, 1, 3)  # the slots of the three plain suits, in suit order
-SLOT_WIDTH = 16
+PLAIN_SLOTS = kernel.PLAIN_SLOTS  # (0, 1, 3): the slots of the three plain suits, in suit order
+SLOT_WIDTH = kernel.SLOT_WIDTH  # 16
 TRUMP_BASE = SLOT_WIDTH * TRUMP_SLOT  # position of trump strength 0
 TRUMP_POWER = tricks.TRUMP_POWER  # a trump's trick power: 16 + strength (the suit led: 0..12)
 P_PASS, P_JINK = 13, 14  # positions of the specials in card-phase action sets
@@ -65,13 +65,9 @@ def tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
     position = np.full((4, NUM_CARD_IDS), 63, np.int32)  # 63: never a card (no joker in play)
     action = np.full((4, 64), -1, np.int32)
     for t in range(4):
-        plain_suits = [s for s in range(4) if s != t]
         for c in range(NUM_CARD_IDS if rules.joker else JOKER):
-            ts = _trump_strength(t, c, rules)
-            if ts >= 0:
-                p = TRUMP_BASE + ts
-            else:
-                p = SLOT_WIDTH * PLAIN_SLOTS[plain_suits.index(c // 13)] + int(PLAIN_STRENGTH[c])
+            plain = int(PLAIN_STRENGTH[c]) if c < JOKER else -1  # (the joker is always a trump)
+            p = kernel.strength_position(c, t, _trump_strength(t, c, rules), plain)
             position[t, c] = p
             action[t, p] = c
         action[t, P_PASS], action[t, P_JINK] = PASS, JINK
@@ -169,9 +165,4 @@ def slot_mask(slot: jax.Array) -> Bits:
     return Bits(lo, hi)
 
 
-def slot_of_class(led_class: jax.Array, trump: jax.Array) -> jax.Array:
-    """The slot of a public ``led_class`` (suit 0..3, 4 = trump) under ``trump``; -1 for none."""
-    suit = jnp.clip(led_class, 0, 3)
-    index = suit - (suit > trump).astype(I32)
-    slot = jnp.where(led_class == 4, TRUMP_SLOT, index + (index == 2).astype(I32))
-    return jnp.where(led_class < 0, -1, slot)
+slot_of_class = kernel.slot_of_class  # (a public led_class's slot: the layout's, in core)

@@ -33,7 +33,16 @@ from spoilfive_jax.core import kernel
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.deal import deal_positions
-from spoilfive_jax.core.kernel import follow_positions, mix, seat_select, suit_tables, trick_play
+from spoilfive_jax.core.kernel import (
+    follow_positions,
+    mix,
+    plain_slot,
+    seat_select,
+    slot_of_class,
+    strength_position,
+    suit_tables,
+    trick_play,
+)
 from spoilfive_jax.core.kernel import random_choice as random_choice  # (re-exported)
 from spoilfive_jax.core.packed import Field, get, is_clear, mask, put, seat_value
 from spoilfive_jax.core.tricks import TRUMP_POWER
@@ -44,6 +53,7 @@ from spoilfive_jax.games.spoil_five.game import (
     State,
     antes,
     chip_rewards,
+    hand_end,
     plain_strength,
     trump_strength,
 )
@@ -55,7 +65,6 @@ I32 = jnp.int32
 P_PASS, P_JINK, P_CLAIM = 13, 14, 15  # action positions of the specials
 MAX_LEGAL = 6  # the most legal actions: a robber's 5 cards and PASS
 TRUMP_SLOT = kernel.TRUMP_SLOT  # 2
-_PLAIN_SLOTS = (0, 1, 3)
 _TRUMPS_HI = np.uint32(0x3FFF)  # the trump slot, hi word bits 0..13
 _TOPS_HI = np.uint32(0x3800)  # 5, J, A♥ of trumps: strengths 13, 12, 11
 _SLOT_MASK = kernel.PLAIN_STRENGTHS  # a plain slot's 13 strengths
@@ -67,13 +76,8 @@ def _build_position_tables() -> tuple[np.ndarray, np.ndarray]:
     position = np.zeros((4, NUM_CARDS), np.int32)
     card = np.full((4, 64), -1, np.int32)
     for t in range(4):
-        plain_suits = [s for s in range(4) if s != t]
         for c in range(NUM_CARDS):
-            if TRUMP_STRENGTH[t, c] >= 0:
-                p = 16 * TRUMP_SLOT + int(TRUMP_STRENGTH[t, c])
-            else:
-                slot = _PLAIN_SLOTS[plain_suits.index(c // 13)]
-                p = 16 * slot + int(PLAIN_STRENGTH[c])
+            p = strength_position(c, t, int(TRUMP_STRENGTH[t, c]), int(PLAIN_STRENGTH[c]))
             position[t, c] = p
             card[t, p] = c
         card[t, P_PASS], card[t, P_JINK], card[t, P_CLAIM] = PASS, JINK, CLAIM
@@ -213,13 +217,9 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
     trick_over = in_play & (nxt == leader)
     trick_num = get(st, _F_TRICK) + trick_over.astype(I32)
     won = seat_tricks(h.tricks, seat) + 1
-    jinking = get(st, _F_JINKING)
-    jink_failed = jinking & (seat != leader)
-    jink_done = jinking & (trick_num == 5)
-    three = ~jinking & (won == 3)
-    ask_jink = three & (trick_num == 3) if rules.jink else jnp.bool_(False)
-    hand_over = trick_over & (jink_failed | jink_done | (three & ~ask_jink) | (trick_num == 5))
-    play_phase = jnp.where(hand_over, DONE, jnp.where(trick_over & ask_jink, JINK_PHASE, PLAY))
+    # (a jinker leads every trick after the jink: it took the trick iff the trick's seat leads)
+    end = hand_end(trick_over, trick_num, won, get(st, _F_JINKING), seat == leader, rules)
+    play_phase = jnp.where(end.play_over, DONE, jnp.where(end.ask_jink, JINK_PHASE, PLAY))
     # --- jink decision
     declares = pos == P_JINK
 
@@ -263,9 +263,7 @@ def apply(h: Hands, table: Table, pos: jax.Array, num_players: int, rules: Rules
 def position(card: jax.Array, trump: jax.Array) -> jax.Array:
     """Strength position of ``card`` once ``trump`` is known (``POSITION[trump, card]``)."""
     ts = trump_strength(card, trump)
-    suit = card // 13
-    index = suit - (suit > trump)  # 0, 1, 2 among the plain suits
-    slot = index + (index == 2)  # plain slots 0, 1, 3
+    slot = plain_slot(card // 13, trump)
     return jnp.where(ts >= 0, 16 * TRUMP_SLOT + ts, 16 * slot + plain_strength(card))
 
 
@@ -439,9 +437,7 @@ def random_cards(
 def status_word(state: State) -> jax.Array:
     """The packed status word of one public ``State`` (for policies that read both layouts)."""
     leading = state.current_player == state.leader
-    suit = jnp.clip(state.led_class, 0, 3)
-    index = suit - (suit > state.trump)
-    slot = jnp.where(state.led_class == 4, TRUMP_SLOT, index + (index == 2))
+    slot = slot_of_class(state.led_class, state.trump)
     w = put(jnp.int32(0), _F_CUR, jnp.maximum(state.current_player, 0))
     w = put(w, _F_LEADER, state.leader)
     w = put(w, _F_PHASE, state.phase)

@@ -252,6 +252,39 @@ def play_to_trick(state: State, a: jax.Array, rules: Rules) -> TrickPlay:
     return TrickPlay(leading, led_class, best_power, best_seat, level)
 
 
+class HandEnd(NamedTuple):
+    """What a completed trick decides of the hand (``hand_end``); bool[] each, False unless
+    the trick was completed."""
+
+    ask_jink: jax.Array  # a seat took its third trick in trick 3: it decides whether to jink
+    takes_pot: jax.Array  # the trick's winner takes the pot now (three tricks, or a jink made)
+    jink_won: jax.Array  # the jinker took the fifth trick
+    play_over: jax.Array  # the hand is over (taken, spoiled or the jink failed)
+
+
+def hand_end(
+    trick_over: jax.Array,
+    trick_num: jax.Array,
+    winner_tricks: jax.Array,
+    jinking: jax.Array,
+    jinker_took: jax.Array,
+    rules: Rules,
+) -> HandEnd:
+    """The end of the hand after a trick (docs/rules.md#jinks), stated once for the public step
+    and the rollout kernel.  ``trick_over``: a card completed the trick; ``trick_num``: the
+    tricks completed with it; ``winner_tricks``: its winner's tricks with it; ``jinking``: a
+    jink was declared; ``jinker_took``: the jinker took this trick.  A seat's third trick
+    takes the pot (in trick 3 it may jink instead, with ``rules.jink``); a jinker must take
+    every trick left; the fifth trick ends the hand, spoiled if nobody took three."""
+    jink_failed = trick_over & jinking & ~jinker_took
+    jink_won = trick_over & jinking & jinker_took & (trick_num == 5)
+    three = trick_over & ~jinking & (winner_tricks == 3)
+    ask_jink = three & (trick_num == 3) if rules.jink else jnp.zeros_like(three)
+    takes_pot = (three & ~ask_jink) | jink_won
+    play_over = jink_failed | takes_pot | (trick_over & (trick_num == 5))
+    return HandEnd(ask_jink, takes_pot, jink_won, play_over)
+
+
 class _TrickEnd(NamedTuple):
     """What the card played decides (``_trick_end``); bool[] unless said."""
 
@@ -259,30 +292,20 @@ class _TrickEnd(NamedTuple):
     trick_over: jax.Array  # the card completed the trick
     trick_num: jax.Array  # int32[]: tricks completed after it
     best_shift: jax.Array  # int32[]: the trick winner's field in ``tricks``
-    jink_won: jax.Array  # the jinker took the fifth trick
-    ask_jink: jax.Array  # a seat took its third trick in trick 3: it decides whether to jink
-    takes_pot: jax.Array  # the trick winner takes the pot now
-    play_over: jax.Array  # the hand is over (taken, spoiled or the jink failed)
+    hand: HandEnd  # what it decides of the hand
 
 
 def _trick_end(state: State, trick: TrickPlay, in_play: jax.Array, rules: Rules) -> _TrickEnd:
-    """Whether the card played ends the trick, and then the hand (docs/rules.md#jinks)."""
+    """Whether the card played ends the trick, and then the hand (``hand_end``)."""
     nxt = next_seat(state.current_player, state.num_players)
     trick_over = in_play & (nxt == state.leader)
     trick_num = state.trick_num + trick_over.astype(jnp.int32)
     best_shift = TRICK_BITS * jnp.maximum(trick.best_seat, 0)
     winner_tricks = ((state.tricks >> best_shift) & 7) + 1
     jinking = state.jinker >= 0
-    jink_failed = trick_over & jinking & (trick.best_seat != state.jinker)
-    jink_won = trick_over & jinking & (trick.best_seat == state.jinker) & (trick_num == 5)
-    three = trick_over & ~jinking & (winner_tricks == 3)
-    ask_jink = three & (trick_num == 3) if rules.jink else jnp.bool_(False)
-    takes_pot = (three & ~ask_jink) | jink_won
-    spoiled = trick_over & ~jinking & ~three & (trick_num == 5)
-    play_over = jink_failed | takes_pot | spoiled
-    return _TrickEnd(
-        nxt, trick_over, trick_num, best_shift, jink_won, ask_jink, takes_pot, play_over
-    )
+    took = trick.best_seat == state.jinker
+    hand = hand_end(trick_over, trick_num, winner_tricks, jinking, took, rules)
+    return _TrickEnd(nxt, trick_over, trick_num, best_shift, hand)
 
 
 def cards_after(
@@ -336,10 +359,11 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     declares = a == JINK
     claims = in_jink & ~declares
 
-    over = (in_play & end.play_over) | claims
-    phase = jnp.where(in_play & end.ask_jink, PHASE_JINK, PHASE_PLAY)
+    over = (in_play & end.hand.play_over) | claims
+    phase = jnp.where(in_play & end.hand.ask_jink, PHASE_JINK, PHASE_PLAY)
     phase = jnp.where(over, PHASE_DONE, phase).astype(jnp.int32)
-    winner = jnp.where(in_play & end.takes_pot, trick.best_seat, jnp.where(claims, cur, -1))
+    winner = jnp.where(in_play & end.hand.takes_pot, trick.best_seat, jnp.where(claims, cur, -1))
+    jink_won = in_play & end.hand.jink_won
     eldest = next_seat(state.dealer, n)
     next_player = jnp.where(end.trick_over, trick.best_seat, end.nxt)
     next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
@@ -354,7 +378,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     return state.replace(
         current_player=jnp.where(over, -1, next_player).astype(jnp.int32),
         terminated=over,
-        rewards=jnp.where(over, hand_rewards(state, winner, in_play & end.jink_won, rules), 0.0),
+        rewards=jnp.where(over, hand_rewards(state, winner, jink_won, rules), 0.0),
         tricks=state.tricks + (end.trick_over.astype(jnp.int32) << end.best_shift),
         phase=phase,
         dealt=dealt,
