@@ -208,7 +208,7 @@ def test_the_strength_layout_places_each_suit_in_one_slot_under_every_trump():
             seen.add(p)
         assert len(seen) == 52  # one position a card
 
-        def led(led_class: int) -> int:
+        def led(led_class: int, trump: int = trump) -> int:
             return int(kernel.slot_of_class(jnp.int32(led_class), jnp.int32(trump)))
 
         assert [led(s) for s in plain] == slots
