@@ -407,12 +407,11 @@ def outcome(p: Play, table: Table, num_players: int, rules: FortyFiveRules) -> O
         team_tricks,
         jnp.where(any_trump, best_seat % t, -1),
         jnp.where(jinked, jinker_team, -1),
+        jinked & ~jink_won,
         table.bid,
         table.bidder % t,
         rules,
     )
-    if rules.jink == "announced":  # (a failed jink: nobody scores; Auction has no jinks)
-        pts = jnp.where((jinked & ~jink_won)[:, None], 0, pts)
     return Outcome(
         team_points=pts.astype(I32),
         tricks_won=tricks.astype(I32),

@@ -271,7 +271,7 @@ def _end_of_hand(
     t = num_teams(n)
     minus_one = jnp.int32(-1)
     loser = jnp.where(jink_failed, new.jinker % t, minus_one)
-    points = jnp.where(jink_failed, 0, hand_points(new, rules))
+    points = hand_points(new, jink_failed, rules)
     slam = minus_one
     if rules.jink == "wins_game":
         team_tricks = team_totals(new.tricks_won, n)

@@ -24,8 +24,9 @@ def team_totals(per_seat: jax.Array, num_players: int) -> jax.Array:
     return jnp.where(on_team, per_seat[..., None, :], 0).sum(-1).astype(jnp.int32)
 
 
-def hand_points(state: State, rules: FortyFiveRules) -> jax.Array:
-    """int32[T]: the points each team scores for a hand whose five tricks are over.
+def hand_points(state: State, jink_failed: jax.Array, rules: FortyFiveRules) -> jax.Array:
+    """int32[T]: the points each team scores for a hand that is over (``jink_failed``: an
+    announced jink lost a trick).
 
     ``tricks_won``, ``best_trump_seat``, ``jinker``, ``bid``/``bidder`` must be final.
     """
@@ -36,6 +37,7 @@ def hand_points(state: State, rules: FortyFiveRules) -> jax.Array:
         team_totals(state.tricks_won, n),
         jnp.where(best >= 0, best % t, -1),
         jnp.where(jinker >= 0, jinker % t, -1),
+        jink_failed,
         state.bid,
         state.bidder % t,
         rules,
@@ -46,6 +48,7 @@ def team_points(
     team_tricks: jax.Array,
     best_team: jax.Array,
     jinker_team: jax.Array,
+    jink_failed: jax.Array,
     bid: jax.Array,
     bidder_team: jax.Array,
     rules: FortyFiveRules,
@@ -54,7 +57,8 @@ def team_points(
     ``team_tricks`` int32[..., T] (docs/rules.md#scoring): 5 a trick and 5 for the team of the
     best trump played (``best_team``; -1: no trump was played), or Hoyle's 10 for all five
     tricks and 5 for three or four; an announced jink doubles its team's points
-    (``jinker_team``, -1: none; a jink that failed scores nothing, which the caller applies);
+    (``jinker_team``, -1: none), and one that failed (``jink_failed`` bool[...]: its team lost
+    a trick) scores nothing for anybody;
     in Auction the bidding team (``bidder_team``) scores its points if they reach ``bid``
     (twice them for a bid of 30), else minus the bid.  The public step (``hand_points``) and
     the kernel (``fast_play.outcome``) score through this, one hand or a batch [...]."""
@@ -76,6 +80,8 @@ def team_points(
         made = jnp.where(on_bid, pts, 0).sum(-1)
         scored = jnp.where(made >= bid, jnp.where(bid == 30, 2 * made, made), -bid)
         pts = jnp.where(on_bid, scored[..., None], pts)
+    if rules.jink == "announced":  # (Auction has no jinks)
+        pts = jnp.where(jnp.asarray(jink_failed)[..., None], 0, pts)
     return pts.astype(jnp.int32)
 
 
