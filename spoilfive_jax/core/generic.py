@@ -35,7 +35,9 @@ S = TypeVar("S", bound="HandState")
 def end_illegal(env: Env[Any, Any], state: S) -> S:
     """``Env._end_illegal``'s default, pgx's: the hand ends at once, ``current_player`` (the
     offender) scores -1 and the others 0, nobody is to act, the phase is the hand's end (the
-    last of ``env.phase_names``) and the decision counts."""
+    last of ``env.phase_names``) and the decision counts.  The legal set is left to the game's
+    ``_settle`` (every action once the hand is over, which ``api_test`` checks): a game that
+    sets it elsewhere writes its own ``_end_illegal``."""
     offender = jnp.arange(env.num_players) == state.current_player
     ended: S = state.replace(
         current_player=jnp.int32(-1),
