@@ -71,17 +71,16 @@ def team_points(
         if rules.bonus:
             bonus = teams == jnp.asarray(best_team)[..., None]
             pts = pts + jnp.where(bonus, POINTS_PER_TRICK, 0)
-    if rules.jink == "announced":
+    if rules.jink == "announced":  # (never in Auction: its rules refuse jinks)
         mine = teams == jnp.asarray(jinker_team)[..., None]
-        pts = jnp.where(mine, 2 * pts, pts)
+        failed = jnp.asarray(jink_failed)[..., None]
+        pts = jnp.where(failed, 0, jnp.where(mine, 2 * pts, pts))
     if rules.auction:
         bid = jnp.asarray(bid)
         on_bid = teams == jnp.asarray(bidder_team)[..., None]
         made = jnp.where(on_bid, pts, 0).sum(-1)
         scored = jnp.where(made >= bid, jnp.where(bid == 30, 2 * made, made), -bid)
         pts = jnp.where(on_bid, scored[..., None], pts)
-    if rules.jink == "announced":  # (Auction has no jinks)
-        pts = jnp.where(jnp.asarray(jink_failed)[..., None], 0, pts)
     return pts.astype(jnp.int32)
 
 

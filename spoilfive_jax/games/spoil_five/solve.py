@@ -129,8 +129,7 @@ def _bounds(
     paid) and at best (the pot and a jink's bonus from every seat, while it can still take
     three tricks; else its ante lost)."""
     n = num_players
-    one = functools.partial(jax.tree.map, lambda x: x[None])
-    paid = antes(one(table).dealer, one(table).carried, n, rules)[0]
+    paid = antes(table.dealer, table.carried, n, rules)  # int32[N]
     pot = table.carried + paid.sum()
     mine = paid[player]
     won = fast.seat_tricks(h.tricks, player)
