@@ -69,13 +69,26 @@ def draw_deck(u24: jax.Array, deck_size: int = NUM_CARDS) -> jax.Array:
     return deck
 
 
-def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
-    """int32: the seat entitled to rob the turn-up: the dealer if an ace is turned up, else the
-    holder of the ace of trumps (A♥ when hearts are trumps), else -1."""
-    trump = turnup // 13
-    holds_ace = bits.has(hands, trump * 13)  # the ace of trumps (A♥ if hearts)
-    holder = jnp.where(holds_ace.any(), jnp.argmax(holds_ace).astype(jnp.int32), -1)
+def entitled_to_rob(turnup: jax.Array, dealer: jax.Array, holder: jax.Array) -> jax.Array:
+    """int32: the seat entitled to rob the turn-up (docs/rules.md#robbing-the-pack): the dealer
+    if an ace is turned up, else ``holder``, the seat dealt the ace of trumps (A♥ when hearts
+    are trumps; -1 when nobody was: nobody may rob).  The rule, stated once: each layout finds
+    the holder its own way (the public step from the seats' hands, ``ace_holder``; the rollout
+    kernels from the deck's positions or their seats' sets; a resampled world from its hands)."""
     return jnp.where(turnup % 13 == 0, dealer, holder).astype(jnp.int32)
+
+
+def ace_holder(hands: Bits, ace: jax.Array) -> jax.Array:
+    """int32: the seat whose hand (``hands``: a card set a seat, ``[N]``) holds card ``ace``,
+    the lowest such seat, or -1 if none does."""
+    holds = bits.has(hands, ace)
+    return jnp.where(holds.any(), jnp.argmax(holds).astype(jnp.int32), -1)
+
+
+def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
+    """int32: the seat entitled to rob the turn-up (``entitled_to_rob``), from the seats' hands: the
+    dealer if an ace is turned up, else the holder of the ace of trumps, else -1."""
+    return entitled_to_rob(turnup, dealer, ace_holder(hands, turnup // 13 * 13))
 
 
 @functools.cache

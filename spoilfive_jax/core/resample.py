@@ -31,6 +31,7 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.deal import ace_holder, entitled_to_rob
 from spoilfive_jax.core.env import PolicyFn, S, call_policy
 
 MAX_HIDDEN = 5  # most hidden cards in one seat's hand
@@ -342,13 +343,8 @@ def unrobbed_robber(state: Any, hands: Bits, ace: jax.Array) -> jax.Array:
     the dealer for a turned-up ace, the world's holder of the ace of trumps ``ace`` in
     ``hands``, or, once the ace was played, the seat that played it (kept: that play is
     public).  ``state``: the hand's state (``turnup``, ``dealer``, ``played``, ``robber``)."""
-    holds = bits.has(hands, ace)
-    holder = jnp.where(holds.any(), jnp.argmax(holds), -1)
-    return jnp.where(
-        state.turnup % 13 == 0,
-        state.dealer,
-        jnp.where(bits.has(state.played, ace), state.robber, holder),
-    )
+    holder = jnp.where(bits.has(state.played, ace), state.robber, ace_holder(hands, ace))
+    return entitled_to_rob(state.turnup, state.dealer, holder)
 
 
 def play_out(

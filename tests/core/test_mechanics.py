@@ -82,6 +82,15 @@ def test_rob_seat():
     assert seat(["2C 3C", "4C 5C"], "7D") == -1  # nobody holds it
     assert seat(["2C 3C", "AD 4C"], "AC", dealer=0) == 0  # an ace turned up: the dealer
     assert seat(["AH 3C", "4C 5C"], "7H") == 0  # hearts trump: the A♥ is the ace of trumps
+    # the rule every layout calls once it has found the ace's holder its own way
+    rule = jax.jit(deal.entitled_to_rob)
+    turnups = jnp.array([cards.card_id(t) for t in ("7D", "AD", "AS", "KH", "AH")], jnp.int32)
+    got = rule(turnups, jnp.int32(3), jnp.array([1, 1, -1, -1, 2], jnp.int32))
+    np.testing.assert_array_equal(got, [1, 3, 3, -1, 3])  # an ace turned up: the dealer
+    hands = [_set(h) for h in ("2C", "AD 4C", "AD", "5C")]  # (the lowest seat if two)
+    both = Bits(jnp.array([h.lo for h in hands]), jnp.array([h.hi for h in hands]))
+    aces = jnp.array([cards.card_id(c) for c in ("AD", "5C", "AS")], jnp.int32)
+    np.testing.assert_array_equal(jax.vmap(lambda a: deal.ace_holder(both, a))(aces), [1, 3, -1])
 
 
 def test_nth_small_matches_nth_on_small_sets():

@@ -43,6 +43,7 @@ import spoilfive_jax.games.forty_five.policies as pol
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.deal import entitled_to_rob
 from spoilfive_jax.core.kernel import seat_select
 from spoilfive_jax.games.forty_five.fast_play import (
     CARD_SPACE,
@@ -125,10 +126,10 @@ def _kernel_rob(
 ) -> tuple[_Turnup, jax.Array, jax.Array]:
     """An ace turned up: the dealer may rob; else the holder of the ace of trumps (position
     ``ace``).  Returns the batch, the robber (-1: nobody) and whether it robbed."""
-    robber = jnp.full_like(dealer, -1)
+    holder = jnp.full_like(dealer, -1)
     for s in reversed(range(len(h.held))):
-        robber = jnp.where(bits.has(h.held[s], ace), s, robber)
-    robber = jnp.where(turnup % 13 == 0, dealer, robber)
+        holder = jnp.where(bits.has(h.held[s], ace), s, holder)
+    robber = entitled_to_rob(turnup, dealer, holder)
     seat = jnp.maximum(robber, 0)
     hand = select_seat(h.held, seat)
     legal = hand

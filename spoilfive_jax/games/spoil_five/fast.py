@@ -32,7 +32,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import kernel
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
-from spoilfive_jax.core.deal import deal_positions
+from spoilfive_jax.core.deal import deal_positions, entitled_to_rob
 from spoilfive_jax.core.kernel import (
     follow_positions,
     mix,
@@ -315,7 +315,7 @@ def deal_cards(
                 offset = jnp.where(positions[k] == ace, j, offset)
         holder = dealer + 1 + offset
         holder = jnp.where(offset < 0, -1, jnp.where(holder >= n, holder - n, holder))
-        robber = jnp.where(turnup % 13 == 0, dealer, holder)
+        robber = entitled_to_rob(turnup, dealer, holder)
     eldest = jnp.where(dealer + 1 == n, 0, dealer + 1)
     zero = jnp.zeros_like(dealer)
     status = put(zero, _F_CUR, jnp.where(robber >= 0, robber, eldest))
