@@ -24,7 +24,7 @@ run; a hand depends only on the run's key material and its index (not on batches
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jax
@@ -59,6 +59,11 @@ __all__ = [
     "declared",
 ]
 
+S = TypeVar("S", bound="HandState")
+"""The state of the env a capability function is given (``core.env.Env``'s ``S``), per call."""
+R = TypeVar("R", bound=Hashable)
+"""That env's rules."""
+
 Kernel = Callable[..., dict[str, jax.Array]]  # ``kernel(deal, keys, ids, seat_policy)``
 RunKeys = jax.Array | tuple[jax.Array, ...]
 """A run's key material (``Rollouts.rollout_keys``): a key or seed array, or a tuple of them."""
@@ -72,42 +77,40 @@ class MissingCapability(ValueError, NotImplementedError):
 class Rollouts(Protocol):
     """How ``rollout``, ``evaluate`` and the scorer deal and record the hands of a run."""
 
-    def score_unit(self, env: Env[Any, Any]) -> str:
+    def score_unit(self, env: Env[S, R]) -> str:
         """What ``rewards`` count, for people: ``"chips"``, ``"points"``."""
         ...
 
-    def rollout_keys(self, env: Env[Any, Any], key: jax.Array) -> RunKeys:
+    def rollout_keys(self, env: Env[S, R], key: jax.Array) -> RunKeys:
         """The key material of a run with PRNG ``key`` (a pytree, passed on as ``keys``)."""
         ...
 
-    def deal_options(self, env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
+    def deal_options(self, env: Env[S, R], dealer: Any = 0, **options: Any) -> dict[str, int]:
         """Validate the keyword options of ``rollout`` that shape every hand (``dealer``, and
         a game's own) as host ints; ``ValueError`` for an unknown or bad one."""
         ...
 
     def rollout_deal(
-        self, env: Env[Any, Any], keys: RunKeys, ids: jax.Array, options: dict[str, jax.Array]
+        self, env: Env[S, R], keys: RunKeys, ids: jax.Array, options: dict[str, jax.Array]
     ) -> Any:
         """Jittable: the deals of hands ``ids`` (a pytree with batch axis B)."""
         ...
 
-    def deal_states(self, env: Env[Any, Any], deal: Any) -> Any:
+    def deal_states(self, env: Env[S, R], deal: Any) -> S:
         """Jittable: the batch of first states of ``deal``."""
         ...
 
-    def hand_keys(self, env: Env[Any, Any], keys: RunKeys, ids: jax.Array) -> jax.Array:
+    def hand_keys(self, env: Env[S, R], keys: RunKeys, ids: jax.Array) -> jax.Array:
         """Jittable: one PRNG key per hand for its decisions (decision t: ``fold_in(key, t)``)."""
         ...
 
-    def outcome(
-        self, env: Env[Any, Any], state: HandState, rewards: jax.Array
-    ) -> dict[str, jax.Array]:
+    def outcome(self, env: Env[S, R], state: S, rewards: jax.Array) -> dict[str, jax.Array]:
         """Jittable, ONE finished hand: the record a rollout keeps (``RolloutResult``'s fields).
         ``rewards`` float32[N] summed over the hand; the record holds ``rewards`` float32[N]
         and ``decisions`` int32[] at least."""
         ...
 
-    def hand_values(self, env: Env[Any, Any], record: dict[str, Any]) -> Values:
+    def hand_values(self, env: Env[S, R], record: dict[str, Any]) -> Values:
         """Host or jittable: what the summary is built from, per hand, from a batch of
         ``outcome`` records (arrays with hands first: host numpy, or jax arrays inside ``jit``;
         ``core.stats.array_module`` gives the module of either).  (averaged, counted): values
@@ -117,15 +120,13 @@ class Rollouts(Protocol):
         (``core.stats``): all hands at once, or batch by batch for ``per_hand=False``."""
         ...
 
-    def summary_from_stats(
-        self, env: Env[Any, Any], stats: RunStats, seconds: float
-    ) -> dict[str, Any]:
+    def summary_from_stats(self, env: Env[S, R], stats: RunStats, seconds: float) -> dict[str, Any]:
         """Host: the summary of a run from its statistics (``core.stats.RunStats`` of
         ``hand_values``: ``stats.hands``, ``stats.mean(name)``, ``stats.se(name)``,
         ``stats.totals[name]``) and its wall time (``RolloutResult.summary()``)."""
         ...
 
-    def hands_won(self, env: Env[Any, Any], result: Any) -> Any:
+    def hands_won(self, env: Env[S, R], result: Any) -> Any:
         """Host or jittable: bool[H, N], the hands each seat won (tournaments' win rate);
         ``result`` has the record's fields as attributes (a ``RolloutResult``, or inside
         ``jit`` a batch of ``outcome`` records)."""
@@ -137,7 +138,7 @@ class RolloutKernel(Protocol):
     """A faster way to play a lineup's hands (its built-in policies, or any policies)."""
 
     def rollout_kernel(
-        self, env: Env[Any, Any], names: tuple[str | None, ...], policies: tuple[Any, ...] = ()
+        self, env: Env[S, R], names: tuple[str | None, ...], policies: tuple[Any, ...] = ()
     ) -> Kernel | None:
         """Jittable ``kernel(deal, keys, ids, seat_policy) -> outcome`` of the lineup ``policies``
         (``names``: their built-in names, None for other callables; ``seat_policy`` int32[N]
@@ -150,18 +151,18 @@ class RolloutKernel(Protocol):
 class HandScoring(Protocol):
     """``score_hands``: what a hand is worth to a seat that knows only its own cards."""
 
-    def score_threshold(self, env: Env[Any, Any]) -> int | None:
+    def score_threshold(self, env: Env[S, R]) -> int | None:
         """The default threshold of a score's ``p_above`` (None: the game takes none)."""
         ...
 
-    def check_turnup(self, env: Env[Any, Any], hands: np.ndarray, turnup: Any) -> np.ndarray:
+    def check_turnup(self, env: Env[S, R], hands: np.ndarray, turnup: Any) -> np.ndarray:
         """Host: check query ``hands`` int[Q, K] and the ``turnup`` the seat sees (one, or one
         per query) and return the turn-ups int32[Q] (-1: none); ``ValueError`` naming a problem."""
         ...
 
     def known_deal(
         self,
-        env: Env[Any, Any],
+        env: Env[S, R],
         keys: RunKeys,
         ids: jax.Array,
         hands: jax.Array,
@@ -173,12 +174,12 @@ class HandScoring(Protocol):
         ...
 
     def query_samples(
-        self, env: Env[Any, Any], outcome: dict[str, jax.Array], seat: jax.Array
+        self, env: Env[S, R], outcome: dict[str, jax.Array], seat: jax.Array
     ) -> tuple[jax.Array, ...]:
         """Jittable: the per-rollout samples of the query seat from a batched ``outcome``."""
         ...
 
-    def query_values(self, env: Env[Any, Any], samples: Any, **options: Any) -> tuple[Any, ...]:
+    def query_values(self, env: Env[S, R], samples: Any, **options: Any) -> tuple[Any, ...]:
         """Jittable: the per-rollout values whose per-query means and standard errors the
         scores are, from ``query_samples``' samples (``options``: ``score_hands``' keywords,
         e.g. ``threshold``, a traced int32)."""
@@ -186,7 +187,7 @@ class HandScoring(Protocol):
 
     def scores_from_moments(
         self,
-        env: Env[Any, Any],
+        env: Env[S, R],
         means: list[np.ndarray],
         ses: list[np.ndarray],
         num_rollouts: int,
@@ -196,16 +197,16 @@ class HandScoring(Protocol):
         and standard error (float32[Q] each)."""
         ...
 
-    def has_turnup(self, env: Env[Any, Any]) -> bool:
+    def has_turnup(self, env: Env[S, R]) -> bool:
         """Whether a hand has a turn-up card (a score query then names one)."""
         ...
 
-    def score_records(self, env: Env[Any, Any], queries: Any, scores: Any) -> list[dict[str, Any]]:
+    def score_records(self, env: Env[S, R], queries: Any, scores: Any) -> list[dict[str, Any]]:
         """JSON/CSV records of ``score_hands`` results."""
         ...
 
     def score_report(
-        self, env: Env[Any, Any], queries: Any, scores: Any, heading: str, threshold: Any
+        self, env: Env[S, R], queries: Any, scores: Any, heading: str, threshold: Any
     ) -> Any:
         """The ``Report`` of ``score_hands`` results under ``heading``."""
         ...
@@ -217,7 +218,7 @@ class Sessions(Protocol):
 
     def play_sessions(
         self,
-        env: Env[Any, Any],
+        env: Env[S, R],
         key: jax.Array,
         lineup: Any,
         seat_policy: np.ndarray,
@@ -237,36 +238,34 @@ class Sessions(Protocol):
 class Analysis(Protocol):
     """``analyze`` and ``pimc``: worlds consistent with what a seat knows, and playouts."""
 
-    def analysis_fields(self, env: Env[Any, Any]) -> tuple[str, ...]:
+    def analysis_fields(self, env: Env[S, R]) -> tuple[str, ...]:
         """The per-rollout values of ``playout``, the first what ``best`` maximises (tables
         show ``..._prob`` in %, and leave out a field NaN for every action of a position)."""
         ...
 
-    def analysis_labels(self, env: Env[Any, Any]) -> dict[str, str]:
+    def analysis_labels(self, env: Env[S, R]) -> dict[str, str]:
         """Each field's words for people (table headings)."""
         ...
 
-    def max_legal_actions(self, env: Env[Any, Any]) -> int:
+    def max_legal_actions(self, env: Env[S, R]) -> int:
         """The most legal actions any decision can have."""
         ...
 
-    def resample_hidden(
-        self, env: Env[Any, Any], key: jax.Array, state: HandState, player: Any
-    ) -> Any:
+    def resample_hidden(self, env: Env[S, R], key: jax.Array, state: S, player: Any) -> S:
         """One hand, jittable: a state drawn uniformly from the deals ``player`` deems possible."""
         ...
 
     def resample_hidden_many(
-        self, env: Env[Any, Any], key: jax.Array, state: HandState, player: Any, count: int
-    ) -> Any:
+        self, env: Env[S, R], key: jax.Array, state: S, player: Any, count: int
+    ) -> S:
         """One hand, jittable: ``count`` independent worlds (leading axis [count])."""
         ...
 
     def playout(
         self,
-        env: Env[Any, Any],
+        env: Env[S, R],
         keys: jax.Array,
-        states: HandState,
+        states: S,
         actions: jax.Array,
         player: jax.Array,
         policy: Any,
@@ -284,15 +283,15 @@ class EndgameSolve(Protocol):
     """``pimc(..., solve_tricks=k)``: ``Analysis`` playouts whose last tricks are solved exactly
     in each world (every hand in view) instead of played by the policy."""
 
-    def max_solve_tricks(self, env: Env[Any, Any]) -> int:
+    def max_solve_tricks(self, env: Env[S, R]) -> int:
         """The most tricks ``solved_playout`` solves at ``env``'s table."""
         ...
 
     def solved_playout(
         self,
-        env: Env[Any, Any],
+        env: Env[S, R],
         keys: jax.Array,
-        states: HandState,
+        states: S,
         actions: jax.Array,
         player: jax.Array,
         policy: Any,
@@ -310,7 +309,7 @@ class Inference(Protocol):
     """``pimc(..., infer_worlds=k)``: how likely each world makes the other seats' plays."""
 
     def play_log_likelihood(
-        self, env: Env[Any, Any], worlds: Any, player: Any, model: Any
+        self, env: Env[S, R], worlds: Any, player: Any, model: Any
     ) -> jax.Array:
         """float32[count], jittable: for each of ``worlds`` [count] (states drawn by
         ``Analysis.resample_hidden_many`` for ``player``), the log-probability of the plays
@@ -319,7 +318,7 @@ class Inference(Protocol):
         that world; 0 where nothing has been played; each play adds ``log model(...)[card]``."""
         ...
 
-    def trained_model(self, env: Env[Any, Any]) -> Any:
+    def trained_model(self, env: Env[S, R]) -> Any:
         """The policy (with ``action_probs``) shipped for ``env``'s table, or None."""
         ...
 
@@ -328,14 +327,12 @@ class Inference(Protocol):
 class Positions(Protocol):
     """Positions as text (``spoilfive analyze "players=5; ...; history=..."``)."""
 
-    def position_from_history(
-        self, env: Env[Any, Any], text: str | None = None, **fields: Any
-    ) -> Any:
+    def position_from_history(self, env: Env[S, R], text: str | None = None, **fields: Any) -> S:
         """Host: the state of a position given as text or fields; a one-line ``ValueError``
         naming the problem for an impossible or inconsistent history."""
         ...
 
-    def position_env(self, env: Env[Any, Any], text: str | None = None, **fields: Any) -> Any:
+    def position_env(self, env: Env[S, R], text: str | None = None, **fields: Any) -> Env[S, R]:
         """Host: the table the position names (its ``players=`` and ``rules=``)."""
         ...
 
@@ -344,15 +341,15 @@ class Positions(Protocol):
 class AgentInfo(Protocol):
     """What RL wrappers (``rl.pettingzoo``) report besides observations."""
 
-    def observation_low(self, env: Env[Any, Any]) -> float:
+    def observation_low(self, env: Env[S, R]) -> float:
         """The least value an observation entry can take (a bound for observation spaces)."""
         ...
 
-    def final_info(self, env: Env[Any, Any], state: HandState) -> dict[str, Any]:
+    def final_info(self, env: Env[S, R], state: S) -> dict[str, Any]:
         """Host: what a finished hand reports (PettingZoo's ``info``)."""
         ...
 
-    def state_text(self, env: Env[Any, Any], state: HandState) -> str:
+    def state_text(self, env: Env[S, R], state: S) -> str:
         """Host: a few lines on one hand for logs (PettingZoo's ``render``)."""
         ...
 
@@ -361,7 +358,7 @@ class AgentInfo(Protocol):
 class Teams(Protocol):
     """Who plays with whom: what a learner that holds a whole partnership needs (``rl.ppo``)."""
 
-    def team_of(self, env: Env[Any, Any]) -> np.ndarray:
+    def team_of(self, env: Env[S, R]) -> np.ndarray:
         """Host: int32[N], the team of each seat, teams numbered from 0 (every seat its own team
         where each plays for itself).  Partners' rewards are equal in every hand."""
         ...
@@ -371,26 +368,26 @@ class Teams(Protocol):
 class DeckDeals(Protocol):
     """Hands dealt from a chosen order of the pack (the OpenSpiel games' chance nodes)."""
 
-    def deck_size(self, env: Env[Any, Any]) -> int:
+    def deck_size(self, env: Env[S, R]) -> int:
         """Cards in the pack: card ids ``0 .. deck_size - 1``."""
         ...
 
-    def deal_length(self, env: Env[Any, Any]) -> int:
+    def deal_length(self, env: Env[S, R]) -> int:
         """How many leading cards of an order the hand can ever show (the hands, the turn-up,
         the stock drawn from): the order of the rest never matters."""
         ...
 
-    def init_from_deck(self, env: Env[Any, Any], deck: np.ndarray, dealer: int) -> Any:
+    def init_from_deck(self, env: Env[S, R], deck: np.ndarray, dealer: int) -> S:
         """The first state of the hand dealt from ``deck`` (int[deck_size], a permutation of
         the card ids, ``deck[0]`` first) by ``dealer``."""
         ...
 
-    def reward_bounds(self, env: Env[Any, Any]) -> tuple[float, float]:
+    def reward_bounds(self, env: Env[S, R]) -> tuple[float, float]:
         """The least and the most one seat's rewards can sum to over a hand dealt so, every
         action legal (an outside framework's game information)."""
         ...
 
-    def deck_of(self, env: Env[Any, Any], state: HandState) -> np.ndarray:
+    def deck_of(self, env: Env[S, R], state: S) -> np.ndarray:
         """Host: a pack order (int[deck_size]) dealing ``state``'s hand (with ``state.moves``)."""
         ...
 
@@ -486,7 +483,7 @@ def _callable_as(fn: Any, spec: Any) -> bool:
     return True
 
 
-def declared(env: Env[Any, Any], kind: type[C]) -> C | None:
+def declared(env: Env[S, R], kind: type[C]) -> C | None:
     """The game's implementation of ``kind``, or None: for the optional fast paths alone
     (``RolloutKernel``); a tool that needs a capability asks ``env.capability``."""
     return type(env).capabilities.get(kind)  # type: ignore[return-value]

@@ -373,7 +373,7 @@ class Env(abc.ABC, Generic[S, R]):
         return caps.resolve(self.id, type(self).capabilities, kind, needed_by)
 
 
-def check_state(env: Env[Any, Any], state: HandState, what: str) -> None:
+def check_state(env: Env[S, R], state: HandState, what: str) -> None:
     """``ValueError`` unless ``state`` is a state of ``env``'s game and table size.
 
     ``step``, ``observe``, ``observe_full``, ``legal_actions``, ``checked_step`` and the tools
@@ -404,7 +404,7 @@ def check_one_hand(state: HandState, what: str, hint: str) -> None:
         raise ValueError(f"{what} takes one hand, not a batch of shape {shape[:-1]}; {hint}")
 
 
-def action_id(env: Env[Any, Any], action: Any) -> jax.Array:
+def action_id(env: Env[S, R], action: Any) -> jax.Array:
     """``action`` as the int32 ``step`` plays, or a one-line ``ValueError``: it must be one
     integer (Python, numpy or an integer array of shape ``()``, traced or not).  A tracer is
     judged by its dtype and shape at trace time; a value outside ``0..num_actions-1`` is an
@@ -432,7 +432,7 @@ _ENDED_FIELDS = ("current_player", "terminated", "phase", "illegal", "legal_set"
 """What ``checked_deal`` takes from the game's ``_end_illegal`` for a hand that cannot start."""
 
 
-def checked_deal(env: Env[S, Any], dealer: Any, deal: Callable[[Any], S]) -> S:
+def checked_deal(env: Env[S, R], dealer: Any, deal: Callable[[Any], S]) -> S:
     """``deal(dealer)``: the new hand a game's ``init``/``init_from_*`` deals, ``dealer`` checked.
 
     A host ``dealer`` must be an integer 0..N-1 (``ValueError``; ``deal`` gets it as given).
@@ -487,7 +487,7 @@ def _games_of(state_cls: type) -> str:
     return "/".join(found)
 
 
-def seat_view(env: Env[Any, Any], player: Any, view: Callable[[Any], jax.Array]) -> jax.Array:
+def seat_view(env: Env[S, R], player: Any, view: Callable[[Any], jax.Array]) -> jax.Array:
     """``view(player)`` with the seat checked: a host ``player`` must be an integer 0..N-1
     (``ValueError``); a traced one outside that range (nothing can raise under jit) sees an
     all-zero view."""
@@ -508,7 +508,7 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
     one outside that range (nothing can raise under jit) sees an all-zero view."""
 
     @functools.wraps(fn)
-    def checked(self: Env[Any, Any], state: HandState, *args: Any, **kwargs: Any) -> Any:
+    def checked(self: Env[S, R], state: S, *args: Any, **kwargs: Any) -> Any:
         check_state(self, state, fn.__name__)
         if fn.__name__ != "observe" or len(args) + len(kwargs) != 1:
             return fn(self, state, *args, **kwargs)
@@ -520,7 +520,7 @@ def _checking_state(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @functools.cache
-def _shape_of(env: Env[Any, Any], method: str) -> tuple[int, ...]:
+def _shape_of(env: Env[S, R], method: str) -> tuple[int, ...]:
     """The shape of ``env.observe`` (seat 0's) or ``env.observe_full`` of a deal, traced once
     (the env is hashable: one entry per game, table and rules)."""
     deal = jax.eval_shape(lambda: env.init(jax.random.PRNGKey(0)))
@@ -535,11 +535,11 @@ def _shape_of(env: Env[Any, Any], method: str) -> tuple[int, ...]:
 # plain ``env.init(key)`` in a notebook is one compiled call); inside a user's jit/vmap they
 # simply inline.  The env is static (hashable): one compile per table and rules.
 def transition(
-    env: Env[Any, Any],
-    state: HandState,
+    env: Env[S, R],
+    state: S,
     action: jax.Array,
-    apply: Callable[[Any, jax.Array], Any] | None = None,
-) -> Any:
+    apply: Callable[[S, jax.Array], S] | None = None,
+) -> S:
     """``env.step`` without its jit (the step every game shares; for tracing by hand).
     ``apply``: the game's ``_apply`` for a loop that knows more of its hands than the step
     does (the family's hands before their first lead: ``forty_five.view.step_before_play``)."""
@@ -556,7 +556,7 @@ def transition(
     return _recorded(env, state, out, action)
 
 
-def transition_legal(env: Env[Any, Any], state: HandState, action: jax.Array) -> Any:
+def transition_legal(env: Env[S, R], state: S, action: jax.Array) -> S:
     """``transition`` for an ``action`` known to be legal (an analysis's own actions): the same
     state without the illegal-action branch, which the step computes for every hand (a quarter
     of the family's step).  An illegal action is applied unchecked: its state is unspecified."""
@@ -565,19 +565,19 @@ def transition_legal(env: Env[Any, Any], state: HandState, action: jax.Array) ->
     return _recorded(env, state, out, action)
 
 
-def _recorded(env: Env[Any, Any], before: Any, after: Any, action: jax.Array) -> Any:
+def _recorded(env: Env[S, R], before: S, after: S, action: jax.Array) -> S:
     """``after`` with the decision taken in ``before`` (a live hand) added to its public
     record ``moves`` (``core.record``); a state without ``moves`` as it is."""
     known = caps.declared(env, knowledge.Knowledge)
     if known is None or not hasattr(before, "moves"):
         return after
     t = jnp.where(before.terminated, -1, before._step_count)
-    private = known.private_action(env, before, action)
+    private = known.private_action(env, _with_record(before), action)  # has ``moves``
     moves = record.written(before.moves, t, before.current_player, action, private)
     return after.replace(moves=moves)
 
 
-def _zero_rewards(state: HandState) -> Any:
+def _zero_rewards(state: S) -> S:
     """``state`` with every reward field zeroed: ``rewards`` and any other float field whose
     name ends in ``rewards`` (the family's ``game_rewards``), the convention ``api_test``
     checks (rewards only on the step that ends a hand or a game)."""

@@ -10,6 +10,7 @@ any function here by naming it in its own module (``hand_keys = generic.hand_key
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import jax
@@ -27,12 +28,13 @@ if TYPE_CHECKING:  # the types only: core.env declares this module as its defaul
     from spoilfive_jax.core.env import Env, HandState, PolicyFn
 
 S = TypeVar("S", bound="HandState")
+R = TypeVar("R", bound=Hashable)
 
 
 # ---------------------------------------------------------------------------- the hooks' defaults
 
 
-def end_illegal(env: Env[Any, Any], state: S) -> S:
+def end_illegal(env: Env[S, R], state: S) -> S:
     """``Env._end_illegal``'s default, pgx's: the hand ends at once, ``current_player`` (the
     offender) scores -1 and the others 0, nobody is to act, the phase is the hand's end (the
     last of ``env.phase_names``) and the decision counts.  The legal set is left to the game's
@@ -73,7 +75,7 @@ def random_policy(key: jax.Array, state: HandState, player: jax.Array) -> jax.Ar
     return random_legal(key, state)
 
 
-def builtin_policy(env: Env[Any, Any], name: str) -> PolicyFn:
+def builtin_policy(env: Env[S, R], name: str) -> PolicyFn:
     """``Env.builtin_policy``'s default: ``"random"`` (``random_policy``) of the game's
     ``policy_names``; any other name is a ``ValueError`` listing them."""
     if name != "random" or name not in env.policy_names:
@@ -86,12 +88,12 @@ def builtin_policy(env: Env[Any, Any], name: str) -> PolicyFn:
 # ---------------------------------------------------------------------------- Rollouts
 
 
-def score_unit(env: Env[Any, Any]) -> str:
+def score_unit(env: Env[S, R]) -> str:
     """``"points"``."""
     return "points"
 
 
-def rollout_keys(env: Env[Any, Any], key: jax.Array) -> jax.Array:
+def rollout_keys(env: Env[S, R], key: jax.Array) -> jax.Array:
     """The counter seed of a run (uint32, drawn from ``key``; anything but a PRNG key or an int
     seed is a ``ValueError``): ``rollout_deal`` and ``hand_keys`` here make counter keys of it
     (``core.keys``), so that a policy's ``jax.random`` call costs a hash, not threefry.  A game
@@ -100,7 +102,7 @@ def rollout_keys(env: Env[Any, Any], key: jax.Array) -> jax.Array:
     return jax.random.bits(as_key(key), (), jnp.uint32)
 
 
-def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[str, int]:
+def deal_options(env: Env[S, R], dealer: Any = 0, **options: Any) -> dict[str, int]:
     """``dealer`` only (0..N-1); any other option is refused by name."""
     if options:
         raise ValueError(f"{env.id} takes no rollout option {', '.join(options)}")
@@ -110,36 +112,34 @@ def deal_options(env: Env[Any, Any], dealer: Any = 0, **options: Any) -> dict[st
     return {"dealer": int(dealer)}
 
 
-def rollout_deal(
-    env: Env[Any, Any], keys: jax.Array, ids: jax.Array, options: dict[str, Any]
-) -> Any:
+def rollout_deal(env: Env[S, R], keys: jax.Array, ids: jax.Array, options: dict[str, Any]) -> Any:
     """The first states themselves: ``init(deal key, dealer)``, hand ``id``'s deal key the
     counter key ``core.keys.deal_keys(seed, id)`` (apart from every decision's key)."""
     return jax.vmap(lambda k: env.init(k, options["dealer"]))(deal_keys(keys, ids))
 
 
-def deal_states(env: Env[Any, Any], deal: Any) -> Any:
+def deal_states(env: Env[S, R], deal: S) -> S:
     """The deal is the states."""
     return deal
 
 
-def hand_keys(env: Env[Any, Any], keys: jax.Array, ids: jax.Array) -> jax.Array:
+def hand_keys(env: Env[S, R], keys: jax.Array, ids: jax.Array) -> jax.Array:
     """The counter keys ``core.keys.hand_keys(seed, ids)``: decision ``t``'s is
     ``fold_in(key, t)``."""
     return counter_keys(keys, ids)
 
 
-def outcome(env: Env[Any, Any], state: HandState, rewards: jax.Array) -> dict[str, jax.Array]:
+def outcome(env: Env[S, R], state: S, rewards: jax.Array) -> dict[str, jax.Array]:
     """``rewards``, ``tricks_won`` and ``decisions``."""
     return {"rewards": rewards, "tricks_won": state.tricks_won, "decisions": state._step_count}
 
 
-def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Values:
+def hand_values(env: Env[S, R], record: dict[str, Any]) -> Values:
     """Averaged: ``rewards``; counted: ``decisions``."""
     return {"rewards": record["rewards"]}, {"decisions": record["decisions"]}
 
 
-def summary_from_stats(env: Env[Any, Any], stats: RunStats, seconds: float) -> dict[str, Any]:
+def summary_from_stats(env: Env[S, R], stats: RunStats, seconds: float) -> dict[str, Any]:
     """Hands, decisions and the mean reward of each seat with its standard error."""
     return {
         "game": env.id,
@@ -151,7 +151,7 @@ def summary_from_stats(env: Env[Any, Any], stats: RunStats, seconds: float) -> d
     }
 
 
-def hands_won(env: Env[Any, Any], result: Any) -> Any:
+def hands_won(env: Env[S, R], result: Any) -> Any:
     """A seat won the hands where its reward is the hand's best."""
     r = result.rewards
     return r == r.max(axis=1, keepdims=True)
@@ -160,17 +160,17 @@ def hands_won(env: Env[Any, Any], result: Any) -> Any:
 # ---------------------------------------------------------------------------- AgentInfo
 
 
-def observation_low(env: Env[Any, Any]) -> float:
+def observation_low(env: Env[S, R]) -> float:
     """No bound: ``-inf``."""
     return -np.inf
 
 
-def final_info(env: Env[Any, Any], state: HandState) -> dict[str, Any]:
+def final_info(env: Env[S, R], state: S) -> dict[str, Any]:
     """Whether the hand ended on an illegal action, and the tricks won."""
     return {"illegal": bool(state.illegal), "tricks_won": np.asarray(state.tricks_won).tolist()}
 
 
-def state_text(env: Env[Any, Any], state: HandState) -> str:
+def state_text(env: Env[S, R], state: S) -> str:
     """The phase and tricks, then ``text_tail``."""
     head = (
         f"{env.id}: phase {env.phase_names[int(state.phase)]}, "
@@ -182,12 +182,12 @@ def state_text(env: Env[Any, Any], state: HandState) -> str:
 # ---------------------------------------------------------------------------- Teams
 
 
-def team_of(env: Env[Any, Any]) -> np.ndarray:
+def team_of(env: Env[S, R]) -> np.ndarray:
     """Every seat plays for itself."""
     return np.arange(env.num_players, dtype=np.int32)
 
 
-def text_tail(env: Env[Any, Any], state: HandState) -> list[str]:
+def text_tail(env: Env[S, R], state: S) -> list[str]:
     """The current trick (where the state has ``trick_cards``) and who is to act, or the
     rewards once the hand is over."""
     trick = getattr(state, "trick_cards", None)

@@ -28,7 +28,8 @@ in words: ``seat 2 | dealer 2, turnup Q♦, carried 2 | dealt 9♠ 9♥ 10♠ K�
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jax
 import jax.numpy as jnp
@@ -39,7 +40,12 @@ from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 
 if TYPE_CHECKING:
-    from spoilfive_jax.core.env import Env, RecordedState
+    from spoilfive_jax.core.env import Env, HandState, RecordedState
+
+S = TypeVar("S", bound="HandState")
+"""The state of the env a function here is given (``core.env.Env``'s ``S``), per call."""
+R = TypeVar("R", bound=Hashable)
+"""That env's rules."""
 
 
 @runtime_checkable
@@ -48,39 +54,37 @@ class Knowledge(Protocol):
     game has the field ``moves`` (the public record, ``core.record.empty(max_decisions)`` at
     the deal; the shared step writes it)."""
 
-    def private_card_sets(self, env: Env[Any, Any]) -> tuple[str, ...]:
+    def private_card_sets(self, env: Env[S, R]) -> tuple[str, ...]:
         """The names of the card sets ``private_cards`` returns, in order (``("dealt",)``)."""
         ...
 
-    def public_start(self, env: Env[Any, Any], state: RecordedState) -> jax.Array:
+    def public_start(self, env: Env[S, R], state: RecordedState) -> jax.Array:
         """int32[K]: the facts of the deal every seat knows (the dealer, the turn-up, the pot
         or the scores), one per ``public_start_fields``."""
         ...
 
-    def public_start_fields(self, env: Env[Any, Any]) -> tuple[tuple[str, str], ...]:
+    def public_start_fields(self, env: Env[S, R]) -> tuple[tuple[str, str], ...]:
         """(name, kind) of each ``public_start`` value; kind: one of ``FIELD_KINDS``."""
         ...
 
-    def private_cards(self, env: Env[Any, Any], state: RecordedState, player: jax.Array) -> Bits:
+    def private_cards(self, env: Env[S, R], state: RecordedState, player: jax.Array) -> Bits:
         """uint32[C] x 2: the card sets only ``player`` has seen (its hand as dealt, before any
         exchange; the cards it drew).  Its own private actions are in the record."""
         ...
 
-    def private_action(
-        self, env: Env[Any, Any], state: RecordedState, action: jax.Array
-    ) -> jax.Array:
+    def private_action(self, env: Env[S, R], state: RecordedState, action: jax.Array) -> jax.Array:
         """bool[]: ``action`` by ``current_player`` is seen by that seat only (a rob's
         discard); the others see that it took a hidden action."""
         ...
 
-    def dealt_state(self, env: Env[Any, Any], state: RecordedState) -> Any:
+    def dealt_state(self, env: Env[S, R], state: RecordedState) -> S:
         """The first state of ``state``'s hand, before any decision: every seat's dealt cards,
         the stock as it was, the public facts.  Replaying ``state.moves`` from it gives
         ``state`` back (``tools.knowledge_check``)."""
         ...
 
 
-def hooks(env: Env[Any, Any]) -> Knowledge:
+def hooks(env: Env[S, R]) -> Knowledge:
     """The game's ``Knowledge``, or one ``MissingCapability`` naming it."""
     return env.capability(Knowledge, "what a seat knows")
 
@@ -91,12 +95,12 @@ FIELD_KINDS = ("seat", "card", "number", "flag")
 written as its action, ``Env.action_str``: a game's card ids are its card actions)."""
 
 
-def hidden_action(env: Env[Any, Any]) -> int:
+def hidden_action(env: Env[S, R]) -> int:
     """The action id of another seat's private action in a seat's view: ``num_actions``."""
     return int(env.num_actions)
 
 
-def record_rows(env: Env[Any, Any], moves: jax.Array, player: jax.Array | int) -> jax.Array:
+def record_rows(env: Env[S, R], moves: jax.Array, player: jax.Array | int) -> jax.Array:
     """float32[T * (N + A + 1)]: the record ``moves`` int32[T] as ``player`` saw it (-1: the
     public record), one row per decision: actor one-hot [N], seen action one-hot [A + 1]."""
     n, a = env.num_players, hidden_action(env) + 1
@@ -107,16 +111,16 @@ def record_rows(env: Env[Any, Any], moves: jax.Array, player: jax.Array | int) -
     return jnp.concatenate([actor, action], axis=1).reshape(-1)
 
 
-def _private_masks(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
+def _private_masks(env: Env[S, R], state: RecordedState, player: jax.Array) -> jax.Array:
     sets = hooks(env).private_cards(env, state, player)
     return bits.to_bool(sets, CARD_SLOTS).astype(jnp.float32).reshape(-1)
 
 
-def _start(env: Env[Any, Any], state: RecordedState) -> jax.Array:
+def _start(env: Env[S, R], state: RecordedState) -> jax.Array:
     return jnp.asarray(hooks(env).public_start(env, state)).astype(jnp.float32).reshape(-1)
 
 
-def information_state(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
+def information_state(env: Env[S, R], state: RecordedState, player: jax.Array) -> jax.Array:
     """float32[I]: seat ``player``'s perfect-recall information state (module docstring)."""
     p = jnp.asarray(player, jnp.int32)
     seat = (jnp.arange(env.num_players) == p).astype(jnp.float32)
@@ -124,17 +128,17 @@ def information_state(env: Env[Any, Any], state: RecordedState, player: jax.Arra
     return jnp.concatenate([*parts, record_rows(env, state.moves, p)])
 
 
-def observe_public(env: Env[Any, Any], state: RecordedState) -> jax.Array:
+def observe_public(env: Env[S, R], state: RecordedState) -> jax.Array:
     """float32[K + T (N + A + 1)]: the public facts and the public record."""
     return jnp.concatenate([_start(env, state), record_rows(env, state.moves, -1)])
 
 
-def observe_private(env: Env[Any, Any], state: RecordedState, player: jax.Array) -> jax.Array:
+def observe_private(env: Env[S, R], state: RecordedState, player: jax.Array) -> jax.Array:
     """float32[64 C]: the card sets only seat ``player`` has seen."""
     return _private_masks(env, state, jnp.asarray(player, jnp.int32))
 
 
-def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
+def shapes(env: Env[S, R]) -> dict[str, tuple[int, ...]]:
     """The shapes of the three kinds at ``env``'s table."""
     n, k = env.num_players, len(hooks(env).public_start_fields(env))
     c = len(hooks(env).private_card_sets(env))
@@ -150,7 +154,7 @@ def shapes(env: Env[Any, Any]) -> dict[str, tuple[int, ...]]:
 
 
 @functools.cache
-def _tensors(env: Env[Any, Any]) -> Any:
+def _tensors(env: Env[S, R]) -> Any:
     """One compiled call per table: (seat ``player``'s information state, the public
     observation) of one hand; the strings read them back on the host."""
     return jax.jit(
@@ -159,19 +163,19 @@ def _tensors(env: Env[Any, Any]) -> Any:
 
 
 def _host_tensors(
-    env: Env[Any, Any], state: RecordedState, player: int
+    env: Env[S, R], state: RecordedState, player: int
 ) -> tuple[np.ndarray, np.ndarray]:
     info, public = jax.device_get(_tensors(env)(state, jnp.int32(max(player, 0))))
     return np.asarray(info, np.float32), np.asarray(public, np.float32)
 
 
 @functools.cache
-def _action_texts(env: Env[Any, Any]) -> tuple[str, ...]:
+def _action_texts(env: Env[S, R]) -> tuple[str, ...]:
     """``env.action_str`` of every action id, made once a table (texts are read per node)."""
     return tuple(env.action_str(a) for a in range(env.num_actions))
 
 
-def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
+def _fact(env: Env[S, R], kind: str, value: int) -> str:
     if value < 0 and kind in ("seat", "card"):
         return "none"
     if kind == "card":  # (a game's card ids are its card actions)
@@ -181,14 +185,14 @@ def _fact(env: Env[Any, Any], kind: str, value: int) -> str:
     return str(value)
 
 
-def _facts_text(env: Env[Any, Any], facts: np.ndarray) -> str:
+def _facts_text(env: Env[S, R], facts: np.ndarray) -> str:
     fields = hooks(env).public_start_fields(env)
     return ", ".join(
         f"{name} {_fact(env, kind, int(v))}" for (name, kind), v in zip(fields, facts, strict=True)
     )
 
 
-def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
+def _private_text(env: Env[S, R], masks: np.ndarray) -> str:
     parts = []
     for name, mask in zip(hooks(env).private_card_sets(env), masks, strict=True):
         texts = _action_texts(env)
@@ -197,19 +201,19 @@ def _private_text(env: Env[Any, Any], masks: np.ndarray) -> str:
     return ", ".join(parts)
 
 
-def public_start_text(env: Env[Any, Any], state: RecordedState) -> str:
+def public_start_text(env: Env[S, R], state: RecordedState) -> str:
     """``dealer 2, turnup Q♦, carried 2``: the public facts of one hand's deal."""
     k = _counts(env)[1]
     facts = np.rint(_host_tensors(env, state, 0)[1][:k]).astype(np.int64)
     return _facts_text(env, facts)
 
 
-def private_text(env: Env[Any, Any], state: RecordedState, player: int) -> str:
+def private_text(env: Env[S, R], state: RecordedState, player: int) -> str:
     """``dealt 9♠ 9♥ 10♠ K♠ 6♠``: the card sets only ``player`` has seen (one hand)."""
     return _head_texts(env, _head_bytes(env, _host_tensors(env, state, player)[0]))[1]
 
 
-def record_text(env: Env[Any, Any], state: RecordedState, player: int) -> str:
+def record_text(env: Env[S, R], state: RecordedState, player: int) -> str:
     """``0:6♥ 1:2♥ 2:9♥ 1:?``: the record as ``player`` saw it (-1: the public record)."""
     if not -1 <= int(player) < env.num_players:
         raise ValueError(f"player must be a seat 0..{env.num_players - 1} or -1, got {player}")
@@ -219,7 +223,7 @@ def record_text(env: Env[Any, Any], state: RecordedState, player: int) -> str:
 Records = tuple[int, tuple[str, ...]]  # (the record's entries, N + 1 texts: ``record_texts``)
 
 
-def record_texts(env: Env[Any, Any], moves: Any, prior: Records | None = None) -> Records:
+def record_texts(env: Env[S, R], moves: Any, prior: Records | None = None) -> Records:
     """(the record's entries, ``record_text`` of the record ``moves`` int32[T] for every seat
     and, last, the public one: N + 1 texts), read on the host (numpy, with ``core.record``'s
     packing).  ``prior``: what this gave for the record less its last entry (a step's parent):
@@ -245,13 +249,13 @@ def record_texts(env: Env[Any, Any], moves: Any, prior: Records | None = None) -
     return count, tuple(out)
 
 
-def information_state_string(env: Env[Any, Any], state: RecordedState, player: int) -> str:
+def information_state_string(env: Env[S, R], state: RecordedState, player: int) -> str:
     """Seat ``player``'s perfect-recall information state in words (module docstring)."""
     tensor = _host_tensors(env, state, player)[0]
     return information_text(env, tensor, record_text(env, state, player), player)
 
 
-def information_text(env: Env[Any, Any], tensor: np.ndarray, record_text: str, player: int) -> str:
+def information_text(env: Env[S, R], tensor: np.ndarray, record_text: str, player: int) -> str:
     """``information_state_string`` read back from the seat's information state ``tensor``
     (its facts and card sets) and its ``record_text`` (``record_texts``), on the host alone
     (the OpenSpiel games, which hold every seat's tensor already)."""
@@ -259,21 +263,21 @@ def information_text(env: Env[Any, Any], tensor: np.ndarray, record_text: str, p
     return f"seat {player} | {facts} | {cards} | {record_text}"
 
 
-def _head_bytes(env: Env[Any, Any], tensor: np.ndarray) -> bytes:
+def _head_bytes(env: Env[S, R], tensor: np.ndarray) -> bytes:
     """The facts and card sets of a seat's information state ``tensor``, as float32 bytes."""
     n, k, c = _counts(env)
     return np.asarray(tensor, np.float32).reshape(-1)[n : n + k + CARD_SLOTS * c].tobytes()
 
 
 @functools.cache
-def _counts(env: Env[Any, Any]) -> tuple[int, int, int]:
+def _counts(env: Env[S, R]) -> tuple[int, int, int]:
     """(N, K public facts, C private card sets) of a table."""
     known = hooks(env)
     return env.num_players, len(known.public_start_fields(env)), len(known.private_card_sets(env))
 
 
 @functools.lru_cache(maxsize=4096)
-def _head_texts(env: Env[Any, Any], facts_and_masks: bytes) -> tuple[str, str]:
+def _head_texts(env: Env[S, R], facts_and_masks: bytes) -> tuple[str, str]:
     """(``dealer 2, turnup Q♦, carried 0``, ``dealt ...``): the facts and card sets of a
     seat's information state (float32 bytes), remembered (a seat's stay the same all hand)."""
     _, k, c = _counts(env)
@@ -283,11 +287,11 @@ def _head_texts(env: Env[Any, Any], facts_and_masks: bytes) -> tuple[str, str]:
     return _facts_text(env, facts), _private_text(env, masks)
 
 
-def public_string(env: Env[Any, Any], state: RecordedState) -> str:
+def public_string(env: Env[S, R], state: RecordedState) -> str:
     """The public facts and the public record in words."""
     return f"{public_start_text(env, state)} | {record_text(env, state, -1)}"
 
 
-def private_string(env: Env[Any, Any], state: RecordedState, player: int) -> str:
+def private_string(env: Env[S, R], state: RecordedState, player: int) -> str:
     """The card sets only ``player`` has seen, in words."""
     return f"seat {player} | {private_text(env, state, player)}"

@@ -13,7 +13,8 @@ declares its own ``Presentation`` module in place of this one to say more (``cor
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -21,15 +22,18 @@ from spoilfive_jax.core.cards import parse_cards
 from spoilfive_jax.core.present import Report, Table, plus_minus, se_or_nan
 
 if TYPE_CHECKING:  # the types only: core.env declares this module as its default
-    from spoilfive_jax.core.env import Env
+    from spoilfive_jax.core.env import Env, HandState
+
+S = TypeVar("S", bound="HandState")  # the env's state (``core.env.Env``'s ``S``), per call
+R = TypeVar("R", bound=Hashable)  # its rules
 
 
-def title(env: Env[Any, Any]) -> str:
+def title(env: Env[S, R]) -> str:
     """The id in words: ``"my_game"`` -> ``"My Game"``."""
     return env.id.replace("_", " ").title()
 
 
-def table_text(env: Env[Any, Any]) -> str:
+def table_text(env: Env[S, R]) -> str:
     """``"4 players"``."""
     return f"{env.num_players} players"
 
@@ -45,7 +49,7 @@ def rules_from_options(game_id: str, options: dict[str, Any]) -> None:
     return None
 
 
-def rules_in_force(env: Env[Any, Any]) -> dict[str, Any]:
+def rules_in_force(env: Env[S, R]) -> dict[str, Any]:
     """Every field of the rules dataclass with its value (``{}`` for rules that are not one)."""
     rules = env.rules
     if not dataclasses.is_dataclass(rules):
@@ -53,33 +57,33 @@ def rules_in_force(env: Env[Any, Any]) -> dict[str, Any]:
     return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
 
 
-def rules_line(env: Env[Any, Any]) -> str:
+def rules_line(env: Env[S, R]) -> str:
     """``name=value ...`` of every rule field (``defaults`` when there are none)."""
     return " ".join(f"{k}={v}" for k, v in rules_in_force(env).items()) or "defaults"
 
 
-def rules_text(env: Env[Any, Any], suit: int | None = None) -> str:
+def rules_text(env: Env[S, R], suit: int | None = None) -> str:
     """The title, the table and the rules in force (no card order: the game says none)."""
     return f"Rules ({title(env)}, {table_text(env)})\n  options: {rules_line(env)}"
 
 
-def default_policy(env: Env[Any, Any]) -> str:
+def default_policy(env: Env[S, R]) -> str:
     """``"random"`` when the game has it, else its first built-in policy."""
     names = tuple(env.policy_names)
     return "random" if "random" in names else names[0]
 
 
-def read_cards(env: Env[Any, Any], text: str | list[str]) -> list[int]:
+def read_cards(env: Env[S, R], text: str | list[str]) -> list[int]:
     """Cards as the project writes them (``5H``, ``10h``, ``10♥``)."""
     return parse_cards(text)
 
 
-def tournament_note(env: Env[Any, Any]) -> str:
+def tournament_note(env: Env[S, R]) -> str:
     """None."""
     return ""
 
 
-def _per_seat(env: Env[Any, Any], summary: dict[str, Any]) -> list[str]:
+def _per_seat(env: Env[S, R], summary: dict[str, Any]) -> list[str]:
     """The summary's entries that hold one number per seat (not their ``_se``)."""
     return [
         k
@@ -96,9 +100,7 @@ def _scalars(summary: dict[str, Any]) -> list[str]:
     ]
 
 
-def rollout_report(
-    env: Env[Any, Any], summary: dict[str, Any], names: Any, seconds: float
-) -> Report:
+def rollout_report(env: Env[S, R], summary: dict[str, Any], names: Any, seconds: float) -> Report:
     """A table with a column per per-seat entry of the summary, the other numbers below."""
     s, h = summary, int(summary["hands"])
     rate = s.get("hands_per_s", float("nan"))
@@ -124,7 +126,7 @@ def rollout_report(
 
 
 def summary_rows(
-    env: Env[Any, Any], summary: dict[str, Any], names: Any
+    env: Env[S, R], summary: dict[str, Any], names: Any
 ) -> tuple[list[str], list[Any]]:
     """CSV, long format: every per-seat entry a row per seat, then the other numbers."""
     s = summary
@@ -138,12 +140,12 @@ def summary_rows(
     return ["stat", "seat", "policy", "value", "se"], rows
 
 
-def per_hand_columns(env: Env[Any, Any], result: Any) -> tuple[tuple[str, ...], Any, str, str]:
+def per_hand_columns(env: Env[S, R], result: Any) -> tuple[tuple[str, ...], Any, str, str]:
     """Decisions, then each seat's reward."""
     return ("decisions",), result.rewards, "rewards", "reward"
 
 
-def plot_rollout(plt: Any, env: Env[Any, Any], result: Any, names: Any, path: str) -> None:
+def plot_rollout(plt: Any, env: Env[S, R], result: Any, names: Any, path: str) -> None:
     """Mean reward by seat with 95% error bars."""
     s = result.summary()
     seats = np.arange(len(names))
