@@ -5,7 +5,8 @@ rob the turn-up (docs/rules.md#robbing-the-pack)."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -17,7 +18,10 @@ from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.knowledge import Knowledge
 
 if TYPE_CHECKING:  # (types only)
-    from spoilfive_jax.core.env import HandState
+    from spoilfive_jax.core.env import Env, HandState, RecordedState
+
+S = TypeVar("S", bound="HandState")  # the env's state (``core.env.Env``'s ``S``), per call
+R = TypeVar("R", bound=Hashable)  # its rules
 
 
 class Packets(Protocol):
@@ -92,33 +96,35 @@ def rob_seat(hands: Bits, turnup: jax.Array, dealer: jax.Array) -> jax.Array:
 
 
 @functools.cache
-def _programs(env: Any) -> tuple[Any, Any]:
+def _programs(env: Env[S, R]) -> tuple[Any, Any]:
     """(the hand's first state, each seat's dealt cards as masks bool[N, 64]): one compiled
     call each per table (``Knowledge.dealt_state``, ``Knowledge.private_cards``)."""
     known = env.capability(Knowledge, "deck_of")
     seats = jnp.arange(env.num_players, dtype=jnp.int32)
 
-    def masks(state: HandState) -> jax.Array:
+    def masks(state: RecordedState) -> jax.Array:
         sets = jax.vmap(lambda p: known.private_cards(env, state, p))(seats)
         return bits.to_bool(Bits(sets.lo[:, 0], sets.hi[:, 0]), 64)
 
     return jax.jit(lambda state: known.dealt_state(env, state)), jax.jit(masks)
 
 
-def first_state(env: Any, state: HandState) -> Any:
+def first_state(env: Env[S, R], state: RecordedState) -> S:
     """The first state of ``state``'s hand (``Knowledge.dealt_state``), compiled once a table."""
     return _programs(env)[0](state)
 
 
 @functools.cache
-def _positions(env: Any, deals: Any, dealer: int) -> np.ndarray:
+def _positions(env: Env[S, R], deals: Any, dealer: int) -> np.ndarray:
     """bool[N, 64]: the pack positions ``deals`` deals each seat (card i at position i)."""
     size = int(deals.deck_size(env))
     ident = deals.init_from_deck(env, np.arange(size, dtype=np.int32), dealer)
     return np.asarray(_programs(env)[1](ident))
 
 
-def deck_with_hands(env: Any, deals: Any, first: Any, dealer: int, head: list[int]) -> np.ndarray:
+def deck_with_hands(
+    env: Env[S, R], deals: Any, first: RecordedState, dealer: int, head: list[int]
+) -> np.ndarray:
     """Host: an order of the pack (int32[deck_size]) that deals hand ``first``'s cards: each
     seat's dealt cards (its first ``Knowledge.private_cards`` set) at the positions ``deals``
     (the game's ``DeckDeals``) deals that seat, then ``head`` (the turn-up, ...; -1s skipped)

@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 if TYPE_CHECKING:  # (types only)
-    from spoilfive_jax.core.env import HandState
+    from spoilfive_jax.core.env import Env, HandState
+
+S = TypeVar("S", bound="HandState")  # the env's state (``core.env.Env``'s ``S``), per call
+R = TypeVar("R", bound=Hashable)  # its rules
 
 
 NEG = -1e9  # logit of an illegal action
@@ -35,7 +39,7 @@ META_KEY = "__metadata__"  # the archive entry holding the metadata JSON
 _ADVICE_KEY = 0  # the advisor's key (the built-in advisors are deterministic)
 
 
-def agent_input(env: Any, advice: str, state: HandState, player: jax.Array) -> jax.Array:
+def agent_input(env: Env[S, R], advice: str, state: S, player: jax.Array) -> jax.Array:
     """What a network with ``advice`` reads for ``player`` in ONE hand's ``state``: float32[D],
     ``env.observe(state, player)``, then (with ``advice``) the one-hot float32[A] of the
     advisor's action."""
@@ -46,7 +50,7 @@ def agent_input(env: Any, advice: str, state: HandState, player: jax.Array) -> j
     return jnp.concatenate([obs, jax.nn.one_hot(choice, env.num_actions, dtype=obs.dtype)])
 
 
-def input_shape(env: Any, advice: str) -> tuple[int, ...]:
+def input_shape(env: Env[S, R], advice: str) -> tuple[int, ...]:
     """The shape of ``agent_input``: the observation's, widened by the action count with
     ``advice``."""
     (size,) = env.observation_shape

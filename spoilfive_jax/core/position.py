@@ -9,8 +9,14 @@ Every problem is a one-line ``ValueError`` naming it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # (types only)
+    from spoilfive_jax.core.env import Env, HandState
+
+S = TypeVar("S", bound="HandState")  # the env's state (``core.env.Env``'s ``S``), per call
+R = TypeVar("R", bound=Hashable)  # its rules
 
 
 def parse_position(text: str, known: Sequence[str]) -> dict[str, Any]:
@@ -38,8 +44,8 @@ def position_fields(text: str | None, fields: dict[str, Any], known: Sequence[st
 
 
 def position_table(
-    env: Any, f: dict[str, Any], parse_rules: Callable[[str], Any]
-) -> tuple[int, Any]:
+    env: Env[S, R], f: dict[str, Any], parse_rules: Callable[[str], R]
+) -> tuple[int, R]:
     """(players, rules) the position names; ``env``'s where it names none."""
     try:
         n = int(f.get("players", env.num_players))
@@ -51,14 +57,14 @@ def position_table(
     return n, rules
 
 
-def table_for(env: Any, num_players: int, rules: Any) -> Any:
+def table_for(env: Env[S, R], num_players: int, rules: R) -> Env[S, R]:
     """``env`` if it is that table, else the same game at that table."""
     if (num_players, rules) == (env.num_players, env.rules):
         return env
     return type(env)(num_players, rules)
 
 
-def check_table(env: Any, num_players: int, rules: Any) -> None:
+def check_table(env: Env[S, R], num_players: int, rules: R) -> None:
     """Refuse a position for another table than ``env``'s."""
     if num_players != env.num_players:
         raise ValueError(f"the position has {num_players} players, the table {env.num_players}")
