@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -47,7 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState, check_state
+from spoilfive_jax.core.env import Env, HandState, R, S, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools import levers
 from spoilfive_jax.tools.policies import PolicySpec, bind, resolve_one
@@ -76,7 +77,7 @@ def legal_slots(legal: jax.Array, width: int) -> tuple[jax.Array, jax.Array]:
     return jnp.where(used, ids, ids[0]), used
 
 
-def play_model(env: Any, model: Any, softness: float) -> Any:
+def play_model(env: Env[S, R], model: Any, softness: float) -> Callable[[S, jax.Array], jax.Array]:
     """The model of the other seats' play that ``infer_worlds`` weighs the worlds by:
     ``probs(state, seat) -> float32[num_actions]`` (jittable), ``1 - softness`` times the
     model's chance of each action plus ``softness`` spread evenly over the legal ones.
@@ -88,10 +89,10 @@ def play_model(env: Any, model: Any, softness: float) -> Any:
         policy = resolve_one(env, model)[1]
         key = jax.random.PRNGKey(0)
 
-        def base(state: HandState, seat: jax.Array) -> jax.Array:
+        def base(state: S, seat: jax.Array) -> jax.Array:
             return jax.nn.one_hot(policy(key, state, seat), env.num_actions)
 
-    def probs(state: HandState, seat: jax.Array) -> jax.Array:
+    def probs(state: S, seat: jax.Array) -> jax.Array:
         return (1 - softness) * base(state, seat) + softness * legal_spread(state, seat)
 
     return probs
@@ -109,15 +110,15 @@ def block_size(num_samples: int) -> int:
 
 
 def sample_worlds(
-    env: Any,
+    env: Env[S, R],
     key: jax.Array,
-    state: HandState,
+    state: S,
     player: jax.Array,
     block: int,
     see_all: bool = False,
     infer_worlds: int = 0,
     model: Any = None,
-) -> Any:
+) -> S:
     """``block`` worlds of ONE position for ``player`` (leading axis [block]; jittable): drawn by
     ``Analysis.resample_hidden_many(env, fold_in(key, 0), ...)``; ``see_all``: the position
     itself ``block`` times; ``infer_worlds`` > 0: that many drawn, then ``block`` of them kept,
@@ -139,12 +140,12 @@ def sample_worlds(
 
 
 def block_values(
-    env: Any,
+    env: Env[S, R],
     policy: PolicySpec,
     width: int,
     block: int,
     keys: jax.Array,
-    states: HandState,
+    states: S,
     see_all: bool = False,
     solve_tricks: int | str = 0,
     infer_worlds: int = 0,
@@ -193,12 +194,12 @@ def block_values(
 @one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 8))
 def _chunk(
-    env: Any,
+    env: Env[S, R],
     policy: PolicySpec,
     width: int,
     block: int,
     key: jax.Array,
-    states: HandState,
+    states: S,
     pos: jax.Array,
     j: jax.Array,
     infer: Inferred | None = None,
@@ -329,8 +330,8 @@ class Analysis:
 
 def analyze(
     key: jax.Array | int,
-    env: Any,
-    state: HandState,
+    env: Env[S, R],
+    state: S,
     num_samples: int = 1000,
     policy: PolicySpec = "heuristic",
     batch_size: int | None = None,
@@ -390,7 +391,12 @@ def analyze(
 
 
 def _inferred(
-    env: Any, policy: PolicySpec, infer_worlds: Any, infer_model: Any, softness: Any, kept: int
+    env: Env[S, R],
+    policy: PolicySpec,
+    infer_worlds: Any,
+    infer_model: Any,
+    softness: Any,
+    kept: int,
 ) -> Inferred | None:
     """``analyze``'s inference (``ValueError`` for bad arguments, ``tools.levers``; the model
     only when there is inference), or None.  ``kept``: the worlds of a block."""
@@ -403,7 +409,7 @@ def _inferred(
     return Inferred(int(infer_worlds), model, float(softness))
 
 
-def _flat_positions(state: HandState) -> tuple[Any, tuple[int, ...]]:
+def _flat_positions(state: S) -> tuple[S, tuple[int, ...]]:
     """(the positions on the host with one batch axis [P], the batch axes of ``state``); a
     terminated one is refused."""
     host = jax.device_get(state)
@@ -416,10 +422,10 @@ def _flat_positions(state: HandState) -> tuple[Any, tuple[int, ...]]:
 
 
 def _sample(
-    env: Any,
+    env: Env[S, R],
     policy: PolicySpec,
     key: jax.Array,
-    flat: Any,
+    flat: S,
     k_count: int,
     width: int,
     fields: tuple[str, ...],
@@ -542,13 +548,13 @@ def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def position_env(env: Env[Any, Any], text: str | None = None, **fields: Any) -> Env[Any, Any]:
+def position_env(env: Env[S, R], text: str | None = None, **fields: Any) -> Env[S, R]:
     """The table a position names (its ``players=`` and ``rules=`` fields; ``env``'s where not
     given), through the game's ``Positions`` capability."""
     return env.capability(caps.Positions, "position_env").position_env(env, text, **fields)
 
 
-def position_from_history(env: Env[Any, Any], text: str | None = None, **fields: Any) -> Any:
+def position_from_history(env: Env[S, R], text: str | None = None, **fields: Any) -> S:
     """The state of a position given as text (``players=5; dealer=0; turnup=7D; player=1;
     hand=...; history=...``) or as the same fields, at ``env``'s table; a one-line
     ``ValueError`` naming the problem for an impossible or inconsistent history."""

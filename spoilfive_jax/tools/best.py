@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState
+from spoilfive_jax.core.env import C, Env, R, S
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.analysis import analyze
 from spoilfive_jax.tools.pimc import CARRY_FIELD, DEFAULT_SAMPLES, PimcPolicy, pimc
@@ -50,7 +50,7 @@ INFER_WORLDS = 128  # worlds drawn a decision, DEFAULT_SAMPLES kept by the plays
 INFER_SOFTNESS = 0.1  # under the trained agent's distribution, a tenth spread evenly
 
 
-def _declared(env: Env[Any, Any], kind: type) -> Any:
+def _declared(env: Env[S, R], kind: type[C]) -> C | None:
     """``env``'s implementation of capability ``kind``, or None where its game has none."""
     try:
         return env.capability(kind, BEST)
@@ -58,12 +58,12 @@ def _declared(env: Env[Any, Any], kind: type) -> Any:
         return None
 
 
-def has_analysis(env: Env[Any, Any]) -> bool:
+def has_analysis(env: Env[S, R]) -> bool:
     """Whether ``env``'s game declares position analysis (so a search bot can play it)."""
     return _declared(env, caps.Analysis) is not None
 
 
-def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
+def best_policy(env: Env[S, R], *, see_all: bool = False) -> Any:
     """The strongest policy the project has for ``env``'s game (module docstring): a jittable
     ``policy(key, state, player)``.  ``see_all=True``: the same bot seeing every hand (its
     cheating bound; a search bot only).  ``ValueError`` for something that is not an env."""
@@ -92,7 +92,7 @@ def best_policy(env: Env[Any, Any], *, see_all: bool = False) -> Any:
     )
 
 
-def trained_model(env: Env[Any, Any]) -> Any:
+def trained_model(env: Env[S, R]) -> Any:
     """The trained policy ``env``'s game ships for its table (``Inference.trained_model``), or
     None (a game without inference, or a table no agent was trained for)."""
     inference = _declared(env, caps.Inference)
@@ -100,8 +100,8 @@ def trained_model(env: Env[Any, Any]) -> Any:
 
 
 def hint_text(
-    env: Env[Any, Any],
-    state: HandState,
+    env: Env[S, R],
+    state: S,
     key: jax.Array | int = 0,
     num_samples: int = 200,
     policy: PolicySpec | None = None,

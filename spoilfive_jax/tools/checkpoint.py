@@ -42,6 +42,7 @@ from typing import Any, Protocol, runtime_checkable
 import jax
 import numpy as np
 
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.core.stats import Moments, RunStats
 from spoilfive_jax.tools.chunks import Chunk
 from spoilfive_jax.tools.distributed import agree, any_process, is_main_process, same_everywhere
@@ -255,7 +256,7 @@ def policy_facts(names: tuple[str | None, ...], policies: tuple[Any, ...], seats
     }
 
 
-def env_facts(env: Any) -> dict[str, Any]:
+def env_facts(env: Env[S, R]) -> dict[str, Any]:
     """The game, table and rules of ``env`` (JSON)."""
     return {"game": env.id, "players": env.num_players, "rules": repr(env.rules)}
 
@@ -268,7 +269,7 @@ def _version() -> str:
         return "unknown"
 
 
-def run_facts(tool: str, env: Any, key: jax.Array, **facts: Any) -> dict[str, Any]:
+def run_facts(tool: str, env: Env[S, R], key: jax.Array, **facts: Any) -> dict[str, Any]:
     """What makes a run's result: the tool, the game, the key, the backend, the package
     version and the tool's own ``facts``."""
     return {

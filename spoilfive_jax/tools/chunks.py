@@ -22,7 +22,7 @@ import jax.extend.random
 import jax.numpy as jnp
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 
 EPOCH = 1 << 32  # hands keyed by one key material (their ids are uint32)
 
@@ -70,7 +70,7 @@ def epoch_key(key: jax.Array, epoch: int) -> jax.Array:
     return jax.random.wrap_key_data(out, impl="threefry2x32") if typed else out
 
 
-def run_keys(env: Env[Any, Any], key: jax.Array, epoch: int) -> Any:
+def run_keys(env: Env[S, R], key: jax.Array, epoch: int) -> Any:
     """The game's key material (``Rollouts.rollout_keys``) of the hands of epoch ``epoch``."""
     return env.capability(caps.Rollouts).rollout_keys(env, epoch_key(key, epoch))
 

@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState
+from spoilfive_jax.core.env import Env, HandState, R, S
 from spoilfive_jax.tools.analysis import legal_spread
 from spoilfive_jax.tools.policies import lineup, play_deals, play_public
 from spoilfive_jax.tools.rollout import rollout
@@ -46,7 +46,7 @@ from spoilfive_jax.tools.scorer import score_hands
 from spoilfive_jax.tools.session import play_sessions
 
 
-def check_capabilities(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+def check_capabilities(env: Env[S, R], states: list[S], seed: int) -> None:
     """Run every check that applies to ``env``'s declared capabilities; ``states`` are batched
     states of a random playout (one per decision), the last one finished."""
     declared = type(env).capabilities
@@ -79,7 +79,7 @@ def _row(tree: Any, i: int) -> Any:
     return jax.tree.map(lambda x: jnp.asarray(x)[i], tree)
 
 
-def _rollouts(env: Env[Any, Any], seed: int) -> None:
+def _rollouts(env: Env[S, R], seed: int) -> None:
     n = env.num_players
     # two batch sizes (two compiles): the streamed run shares the first one's program
     whole = rollout(seed, env, "random", num_hands=24, batch_size=16)
@@ -127,7 +127,7 @@ def summary_differences(a: dict[str, Any], b: dict[str, Any], rtol: float = 1e-5
     return out
 
 
-def _kernel(env: Env[Any, Any], seed: int) -> None:
+def _kernel(env: Env[S, R], seed: int) -> None:
     rollouts = env.capability(caps.Rollouts)
     keys = rollouts.rollout_keys(env, jax.random.PRNGKey(seed))
     options = {k: jnp.full(16, v, jnp.int32) for k, v in rollouts.deal_options(env).items()}
@@ -155,7 +155,7 @@ def _kernel(env: Env[Any, Any], seed: int) -> None:
                 )
 
 
-def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+def _analysis(env: Env[S, R], states: list[S], seed: int) -> None:
     analysis = env.capability(caps.Analysis)
     fields = analysis.analysis_fields(env)
     labels = analysis.analysis_labels(env)
@@ -207,7 +207,7 @@ def _analysis(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         )
 
 
-def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+def _inference(env: Env[S, R], states: list[S], seed: int) -> None:
     inference = env.capability(caps.Inference)
     analysis = env.capability(caps.Analysis, "Inference")
 
@@ -215,7 +215,7 @@ def _inference(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         return jnp.full((env.num_actions,), 0.5, jnp.float32)
 
     @jax.jit
-    def weigh(key: jax.Array, state: HandState) -> tuple[jax.Array, jax.Array]:
+    def weigh(key: jax.Array, state: S) -> tuple[jax.Array, jax.Array]:
         player = state.current_player
         worlds = analysis.resample_hidden_many(env, key, state, player, 4)
         return (
@@ -262,7 +262,7 @@ class _Query(NamedTuple):
     seat: int
 
 
-def _hand_scoring(env: Env[Any, Any], seed: int) -> None:
+def _hand_scoring(env: Env[S, R], seed: int) -> None:
     scoring = env.capability(caps.HandScoring)
     threshold = scoring.score_threshold(env)
     assert threshold is None or isinstance(threshold, int), (
@@ -292,7 +292,7 @@ def _hand_scoring(env: Env[Any, Any], seed: int) -> None:
     assert scoring.score_report(env, queries, scores, "conformance", threshold) is not None
 
 
-def _presentation(env: Env[Any, Any], seed: int) -> None:
+def _presentation(env: Env[S, R], seed: int) -> None:
     words = env.capability(caps.Presentation)
     for name in ("title", "table_text", "rules_line", "tournament_note", "default_policy"):
         text = getattr(words, name)(env)
@@ -317,7 +317,7 @@ def _presentation(env: Env[Any, Any], seed: int) -> None:
     )
 
 
-def _rendering(env: Env[Any, Any], states: list[Any]) -> None:
+def _rendering(env: Env[S, R], states: list[S]) -> None:
     pictures = env.capability(caps.Rendering)
     for batch in (states[0], states[len(states) // 2], states[-1]):
         state = _row(batch, 0)
@@ -327,7 +327,7 @@ def _rendering(env: Env[Any, Any], states: list[Any]) -> None:
         assert svg.lstrip().startswith("<svg"), f"{env.id} Rendering: render_svg is no SVG"
 
 
-def _deck_deals(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+def _deck_deals(env: Env[S, R], states: list[S], seed: int) -> None:
     """A hand dealt from an order of the pack is a live first state, the order of the cards
     past ``deal_length`` changes nothing, and the random playout's hands (that ended on legal
     actions) end within ``reward_bounds``."""
@@ -356,7 +356,7 @@ def _deck_deals(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         )
 
 
-def _terminal(env: Env[Any, Any], seed: int) -> None:
+def _terminal(env: Env[S, R], seed: int) -> None:
     out = io.StringIO()
     env.capability(caps.TerminalPlay).play_terminal(
         env,
@@ -372,7 +372,7 @@ def _terminal(env: Env[Any, Any], seed: int) -> None:
     assert out.getvalue(), f"{env.id} TerminalPlay: nothing was written"
 
 
-def _teams(env: Env[Any, Any], seed: int) -> None:
+def _teams(env: Env[S, R], seed: int) -> None:
     team = np.asarray(env.capability(caps.Teams).team_of(env))
     n = env.num_players
     assert team.shape == (n,) and np.issubdtype(team.dtype, np.integer), f"{env.id}: team_of"
@@ -384,7 +384,7 @@ def _teams(env: Env[Any, Any], seed: int) -> None:
         assert (mine == mine[:, :1]).all(), f"{env.id} Teams: partners' rewards differ"
 
 
-def _agent_info(env: Env[Any, Any], states: list[Any]) -> None:
+def _agent_info(env: Env[S, R], states: list[S]) -> None:
     info = env.capability(caps.AgentInfo)
     low = info.observation_low(env)
     for batch in (states[0], states[-1]):

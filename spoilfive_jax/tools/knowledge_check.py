@@ -26,16 +26,16 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import knowledge, record
-from spoilfive_jax.core.env import Env, HandState, is_legal, transition
+from spoilfive_jax.core.env import Env, R, S, is_legal, transition
 
 
-def replay(env: Env[Any, Any], start: Any, moves: jax.Array, player: jax.Array) -> dict[str, Any]:
+def replay(env: Env[S, R], start: S, moves: jax.Array, player: jax.Array) -> dict[str, Any]:
     """Jittable: ``start`` stepped through the actions of ``moves`` int32[T]: per decision t
     (before it is taken) the seat to act, the phase, whether the action was legal and
     ``player``'s information state [T, ...], and the state after the last one."""
     actions = record.actions(moves)
 
-    def step(state: HandState, a: jax.Array) -> tuple[Any, dict[str, jax.Array]]:
+    def step(state: S, a: jax.Array) -> tuple[S, dict[str, jax.Array]]:
         taken = a >= 0
         seen = {
             "actor": jnp.where(taken, state.current_player, -1),
@@ -50,7 +50,7 @@ def replay(env: Env[Any, Any], start: Any, moves: jax.Array, player: jax.Array) 
     return {**per_step, "end": end}
 
 
-def views(env: Env[Any, Any], state: HandState, player: jax.Array) -> dict[str, jax.Array]:
+def views(env: Env[S, R], state: S, player: jax.Array) -> dict[str, jax.Array]:
     """Jittable: everything ``player`` is shown of one hand."""
     return {
         "information state": env.information_state(state, player),
@@ -69,7 +69,7 @@ def _differs(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return [k for k in a if not np.array_equal(np.asarray(a[k]), np.asarray(b[k]))]
 
 
-def check_knowledge(env: Env[Any, Any], states: list[Any], seed: int) -> None:
+def check_knowledge(env: Env[S, R], states: list[S], seed: int) -> None:
     """Every check of the module docstring on a few hands of the batched random playout
     ``states`` (one batch per decision)."""
     sizes = knowledge.shapes(env)
@@ -101,12 +101,12 @@ def check_knowledge(env: Env[Any, Any], states: list[Any], seed: int) -> None:
         _worlds(env, states, seed, run, see)
 
 
-def _public(env: Env[Any, Any], moves: Any) -> np.ndarray:
+def _public(env: Env[S, R], moves: Any) -> np.ndarray:
     m = np.asarray(moves)
     return np.stack([record.actors(m), record.seen_by(m, -1, env.num_actions)])
 
 
-def _worlds(env: Env[Any, Any], states: list[Any], seed: int, run: Any, see: Any) -> None:
+def _worlds(env: Env[S, R], states: list[S], seed: int, run: Any, see: Any) -> None:
     """The world checks of the module docstring, for the seat to act and the seat after it."""
     analysis = env.capability(caps.Analysis)
     resample = jax.jit(analysis.resample_hidden_many, static_argnums=(0, 4))

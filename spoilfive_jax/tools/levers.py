@@ -12,6 +12,7 @@ import jax
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.registry import available_games, make
 from spoilfive_jax.tools.policies import PolicySpec, resolve_one
 
@@ -39,7 +40,7 @@ def check_inference(infer_worlds: Any, softness: Any, kept: int = 0) -> None:
 
 
 def check_levers(
-    env: Any,
+    env: Env[S, R],
     tie_break: Any,
     carry_share: float,
     solve_tricks: int | str = 0,
@@ -79,7 +80,7 @@ def check_levers(
             raise ValueError(f"{who}: carry_share needs states with a pot; {env.id}'s have none")
 
 
-def check_infer_model(env: Any, model: Any, who: str = "pimc") -> None:
+def check_infer_model(env: Env[S, R], model: Any, who: str = "pimc") -> None:
     """``ValueError`` for an ``infer_model`` the bot cannot weigh plays by: ``"random"`` (say
     ``softness=1`` for random play), a name ``env`` does not know, or something that is neither
     a name nor a policy with ``action_probs``.  ``who``: the caller the message names."""
@@ -96,7 +97,7 @@ def check_infer_model(env: Any, model: Any, who: str = "pimc") -> None:
 
 
 def check_rollout_policy(
-    env: Any, policy: PolicySpec, what: str = "rollout_policy", who: str = "pimc"
+    env: Env[S, R], policy: PolicySpec, what: str = "rollout_policy", who: str = "pimc"
 ) -> None:
     """``ValueError`` now, when the bot is built or bound, for a rollout policy it could not
     play with (rather than when it first plays): with an env, one the env cannot resolve (a

@@ -46,7 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState
+from spoilfive_jax.core.env import Env, HandState, R, S
 from spoilfive_jax.tools.analysis import DEFAULT_SOFTNESS, block_values, play_model
 from spoilfive_jax.tools.levers import (
     ALL_TRICKS,
@@ -89,7 +89,7 @@ class PimcPolicy:
     def __name__(self) -> str:  # tournament tables name policies by ``__name__``
         return (self.name or f"pimc{self.num_samples}") + ("-sees-all" if self.see_all else "")
 
-    def bind(self, env: Any) -> PimcPolicy:
+    def bind(self, env: Env[S, R]) -> PimcPolicy:
         """This bot for ``env``: an unbound bot takes ``env``; a bound one must already be for an
         equal env (``ValueError`` otherwise, rather than searching another game's rules)."""
         if self.env is None:
@@ -202,7 +202,7 @@ class PimcPolicy:
 
 
 def pimc(
-    env: Any = None,
+    env: Env[S, R] | None = None,
     num_samples: int = DEFAULT_SAMPLES,
     rollout_policy: PolicySpec = "heuristic",
     *,

@@ -61,7 +61,7 @@ def policy_name(policy: PolicySpec) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def resolve_one(env: Env[Any, Any], policy: PolicySpec) -> tuple[str | None, PolicyFn]:
+def resolve_one(env: Env[S, R], policy: PolicySpec) -> tuple[str | None, PolicyFn]:
     """(built-in name or None, policy function) of one seat's spec; ``ValueError`` for a name the
     game does not know or for something that is not a policy."""
     policy = bind(env, policy)
@@ -77,14 +77,14 @@ def resolve_one(env: Env[Any, Any], policy: PolicySpec) -> tuple[str | None, Pol
     return None, policy
 
 
-def bind(env: Env[Any, Any], policy: PolicySpec) -> Any:
+def bind(env: Env[S, R], policy: PolicySpec) -> Any:
     """``policy.bind(env)`` for a spec that binds to an env (an unbound ``sf.pimc``), else the
     policy itself."""
     binder = getattr(policy, "bind", None)
     return binder(env) if callable(binder) and not isinstance(policy, str) else policy
 
 
-def resolve(env: Env[Any, Any], policy: PolicySpec) -> tuple[tuple[str | None, PolicyFn], ...]:
+def resolve(env: Env[S, R], policy: PolicySpec) -> tuple[tuple[str | None, PolicyFn], ...]:
     """One (name, function) per seat from a policy spec."""
     n = env.num_players
     if isinstance(policy, (list, tuple)):
@@ -109,7 +109,7 @@ class Lineup:
         return all(n is not None for n in self.names)
 
 
-def lineup(env: Env[Any, Any], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
+def lineup(env: Env[S, R], policy: PolicySpec) -> tuple[Lineup, np.ndarray]:
     """(the lineup, int32[N] index of each seat's policy) of a policy spec.
 
     The distinct policies are in a canonical order (built-ins by name, then the others by
@@ -164,7 +164,7 @@ def play_out(
 
 
 def play_deals(
-    env: Env[Any, Any],
+    env: Env[S, R],
     lineup: Lineup,
     keys: caps.RunKeys,
     ids: jax.Array,
@@ -185,7 +185,7 @@ def play_deals(
 
 
 def play_public(
-    env: Env[Any, Any],
+    env: Env[S, R],
     lineup: Lineup,
     keys: caps.RunKeys,
     ids: jax.Array,

@@ -17,14 +17,14 @@ import functools
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Generic
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.core.stats import RunStats, add_batches, batch_stats, no_per_hand, run_stats
 from spoilfive_jax.core.validate import as_key, check_bool, positive_int
 from spoilfive_jax.tools.checkpoint import (
@@ -53,7 +53,7 @@ Progress = Callable[[int, int], Any]  # progress(hands_done, hands_total)
 U32 = jnp.uint32
 
 
-def check_env(env: Any) -> Env[Any, Any]:
+def check_env(env: Env[S, R]) -> Env[S, R]:
     """``env`` itself, or ``ValueError`` unless it is a game environment."""
     if not isinstance(env, Env):
         raise ValueError(
@@ -75,7 +75,7 @@ def batch_size_for(batch_size: Any, total: int) -> int:
 @one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def play_chunk(
-    env: Env[Any, Any],
+    env: Env[S, R],
     who: Lineup,
     shape: tuple[int, int],
     keys: caps.RunKeys,
@@ -120,7 +120,7 @@ def play_chunk(
     return jax.tree.map(in_order, out)  # type: ignore[no-any-return]
 
 
-def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Any:
+def hand_values(env: Env[S, R], record: dict[str, Any]) -> Any:
     """The game's values of a record (``Rollouts.hand_values``), with the hands that ended on
     an illegal action counted (``illegal``, which every rollout record has)."""
     averaged, counted = env.capability(caps.Rollouts).hand_values(env, record)
@@ -132,7 +132,7 @@ def hand_values(env: Env[Any, Any], record: dict[str, Any]) -> Any:
 @one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _chunk_stats(
-    env: Env[Any, Any], k: int, records: dict[str, jax.Array], count: jax.Array
+    env: Env[S, R], k: int, records: dict[str, jax.Array], count: jax.Array
 ) -> dict[str, Any]:
     """A call's records (``play_chunk``'s, still on the device) reduced batch by batch to
     the game's statistics (``hand_values``, ``core.stats.batch_stats``) of its first
@@ -166,7 +166,7 @@ def pipelined(calls: Iterator[tuple[Any, Any]], consume: Callable[[Any, Any], No
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class RolloutResult:
+class RolloutResult(Generic[S, R]):
     """Per-hand outcomes of a rollout: host numpy arrays with H hands first, read as attributes
     (``result.rewards``, ``result.tricks_won``, ...).  Which fields there are is the game's
     ``Rollouts.outcome`` record; every game has ``rewards`` float32[H, N] (Spoil Five: net chips per
@@ -182,7 +182,7 @@ class RolloutResult:
     ``AttributeError``) saying to pass ``per_hand=True``."""
 
     fields: dict[str, np.ndarray]
-    env: Env[Any, Any]
+    env: Env[S, R]
     seconds: float = 0.0  # wall time of the rollout, compile included
     stats: RunStats | None = None  # per_hand=False: the run's statistics (no fields)
 
@@ -250,7 +250,7 @@ def _copy_out(
 
 def rollout(
     key: jax.Array | int,
-    env: Env[Any, Any],
+    env: Env[S, R],
     policy: PolicySpec = "random",
     num_hands: int = 1_000_000,
     batch_size: int | None = None,
@@ -262,7 +262,7 @@ def rollout(
     writer: ChunkWriter | None = None,
     should_stop: Callable[[], bool] | None = None,
     **options: Any,
-) -> RolloutResult:
+) -> RolloutResult[S, R]:
     """Play ``num_hands`` independent hands with ``env``'s game, table and rules.
 
     policy: a built-in name (``env.policy_names``: ``"random"``, ``"heuristic"``; the family's
@@ -315,7 +315,7 @@ def rollout(
 
 def rollout_range(
     key: jax.Array | int,
-    env: Env[Any, Any],
+    env: Env[S, R],
     policy: PolicySpec,
     start: int,
     stop: int,
@@ -328,7 +328,7 @@ def rollout_range(
     writer: ChunkWriter | None = None,
     should_stop: Callable[[], bool] | None = None,
     **options: Any,
-) -> RolloutResult:
+) -> RolloutResult[S, R]:
     """Hands ``start .. stop - 1`` of the run ``rollout(key, ...)`` would play (the same hands:
     a run can be split into ranges, e.g. one per host, and the parts' statistics pooled);
     ``rollout`` is the range from 0.  Hand ``i`` is id ``i % 2**32`` of the key material of
@@ -374,7 +374,7 @@ def rollout_range(
     return warn_illegal(RolloutResult({}, env, seconds=end.seconds, stats=end.state))
 
 
-def warn_illegal(result: RolloutResult) -> RolloutResult:
+def warn_illegal(result: RolloutResult[S, R]) -> RolloutResult[S, R]:
     """Say so (a ``RuntimeWarning``) when some hands ended on an illegal action: a custom policy
     that returns an action that is not legal gives statistics of hands cut short, which
     nothing else would show (the records have ``illegal``, the summary ``illegal_rate``)."""
@@ -390,7 +390,7 @@ def warn_illegal(result: RolloutResult) -> RolloutResult:
     return result
 
 
-def illegal_hands(result: RolloutResult) -> int:
+def illegal_hands(result: RolloutResult[S, R]) -> int:
     """How many of a result's hands ended on an illegal action."""
     if result.stats is not None:
         return int(result.stats.totals.get("illegal", 0))
@@ -398,10 +398,10 @@ def illegal_hands(result: RolloutResult) -> int:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Run:
+class _Run(Generic[S, R]):
     """A range of hands to play, with everything its calls share."""
 
-    env: Env[Any, Any]
+    env: Env[S, R]
     who: Lineup
     seat_policy: jax.Array
     opts: dict[str, jax.Array]

@@ -21,7 +21,7 @@ from jax.typing import ArrayLike
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.deprecation import deprecated
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.core.stats import (
     Moments,
     merge_moments,
@@ -63,7 +63,7 @@ def _queries(size: int, q0: jax.Array, rem: jax.Array, per: jax.Array, last: int
 
 
 def _play_queries(
-    env: Env[Any, Any],
+    env: Env[S, R],
     who: Lineup,
     size: int,
     keys: caps.RunKeys,
@@ -88,7 +88,7 @@ def _play_queries(
 @one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _score_chunk(
-    env: Env[Any, Any], who: Lineup, size: int, *args: Any
+    env: Env[S, R], who: Lineup, size: int, *args: Any
 ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
     """A call's rollouts: each one's query and the query seat's values, each [size]."""
     return _play_queries(env, who, size, *args)
@@ -116,7 +116,7 @@ def score_hands(
     num_rollouts: int = 1000,
     batch_size: int | None = None,
     *,
-    env: Env[Any, Any] | None = None,
+    env: Env[S, R] | None = None,
     threshold: int = 15,
     per_hand: bool = True,
     progress: Callable[[int, int], object] | None = None,
@@ -196,7 +196,7 @@ def _scored(pooled: list[Moments], count: int) -> tuple[list[np.ndarray], list[n
 
 
 def _calls(
-    env: Env[Any, Any],
+    env: Env[S, R],
     key: jax.Array,
     size: int,
     total: int,
@@ -217,7 +217,7 @@ def _calls(
 
 
 def _per_query(
-    env: Env[Any, Any],
+    env: Env[S, R],
     who: Lineup,
     size: int,
     key: jax.Array,
@@ -248,7 +248,7 @@ def _per_query(
 
 
 def _streamed(
-    env: Env[Any, Any],
+    env: Env[S, R],
     who: Lineup,
     size: int,
     key: jax.Array,
@@ -298,7 +298,7 @@ def _one_or_each(name: str, value: ArrayLike, what: str, q: int) -> np.ndarray:
 
 
 def check_queries(
-    env: Env[Any, Any], hands: ArrayLike, turnup: ArrayLike | None, seat: ArrayLike
+    env: Env[S, R], hands: ArrayLike, turnup: ArrayLike | None, seat: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The queries as int32 arrays [Q, 5], [Q], [Q], or ``ValueError`` naming the problem: the
     checks every game shares here, the card ids and the turn-up by the game
@@ -326,7 +326,7 @@ def check_queries(
     return h.astype(np.int32), t.astype(np.int32), s.astype(np.int32)
 
 
-def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:
+def _table(num_players: int | None, rules: Any) -> Env[Any, Any]:  # a game found at run time
     """The env of ``num_players`` and ``rules`` (a registered game's rules object).  Without
     either ``env`` or ``rules`` the table was Spoil Five's; that default is deprecated (a tool
     names no game), and goes with the next release."""

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState
+from spoilfive_jax.core.env import Env, HandState, R, S
 from spoilfive_jax.core.validate import check_bool, positive_int
 from spoilfive_jax.tools.policies import PolicySpec, lineup
 from spoilfive_jax.tools.programs import bound_compiled_programs
@@ -25,7 +25,7 @@ from spoilfive_jax.tools.rollout import as_key, check_env
 
 def play_sessions(
     key: jax.Array | int,
-    env: Env[Any, Any],
+    env: Env[S, R],
     policy: PolicySpec = "random",
     num_sessions: int = 1000,
     *,

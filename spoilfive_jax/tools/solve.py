@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, HandState, check_state
+from spoilfive_jax.core.env import Env, R, S, check_state
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.tools.analysis import legal_slots
 from spoilfive_jax.tools.levers import check_solve_policy
@@ -42,8 +42,8 @@ WHOLE_HAND = "all"  # ``EndgameSolve.solved_playout``'s tricks: every trick left
 
 
 def solve(
-    env: Env[Any, Any],
-    states: HandState,
+    env: Env[S, R],
+    states: S,
     player: Any = None,
     *,
     policy: str = "heuristic",
@@ -88,11 +88,11 @@ def solve(
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _values(
-    env: Env[Any, Any],
+    env: Env[S, R],
     policy: str,
     width: int,
     keys: jax.Array,
-    states: HandState,
+    states: S,
     player: jax.Array,
 ) -> jax.Array:
     """``solve``'s values (jitted; the checks are done)."""

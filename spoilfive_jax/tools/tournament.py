@@ -20,7 +20,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.deprecation import deprecated
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.core.stats import (
     Moments,
     device_moments,
@@ -101,7 +101,7 @@ class TournamentResult:
 
 def evaluate(
     key: jax.Array | int,
-    env: Env[Any, Any],
+    env: Env[S, R],
     policies: dict[str, PolicySpec] | list[PolicySpec],
     num_hands: int = 100_000,
     batch_size: int | None = None,
@@ -171,7 +171,7 @@ def evaluate(
 
 
 def _entrants(
-    env: Env[Any, Any], policies: dict[str, PolicySpec] | list[PolicySpec]
+    env: Env[S, R], policies: dict[str, PolicySpec] | list[PolicySpec]
 ) -> tuple[list[str], list[PolicySpec]]:
     """The policies' names and specs; ``ValueError`` for fewer than two, names that repeat or
     a bad policy (before anything is played)."""
@@ -194,7 +194,7 @@ def _entrants(
 
 def _per_hand(
     key: Any,
-    env: Env[Any, Any],
+    env: Env[S, R],
     seatings: list[list[Any]],
     assigns: list[list[int]],
     seats: np.ndarray,
@@ -226,7 +226,7 @@ def _per_hand(
 @one_at_a_time
 @functools.partial(jax.jit, static_argnums=(0,))
 def _seating_part(
-    env: Env[Any, Any], records: dict[str, jax.Array], held: jax.Array, count: jax.Array
+    env: Env[S, R], records: dict[str, jax.Array], held: jax.Array, count: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
     """One seating of a call's deals (``held`` float32[N, P]: 1 where seat i plays policy a):
     each policy's reward sum per deal float32[H, P] and its hands won among the first
@@ -260,7 +260,7 @@ def _deal_moments(k: int, per_deal: jax.Array, seats: jax.Array, count: jax.Arra
 
 def _streamed(
     root: jax.Array,
-    env: Env[Any, Any],
+    env: Env[S, R],
     seatings: list[list[Any]],
     assigns: list[list[int]],
     seats: np.ndarray,
