@@ -42,7 +42,7 @@ from pgx._src.visualizer import global_config
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core.bits import members
-from spoilfive_jax.core.env import Env, action_id
+from spoilfive_jax.core.env import Env, R, S, action_id
 from spoilfive_jax.core.validate import as_key
 from spoilfive_jax.registry import make as make_table
 
@@ -224,7 +224,7 @@ def render_svg(state: State, *, color_theme: str | None = None, scale: float | N
     return _grid(panels, theme, factor)
 
 
-def _hand_svg(table: Env[Any, Any], hand: Any, theme: str) -> str:
+def _hand_svg(table: Env[S, R], hand: Any, theme: str) -> str:
     """One hand: the game's own picture (``Rendering``), else its state as lines of text."""
     rendering = caps.declared(table, caps.Rendering)
     if rendering is not None:
@@ -232,7 +232,7 @@ def _hand_svg(table: Env[Any, Any], hand: Any, theme: str) -> str:
     return _text_svg(_hand_lines(table, hand), theme)
 
 
-def _hand_lines(table: Env[Any, Any], hand: Any) -> list[str]:
+def _hand_lines(table: Env[S, R], hand: Any) -> list[str]:
     """A hand for people: the game and table, its state text, each seat's cards, the rewards."""
     shown = table.capability(caps.Presentation, "pgx pictures")
     lines = [f"{shown.title(table)} · {shown.table_text(table)}"]

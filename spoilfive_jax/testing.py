@@ -40,7 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, transition
+from spoilfive_jax.core.env import Env, R, S, transition
 from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.conformance import check_capabilities
 from spoilfive_jax.tools.knowledge_check import check_knowledge
@@ -63,7 +63,7 @@ _FIELDS: dict[str, tuple[Any, tuple[str | int, ...]]] = {
 
 
 def api_test(
-    env: Env[Any, Any],
+    env: Env[S, R],
     num: int = 100,
     *,
     seed: int = 0,
@@ -143,7 +143,7 @@ def _assert_same(a: Any, b: Any, what: str, skip: tuple[str, ...] = ()) -> None:
         assert np.array_equal(x, y), f"{what}: field {name} differs: {x} vs {y}"
 
 
-def _check_surface(env: Env[Any, Any]) -> None:
+def _check_surface(env: Env[S, R]) -> None:
     name = f"{env!r}"
     assert isinstance(env.id, str) and env.id in available_games(), (
         f"{name}: env.id {env.id!r} is not one of available_games() {available_games()}"
@@ -383,7 +383,7 @@ class _Tester:
         assert bool(state.terminated), f"{name}: hand {i} did not end"
 
 
-def _views(env: Env[Any, Any], state: Any) -> tuple[jax.Array, ...]:
+def _views(env: Env[S, R], state: S) -> tuple[jax.Array, ...]:
     """One hand's observations: ``observe(state, current_player)`` (seat 0 once over),
     ``observe_full``, and ``observe`` of every seat."""
     player = jnp.maximum(state.current_player, 0)

@@ -18,7 +18,7 @@ import numpy as np
 
 from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.core.present import Report, Table
 
 # What matplotlib's Agg canvas writes (``savefig`` picks the format by the extension).
@@ -232,6 +232,6 @@ def write_records(args: argparse.Namespace, meta: dict[str, Any], records: list[
         write_csv(args.csv, header, [[r[k] for k in header] for r in records])
 
 
-def words(env: Env[Any, Any]) -> caps.Presentation:
+def words(env: Env[S, R]) -> caps.Presentation:
     """What the command line shows of ``env``'s game (its ``Presentation`` capability)."""
     return env.capability(caps.Presentation, "the command line")

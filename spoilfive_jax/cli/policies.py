@@ -10,7 +10,7 @@ from typing import Any
 from spoilfive_jax.cli.errors import CliError
 from spoilfive_jax.cli.output import words
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 
 AGENT_PREFIX = "agent:"
 AGENT_SUFFIXES = (".npz", ".msgpack")
@@ -18,7 +18,7 @@ PIMC = "pimc"
 BEST = "best"
 
 
-def pimc_policy(spec: str, env: Env[Any, Any]) -> Any:
+def pimc_policy(spec: str, env: Env[S, R]) -> Any:
     """``pimc`` (the default samples a decision) or ``pimc:K``: the PIMC bot of ``env``
     (``tools.pimc``), rolling out with the game's baseline."""
     from spoilfive_jax.tools.pimc import DEFAULT_SAMPLES, pimc
@@ -73,7 +73,7 @@ def load_agent(path: str) -> Any:
         ) from None
 
 
-def check_agent(policy: Any, env: Env[Any, Any]) -> Any:
+def check_agent(policy: Any, env: Env[S, R]) -> Any:
     """A loaded agent bound to ``env`` (``AgentPolicy.bind``): an agent of another game or
     table size is a one-line error before any work ("this agent plays spoil_five, not
     forty_five")."""
@@ -86,7 +86,7 @@ def check_agent(policy: Any, env: Env[Any, Any]) -> Any:
         raise CliError(str(e)) from None
 
 
-def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
+def resolve(spec: str, env: Env[S, R], cache: dict[str, Any]) -> Any:
     """A built-in policy name of ``env`` (passed on as is), ``best`` (``sf.best_policy``),
     ``pimc[:K]`` (the search bot) or ``agent:PATH`` (loaded once)."""
     spec = spec.strip()
@@ -110,13 +110,13 @@ def resolve(spec: str, env: Env[Any, Any], cache: dict[str, Any]) -> Any:
     )
 
 
-def builtin_or_agent(spec: str, env: Env[Any, Any]) -> Any:
+def builtin_or_agent(spec: str, env: Env[S, R]) -> Any:
     """A policy function for ``spec`` (terminal play needs functions, not names)."""
     policy = resolve(spec, env, {})
     return env.builtin_policy(policy) if isinstance(policy, str) else policy
 
 
-def seat_policies(text: str | None, env: Env[Any, Any]) -> tuple[list[Any], list[str]]:
+def seat_policies(text: str | None, env: Env[S, R]) -> tuple[list[Any], list[str]]:
     """One spec for every seat or one per seat, comma-separated: (policies, names)."""
     n = env.num_players
     text = text or words(env).default_policy(env)

@@ -9,17 +9,17 @@ import jax
 import numpy as np
 import pyspiel
 
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.tools.best import BEST, best_policy
 from spoilfive_jax.tools.policies import resolve_one
 
 
 @functools.cache
-def _jitted(env: Env[Any, Any], policy: Any) -> Any:
+def _jitted(env: Env[S, R], policy: Any) -> Any:
     return jax.jit(policy)
 
 
-def _act(env: Env[Any, Any], policy: Any) -> Any:
+def _act(env: Env[S, R], policy: Any) -> Any:
     """The jitted policy, shared by the bots of one table that play it (when it hashes)."""
     try:
         return _jitted(env, policy)

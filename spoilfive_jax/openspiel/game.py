@@ -56,7 +56,7 @@ import pyspiel
 from spoilfive_jax import registry
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import record
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.openspiel.host import (
     Deal,
     Hand,
@@ -125,7 +125,7 @@ def table(game_id: str, params: dict[str, Any]) -> tuple[Env[Any, Any], int]:
     return env, dealer
 
 
-def utility_sum(env: Env[Any, Any]) -> float | None:
+def utility_sum(env: Env[S, R]) -> float | None:
     """The one value every hand's returns sum to at this table and rules, or None when they
     may sum to different values (a general-sum game): what the game's ``DeckDeals`` says (an
     optional ``utility_sum(env)``: the Forty-Five family's), else None.  General-sum: Spoil
@@ -450,7 +450,7 @@ def _table_sizes(game_id: str) -> list[int]:
 
 
 @functools.cache
-def game_type(game_id: str, env: Env[Any, Any] | None = None) -> pyspiel.GameType:
+def game_type(game_id: str, env: Env[S, R] | None = None) -> pyspiel.GameType:
     """OpenSpiel's description of ``python_<game_id>`` (at the table of ``env``: constant-sum
     where ``utility_sum`` says so; the default table without it)."""
     env = registry.make(game_id) if env is None else env

@@ -34,7 +34,7 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import knowledge
-from spoilfive_jax.core.env import Env, transition_legal
+from spoilfive_jax.core.env import Env, R, S, transition_legal
 
 
 class TableLike(Protocol):
@@ -167,7 +167,7 @@ class Sizes(NamedTuple):
         return self.state + 2 + self.players + self.actions
 
 
-def knows(env: Env[Any, Any]) -> bool:
+def knows(env: Env[S, R]) -> bool:
     """Whether the game says what its seats know (the ``Knowledge`` capability): then every
     node computes the seats' perfect-recall information states with their observations
     (``Programs.views``)."""
@@ -196,7 +196,7 @@ class Programs:
 
 
 def emitters(
-    env: Env[Any, Any], layout: Layout
+    env: Env[S, R], layout: Layout
 ) -> tuple[Callable[[Any], jax.Array], Callable[[Any], jax.Array], Sizes]:
     """(what a step writes of a state: one int32 vector; what the views write: float32; the
     ``Sizes``)."""
@@ -226,7 +226,7 @@ def emitters(
     return emit, views, sizes
 
 
-def jitted_deal(env: Env[Any, Any], emit: Callable[[Any], jax.Array]) -> Any:
+def jitted_deal(env: Env[S, R], emit: Callable[[Any], jax.Array]) -> Any:
     """The jitted deal (pack, dealer) -> a step's output, where the game's
     ``DeckDeals.init_from_deck`` can be traced with the pack as an array (a game that reads the
     pack on the host cannot: then None, and each hand is dealt on the host)."""
@@ -242,7 +242,7 @@ def jitted_deal(env: Env[Any, Any], emit: Callable[[Any], jax.Array]) -> Any:
 
 
 @functools.cache
-def programs_of(env: Env[Any, Any]) -> Programs:
+def programs_of(env: Env[S, R]) -> Programs:
     """The jitted calls of one table (compiled once per table, at its first use)."""
     layout = Layout.of(jax.eval_shape(lambda: env.init(jax.random.PRNGKey(0), 0)))
     emit, views, sizes = emitters(env, layout)
@@ -446,7 +446,7 @@ class Hand:
         return text
 
 
-def table_text(env: Env[Any, Any], state: Any, player: int | None) -> str:
+def table_text(env: Env[S, R], state: S, player: int | None) -> str:
     """The game's text of the table (for ``player``: its own cards shown)."""
     pictures = caps.declared(env, caps.Rendering)
     if pictures is not None:

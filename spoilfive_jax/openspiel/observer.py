@@ -31,7 +31,7 @@ import numpy as np
 import pyspiel
 
 from spoilfive_jax.core import knowledge
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 
 if TYPE_CHECKING:
     from spoilfive_jax.openspiel.game import OpenSpielState
@@ -54,7 +54,7 @@ class Kind:
 
 
 @functools.cache
-def _programs(env: Env[Any, Any]) -> dict[str, Callable[..., jax.Array]]:
+def _programs(env: Env[S, R]) -> dict[str, Callable[..., jax.Array]]:
     """The jitted views of one table that the nodes do not hold already."""
     return {
         "public": jax.jit(env.observe_public),
@@ -63,7 +63,7 @@ def _programs(env: Env[Any, Any]) -> dict[str, Callable[..., jax.Array]]:
     }
 
 
-def _memo(name: str, env: Env[Any, Any]) -> Callable[[OpenSpielState], np.ndarray | None]:
+def _memo(name: str, env: Env[S, R]) -> Callable[[OpenSpielState], np.ndarray | None]:
     """A view of the state's hand, made once a node (``OpenSpielState.cached``)."""
     fn = _programs(env)[name]
     seats = jnp.arange(env.num_players, dtype=jnp.int32)
@@ -79,7 +79,7 @@ def _size(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape))
 
 
-def kind_of(env: Env[Any, Any], iig_obs_type: Any) -> Kind:
+def kind_of(env: Env[S, R], iig_obs_type: Any) -> Kind:
     """The ``Kind`` that ``iig_obs_type`` (None: OpenSpiel's default observation) asks for."""
     public = True if iig_obs_type is None else bool(iig_obs_type.public_info)
     recall = False if iig_obs_type is None else bool(iig_obs_type.perfect_recall)
@@ -105,7 +105,7 @@ def _view_text(view: np.ndarray | None, player: int) -> str | None:
     return None if view is None else f"seat {player}: " + _digest("view", view)
 
 
-def _other_kind(env: Env[Any, Any], public: bool, recall: bool, private: Any) -> Kind:
+def _other_kind(env: Env[S, R], public: bool, recall: bool, private: Any) -> Kind:
     """The kinds besides a seat's information state and its view (``kind_of``)."""
     sizes, n = knowledge.shapes(env), env.num_players
     if private == Private.NONE and public:

@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import traverse_util
 
-from spoilfive_jax.core.env import Env, check_state, state_owner
+from spoilfive_jax.core.env import Env, R, S, check_state, state_owner
 from spoilfive_jax.core.network import META_KEY, agent_from_entries, npz_entries
 from spoilfive_jax.core.network import rules_from_dict as rules_from_dict  # (re-exported)
 from spoilfive_jax.registry import env_class, make
@@ -221,7 +221,7 @@ class AgentPolicy:
             return f"this agent plays {n}-player {mine} tables, not {num_players}-player ones"
         return None
 
-    def bind(self, env: Env[Any, Any]) -> AgentPolicy:
+    def bind(self, env: Env[S, R]) -> AgentPolicy:
         """This policy for ``env``'s table, or ``ValueError`` naming the agent's game and size."""
         why = self.table_error(env.id, env.num_players)
         if why is not None:

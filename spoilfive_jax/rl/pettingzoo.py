@@ -44,7 +44,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env
+from spoilfive_jax.core.env import Env, R, S
 from spoilfive_jax.registry import available_games, env_class, make
 
 GAMES = available_games()
@@ -74,7 +74,7 @@ def make_table(
 
 
 @functools.cache
-def _compiled(table: Env[Any, Any]) -> tuple[Any, Any, Any]:
+def _compiled(table: Env[S, R]) -> tuple[Any, Any, Any]:
     def views(state: Any) -> tuple[jax.Array, jax.Array]:
         seats = jnp.arange(table.num_players)
         return jax.vmap(table.observe, in_axes=(None, 0))(state, seats), state.legal_action_mask
