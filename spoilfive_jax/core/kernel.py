@@ -5,6 +5,7 @@ status words are packed with ``core.packed``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -13,6 +14,7 @@ import numpy as np
 
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
+from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
 from spoilfive_jax.core.tricks import legal_follow, trick_after_play
 
 U32 = jnp.uint32
@@ -118,6 +120,39 @@ def strength_position(card: int, trump: int, trump_strength: int, plain_strength
         return SLOT_WIDTH * TRUMP_SLOT + trump_strength
     plain_suits = [s for s in range(4) if s != trump]
     return SLOT_WIDTH * PLAIN_SLOTS[plain_suits.index(card // 13)] + plain_strength
+
+
+def position_tables(
+    cards: int,
+    ids: int,
+    trump_strength: Callable[[int, int], int],
+    plain_strength: Callable[[int], int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Host: a game's strength layout as tables, (position int32[4, ids], card int32[4, 64]):
+    card id ``c``'s ``strength_position`` under each trump suit ``t`` for the cards ``0 ..
+    cards - 1`` in play (63, never a card, for the other ids: a joker out of play), and the
+    card id at each position (-1 where there is none; a game puts its own actions, such as
+    PASS, at free positions).  ``trump_strength(t, c)``: -1 for a plain card;
+    ``plain_strength(c)``: a plain card's strength in its suit."""
+    position = np.full((4, ids), 63, np.int32)
+    card = np.full((4, 64), -1, np.int32)
+    for t in range(4):
+        for c in range(cards):
+            p = strength_position(c, t, trump_strength(t, c), plain_strength(c))
+            position[t, c] = p
+            card[t, p] = c
+    return position, card
+
+
+def standard_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``position_tables`` of the 52 cards ranked as ``core.cards`` ranks them (Spoil Five's,
+    and the Forty-Five family's without a joker); a new pair of arrays each call."""
+    return position_tables(
+        NUM_CARDS,
+        NUM_CARDS,
+        lambda t, c: int(TRUMP_STRENGTH[t, c]),
+        lambda c: int(PLAIN_STRENGTH[c]),
+    )
 
 
 def plain_slot(suit: jax.Array, trump: jax.Array) -> jax.Array:

@@ -1,15 +1,15 @@
 """The PPO agent's networks (extra ``rl``) and the choice of an action from their logits.
 
 ``ActorCritic`` is Spoil Five's: every 52-card block of ``observe(state, player)`` is re-encoded
-into the engine's strength layout (``fast.POSITION``: three plain suits by strength, then the
-trumps by strength), so "my highest trump" is the same input whatever the trump suit, and the
-64 + 3 position logits are mapped back to the 55 actions.  ``MLPActorCritic`` serves any game:
-an MLP on the observation and the legal mask, one logit per action id.  ``FamilyActorCritic``
-is the Forty-Five family's: its card blocks re-encoded into the family's strength layout
-(``forty_five.strength.tables``: the trumps by trump strength, the plain suits by plain
-strength) beside the raw observation (which bidding, before trump is named, reads), and the 64
-position logits mapped back to the 53 cards.  ``network_for`` picks the one a game's agents use
-(its name is saved in an agent's metadata).
+into the engine's strength layout (``core.kernel.standard_tables``: three plain suits by
+strength, then the trumps by strength), so "my highest trump" is the same input whatever the
+trump suit, and the 64 + 3 position logits are mapped back to the 55 actions.  ``MLPActorCritic``
+serves any game: an MLP on the observation and the legal mask, one logit per action id.
+``FamilyActorCritic`` is the Forty-Five family's: its card blocks re-encoded into the family's
+strength layout (``forty_five.strength.tables``: the trumps by trump strength, the plain suits
+by plain strength) beside the raw observation (which bidding, before trump is named, reads), and
+the 64 position logits mapped back to the 53 cards.  ``network_for`` picks the one a game's
+agents use (its name is saved in an agent's metadata).
 
 Advice (``advice``: a built-in policy's name, e.g. ``"heuristic"``): the network also reads that
 policy's choice for the same decision, one-hot float32[A] appended to the observation
@@ -31,12 +31,12 @@ import numpy as np
 import spoilfive_jax.games.forty_five.agent as family_agent
 import spoilfive_jax.games.spoil_five.observe as obs_lib
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.kernel import PLAIN_SLOTS, TRUMP_SLOT, standard_tables
 from spoilfive_jax.core.network import NEG, block, split_advice
 from spoilfive_jax.core.network import agent_input as agent_input  # (re-exported)
 from spoilfive_jax.core.network import input_shape as input_shape  # (re-exported)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 from spoilfive_jax.games.forty_five.state import NUM_CARD_IDS
-from spoilfive_jax.games.spoil_five.fast import CARD, POSITION, TRUMP_SLOT
 
 ADVISORS = ("heuristic", "greedy")  # the built-in policies a network may take advice from
 
@@ -57,15 +57,17 @@ def _take_advice(module: nn.Module, logits: jax.Array, advice: jax.Array | None)
 
 def _canon_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per trump suit: card id at each strength position (52 = no card), position of each card
-    id, and the led-class -> strength-slot map."""
-    card_at = np.where((CARD >= 0) & (CARD < NUM_CARDS), CARD, NUM_CARDS).astype(np.int32)
+    id (the engine's layout, ``core.kernel.standard_tables``), and the led-class ->
+    strength-slot map."""
+    position, card = standard_tables()
+    card_at = np.where(card >= 0, card, NUM_CARDS).astype(np.int32)
     led = np.zeros((4, 5, 4), np.float32)
     for t in range(4):
         plain = [s for s in range(4) if s != t]
         for s in plain:
-            led[t, s, (0, 1, 3)[plain.index(s)]] = 1.0
+            led[t, s, PLAIN_SLOTS[plain.index(s)]] = 1.0
         led[t, 4, TRUMP_SLOT] = 1.0
-    return card_at, POSITION.astype(np.int32), led
+    return card_at, position, led
 
 
 CARD_AT, CARD_POSITION, LED_SLOT = _canon_tables()  # int32[4, 64], int32[4, 52], f32[4, 5, 4]

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import spoilfive_jax as sf
 from spoilfive_jax.core import bits, cards, deal, ranking, tricks
 from spoilfive_jax.core.bits import Bits, members
 from spoilfive_jax.core.cards import parse_cards
@@ -222,3 +223,26 @@ def test_the_strength_layout_places_each_suit_in_one_slot_under_every_trump():
 
         assert [led(s) for s in plain] == slots
         assert (led(4), led(-1)) == (kernel.TRUMP_SLOT, -1)
+
+
+def test_the_layouts_tables_are_built_once_for_every_user():
+    """``core.kernel.position_tables``: the position of each card and the card at each
+    position are inverse tables; Spoil Five's kernel, the family's (without a joker) and the
+    PPO network read the same layout (``standard_tables``); each game adds its own actions
+    (PASS, JINK, ...) at free positions."""
+    from spoilfive_jax.core import kernel
+    from spoilfive_jax.games.forty_five import strength
+    from spoilfive_jax.games.spoil_five import fast
+
+    position, card = kernel.standard_tables()
+    assert position.shape == (4, 52) and card.shape == (4, 64)
+    for t in range(4):
+        np.testing.assert_array_equal(card[t, position[t]], np.arange(52))
+        assert (card[t] >= 0).sum() == 52
+    np.testing.assert_array_equal(fast.POSITION, position)
+    family, actions = strength.tables(sf.forty_five.FortyFiveRules())
+    np.testing.assert_array_equal(family[:, :52], position)
+    assert (family[:, 52] == 63).all()  # no joker in play: never a card
+    real = (card >= 0) & (card < 52)
+    np.testing.assert_array_equal(np.where(real, fast.CARD, -1), card)
+    np.testing.assert_array_equal(np.where(real, actions, -1), card)

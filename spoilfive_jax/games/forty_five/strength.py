@@ -62,15 +62,13 @@ def _trump_strength(trump: int, card: int, rules: FortyFiveRules) -> int:
 def tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
     """(POSITION int32[4, 53], ACTION int32[4, 64]): a card's position under each trump suit,
     and the action id at each position (-1 where no card; PASS and JINK at 13 and 14)."""
-    position = np.full((4, NUM_CARD_IDS), 63, np.int32)  # 63: never a card (no joker in play)
-    action = np.full((4, 64), -1, np.int32)
-    for t in range(4):
-        for c in range(NUM_CARD_IDS if rules.joker else JOKER):
-            plain = int(PLAIN_STRENGTH[c]) if c < JOKER else -1  # (the joker is always a trump)
-            p = kernel.strength_position(c, t, _trump_strength(t, c, rules), plain)
-            position[t, c] = p
-            action[t, p] = c
-        action[t, P_PASS], action[t, P_JINK] = PASS, JINK
+    position, action = kernel.position_tables(
+        NUM_CARD_IDS if rules.joker else JOKER,  # (without the joker: its position 63, no card)
+        NUM_CARD_IDS,
+        lambda t, c: _trump_strength(t, c, rules),
+        lambda c: int(PLAIN_STRENGTH[c]) if c < JOKER else -1,  # (the joker is always a trump)
+    )
+    action[:, P_PASS], action[:, P_JINK] = PASS, JINK
     return position, action
 
 

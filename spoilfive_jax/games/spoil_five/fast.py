@@ -31,7 +31,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import kernel
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.cards import NUM_CARDS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.deal import deal_positions, entitled_to_rob
 from spoilfive_jax.core.kernel import (
     follow_positions,
@@ -39,7 +39,6 @@ from spoilfive_jax.core.kernel import (
     plain_slot,
     seat_select,
     slot_of_class,
-    strength_position,
     suit_tables,
     trick_play,
 )
@@ -73,14 +72,8 @@ _SLOT_MASK = kernel.PLAIN_STRENGTHS  # a plain slot's 13 strengths
 def _build_position_tables() -> tuple[np.ndarray, np.ndarray]:
     """POSITION[t, card] (0..63) and CARD[t, position] (-1 where empty; specials map to
     PASS/JINK/CLAIM)."""
-    position = np.zeros((4, NUM_CARDS), np.int32)
-    card = np.full((4, 64), -1, np.int32)
-    for t in range(4):
-        for c in range(NUM_CARDS):
-            p = strength_position(c, t, int(TRUMP_STRENGTH[t, c]), int(PLAIN_STRENGTH[c]))
-            position[t, c] = p
-            card[t, p] = c
-        card[t, P_PASS], card[t, P_JINK], card[t, P_CLAIM] = PASS, JINK, CLAIM
+    position, card = kernel.standard_tables()
+    card[:, P_PASS], card[:, P_JINK], card[:, P_CLAIM] = PASS, JINK, CLAIM
     return position, card
 
 
