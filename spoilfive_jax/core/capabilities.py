@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 import jax
 import numpy as np
@@ -57,6 +57,7 @@ __all__ = [
     "TerminalPlay",
     "check_implementation",
     "declared",
+    "override",
 ]
 
 S = TypeVar("S", bound="HandState")
@@ -419,6 +420,55 @@ def members(kind: type) -> tuple[str, ...]:
     return tuple(n for n, v in vars(kind).items() if not n.startswith("_") and callable(v))
 
 
+class _Override:
+    """What ``override`` returns: one attribute a member of the capability, and nothing of
+    its class's own (``check_implementation`` finds no stray public function on it)."""
+
+    def __init__(self, label: str, chosen: dict[str, Callable[..., Any]]) -> None:
+        self.__name__ = label
+        self.__dict__.update(chosen)
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__}>"
+
+
+def override(kind: type[C], base: object, **replaced: Callable[..., Any]) -> C:
+    """An implementation of capability ``kind``: ``base``'s (a module or object, such as the
+    defaults ``core.generic`` and ``core.plain``, or a game's own) with the members named here
+    replaced, so that a game changing one member of a default names that member alone::
+
+        capabilities = {
+            **Env.capabilities,
+            caps.Presentation: caps.override(caps.Presentation, plain, title=lambda env: "Whist"),
+        }
+
+    ``ValueError`` for a name that is not a member of ``kind`` (a misspelt override would leave
+    the base's in force), a replacement that is not callable, or a member that ``base`` lacks
+    and is not given here."""
+    if kind not in CAPABILITIES:
+        raise ValueError(f"override: {kind!r} is not a capability (spoilfive_jax.capabilities)")
+    names = members(kind)
+    unknown = sorted(set(replaced) - set(names))
+    if unknown:
+        raise ValueError(
+            f"override: {kind.__name__} has no member {', '.join(map(repr, unknown))}; "
+            f"its members: {', '.join(names)}"
+        )
+    for name, fn in replaced.items():
+        if not callable(fn):
+            raise ValueError(f"override: {kind.__name__}.{name} must be callable, got {fn!r}")
+    missing = [n for n in names if n not in replaced and not callable(getattr(base, n, None))]
+    if missing:
+        raise ValueError(
+            f"override: {_name(base)} lacks {kind.__name__}'s {', '.join(missing)}; "
+            "give them here or start from a base that has them"
+        )
+    chosen = {n: replaced[n] if n in replaced else getattr(base, n) for n in names}
+    mine = ", ".join(sorted(replaced)) or "nothing"
+    label = f"{kind.__name__} of {_name(base)}, with its own {mine}"
+    return cast(C, _Override(label, chosen))
+
+
 def check_implementation(game: str, kind: type, impl: object) -> None:
     """``TypeError`` unless ``impl`` has every member of capability ``kind``, each callable and
     taking at least the protocol's parameters.  For an instance of a class, its class may not
@@ -456,7 +506,9 @@ def _all_members(impl: object) -> set[str]:
 
 
 def _name(impl: object) -> str:
-    return impl.__name__ if inspect.ismodule(impl) else type(impl).__name__  # type: ignore[attr-defined]
+    """A module's name, an ``override``'s label, or the class of any other object."""
+    own = impl.__name__ if isinstance(impl, _Override) or inspect.ismodule(impl) else None
+    return own or type(impl).__name__
 
 
 def _signature(fn: Any) -> str:

@@ -5,7 +5,8 @@ action's end, the built-in ``"random"`` policy) and the capabilities ``Rollouts`
 Hands are dealt by the game's ``init`` and played through the public step; the record a rollout
 keeps of a hand is its rewards, tricks and decision count.  A game declares its own module in
 place of this one when it deals faster or records more (``core.capabilities``); it can reuse
-any function here by naming it in its own module (``hand_keys = generic.hand_keys``).
+any function here by naming it in its own module (``hand_keys = generic.hand_keys``), or
+change a few members alone: ``caps.override(caps.Rollouts, generic, outcome=my_outcome)``.
 """
 
 from __future__ import annotations

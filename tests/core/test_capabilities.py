@@ -279,3 +279,41 @@ def test_a_game_modules_old_name_is_the_renamed_module_with_a_warning(package, o
         assert getattr(games, old) is getattr(games, new)
     with pytest.raises(AttributeError, match="no attribute 'fast_play_out'"):
         games.fast_play_out  # noqa: B018
+
+
+def test_a_game_overrides_one_member_of_a_default_by_naming_it_alone() -> None:
+    """``caps.override``: the base's members with the named ones replaced, checked when the
+    game's class is defined like any implementation; a misspelt or missing member is a
+    ``ValueError`` saying which."""
+    from spoilfive_jax.core import plain
+    from tests.tiny_game import BareHighCard
+
+    def title(env: sf.Env) -> str:
+        return "High Card, highest wins"
+
+    class Titled(BareHighCard):
+        capabilities: ClassVar[Mapping[type, object]] = {
+            **BareHighCard.capabilities,
+            caps.Presentation: caps.override(caps.Presentation, plain, title=title),
+        }
+
+    env = Titled(3)
+    shown = env.capability(caps.Presentation)
+    assert shown.title(env) == "High Card, highest wins"
+    assert shown.table_text(env) == plain.table_text(env) == "3 players"  # the rest: plain's
+    assert shown.rules_in_force is plain.rules_in_force
+    assert "Presentation of spoilfive_jax.core.plain, with its own title" in repr(shown)
+    caps.check_implementation("titled", caps.Presentation, shown)
+
+    with pytest.raises(ValueError, match=r"no member 'titel'; its members: title, "):
+        caps.override(caps.Presentation, plain, titel=title)
+    with pytest.raises(ValueError, match=r"Presentation\.title must be callable"):
+        caps.override(caps.Presentation, plain, title="High Card")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="lacks Rollouts's score_unit"):
+        caps.override(caps.Rollouts, plain)
+    with pytest.raises(ValueError, match="not a capability"):
+        caps.override(dict, plain)
+    # a base of the game's own is overridden the same way, and the result can be again
+    once = caps.override(caps.Rollouts, generic, score_unit=lambda env: "tricks")
+    twice = caps.override(caps.Rollouts, once, outcome=generic.outcome)
+    assert twice.score_unit(env) == "tricks" and twice.hand_keys is generic.hand_keys
