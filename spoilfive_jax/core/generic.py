@@ -38,16 +38,24 @@ R = TypeVar("R", bound=Hashable)
 def end_illegal(env: Env[S, R], state: S) -> S:
     """``Env._end_illegal``'s default, pgx's: the hand ends at once, ``current_player`` (the
     offender) scores -1 and the others 0, nobody is to act, the phase is the hand's end (the
-    last of ``env.phase_names``) and the decision counts.  The legal set is left to the game's
-    ``_settle`` (every action once the hand is over, which ``api_test`` checks): a game that
-    sets it elsewhere writes its own ``_end_illegal``."""
+    last of ``env.phase_names``) and the decision counts.  Where the rules say what an illegal
+    action costs (an ``illegal_penalty`` field or property, a number >= 0), the offender scores
+    minus that instead.  The legal set is left to the game's ``_settle`` (every action once the
+    hand is over, which ``api_test`` checks): a game that sets it elsewhere writes its own
+    ``_end_illegal``."""
+    penalty = getattr(env.rules, "illegal_penalty", 1)
+    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or penalty < 0:
+        raise ValueError(
+            f"{env.id}: rules.illegal_penalty must be a number >= 0 (what an illegal action "
+            f"costs its seat), got {penalty!r}"
+        )
     offender = jnp.arange(env.num_players) == state.current_player
     ended: S = state.replace(
         current_player=jnp.int32(-1),
         phase=jnp.int32(len(env.phase_names) - 1),
         terminated=jnp.bool_(True),
         illegal=jnp.bool_(True),
-        rewards=jnp.where(offender, -1.0, 0.0).astype(jnp.float32),
+        rewards=jnp.where(offender, -float(penalty), 0.0).astype(jnp.float32),
         _step_count=state._step_count + 1,
     )
     return ended

@@ -4,6 +4,9 @@ and the built-in ``"random"`` (``core.generic``), and every tool."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import jax
 import numpy as np
 import pytest
@@ -48,6 +51,31 @@ def test_the_default_end_of_an_illegal_action_is_pgxs(seed):
     np.testing.assert_array_equal(after.rewards, -(np.arange(4) == p).astype(np.float32))
     assert int(after._step_count) == 2
     assert np.asarray(after.legal_action_mask).all()  # (the game's _settle: all once over)
+
+
+def test_the_default_end_charges_the_rules_illegal_penalty_where_they_have_one():
+    """A game whose rules say what an illegal action costs (``illegal_penalty``, as Oh Hell's
+    do) keeps the default end: the offender scores minus it; a penalty that is not a number
+    >= 0 is a ``ValueError`` when the step is traced."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Costly:
+        illegal_penalty: Any = 2.5
+
+    class Priced(BareHighCard):
+        rules_type = Costly
+
+    def after_illegal(rules: Any) -> Any:
+        env = Priced(3, rules)
+        state = env.init(0)
+        illegal = int(np.flatnonzero(~np.asarray(state.legal_action_mask))[0])
+        return env.step(state, illegal), int(state.current_player)
+
+    after, p = after_illegal(Costly())
+    np.testing.assert_array_equal(after.rewards, -2.5 * (np.arange(3) == p))
+    for bad in (-1, "2", True):
+        with pytest.raises(ValueError, match=r"rules\.illegal_penalty must be a number >= 0"):
+            after_illegal(Costly(bad))
 
 
 def test_the_default_action_text_and_builtin_random():

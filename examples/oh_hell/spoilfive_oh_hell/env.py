@@ -104,9 +104,6 @@ class OhHell(Env[State, OhHellRules]):
     def _apply(self, state: State, action: jax.Array) -> State:
         return game.apply_action(state, action, self.rules)
 
-    def _end_illegal(self, state: State) -> State:
-        return game.end_illegal(state, self.rules)
-
     def _settle(self, state: State) -> State:
         return game.with_legal(state, self.rules)
 

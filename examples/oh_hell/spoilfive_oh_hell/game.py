@@ -12,8 +12,9 @@ static, every other value is an array.
   suit led; the winner leads the next trick.
 - Score (``hand_score``): ``points_per_trick`` a trick taken, and ``BONUS`` for taking exactly
   the bid; with ``off_bid_penalty`` a missed bid scores ``-points_per_trick * |tricks - bid|``.
-- An illegal action (``end_illegal``): the hand ends at once, the offender scores
-  ``-illegal_penalty(rules)`` (worse than any hand can score) and the others 0.
+- An illegal action: the hand ends at once, the offender scores ``-rules.illegal_penalty``
+  (worse than any hand can score) and the others 0 (the core's default end,
+  ``core.generic.end_illegal``, which reads the rules' penalty).
 """
 
 from __future__ import annotations
@@ -46,11 +47,6 @@ def num_actions(rules: OhHellRules) -> int:
 
 def all_actions(rules: OhHellRules) -> Bits:
     return bits.const(range(num_actions(rules)))
-
-
-def illegal_penalty(rules: OhHellRules) -> int:
-    """What an illegal action costs its seat: one more than the best score of a hand."""
-    return rules.points_per_trick * rules.num_tricks + BONUS + 1
 
 
 def suit_set(suit: jax.Array) -> Bits:
@@ -239,20 +235,6 @@ def apply_action(state: State, action: jax.Array, rules: OhHellRules) -> State:
         ).astype(jnp.int32),
         terminated=hand_over,
         rewards=jnp.where(hand_over, hand_score(tricks_won, bids, rules), 0.0).astype(jnp.float32),
-        _step_count=state._step_count + 1,
-    )
-
-
-def end_illegal(state: State, rules: OhHellRules) -> State:
-    """The hand ends at once: ``current_player`` scores ``-illegal_penalty(rules)``, the
-    others 0."""
-    offender = jnp.arange(state.num_players) == state.current_player
-    return state.replace(
-        current_player=jnp.int32(-1),
-        phase=jnp.int32(PHASE_DONE),
-        terminated=jnp.bool_(True),
-        illegal=jnp.bool_(True),
-        rewards=jnp.where(offender, -float(illegal_penalty(rules)), 0.0).astype(jnp.float32),
         _step_count=state._step_count + 1,
     )
 

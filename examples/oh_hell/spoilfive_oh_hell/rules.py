@@ -102,6 +102,12 @@ class OhHellRules:
         object.__setattr__(self, "off_bid_penalty", bool(self.off_bid_penalty))
         object.__setattr__(self, "points_per_trick", int(p))
 
+    @property
+    def illegal_penalty(self) -> int:
+        """What an illegal action costs its seat (``core.generic.end_illegal`` reads it): one
+        more than the best score of a hand."""
+        return self.points_per_trick * self.num_tricks + BONUS + 1
+
 
 def check_table(num_players: int, rules: OhHellRules) -> None:
     """``ValueError`` unless ``num_players`` is 3..7 and the deal (and the trump card) fit."""
