@@ -422,11 +422,19 @@ def members(kind: type) -> tuple[str, ...]:
 
 class _Override:
     """What ``override`` returns: one attribute a member of the capability, and nothing of
-    its class's own (``check_implementation`` finds no stray public function on it)."""
+    its class's own (``check_implementation`` finds no stray public function on it); any other
+    attribute is the base's (an optional member a tool reads with ``getattr``, such as a
+    ``DeckDeals``' ``utility_sum``)."""
 
-    def __init__(self, label: str, chosen: dict[str, Callable[..., Any]]) -> None:
+    def __init__(self, label: str, base: object, chosen: dict[str, Callable[..., Any]]) -> None:
         self.__name__ = label
+        self._base = base
         self.__dict__.update(chosen)
+
+    def __getattr__(self, name: str) -> Any:  # (only for names not set above)
+        if name.startswith("__") or name == "_base":
+            raise AttributeError(name)
+        return getattr(self._base, name)
 
     def __repr__(self) -> str:
         return f"<{self.__name__}>"
@@ -442,6 +450,8 @@ def override(kind: type[C], base: object, **replaced: Callable[..., Any]) -> C:
             caps.Presentation: caps.override(caps.Presentation, plain, title=lambda env: "Whist"),
         }
 
+    Any other attribute of ``base`` (an optional member that a tool reads if it is there, such
+    as ``DeckDeals.utility_sum``, which the OpenSpiel games read) is ``base``'s too.
     ``ValueError`` for a name that is not a member of ``kind`` (a misspelt override would leave
     the base's in force), a replacement that is not callable, or a member that ``base`` lacks
     and is not given here."""
@@ -466,7 +476,7 @@ def override(kind: type[C], base: object, **replaced: Callable[..., Any]) -> C:
     chosen = {n: replaced[n] if n in replaced else getattr(base, n) for n in names}
     mine = ", ".join(sorted(replaced)) or "nothing"
     label = f"{kind.__name__} of {_name(base)}, with its own {mine}"
-    return cast(C, _Override(label, chosen))
+    return cast(C, _Override(label, base, chosen))
 
 
 def check_implementation(game: str, kind: type, impl: object) -> None:

@@ -10,7 +10,8 @@ The core, 29 members: the class facts ``rules_type``, ``default_num_players``, `
 ``capabilities``; the table ``num_players``, ``rules`` and ``num_actions`` (a class value that a
 game whose action count depends on its rules sets per table); what a game must write, five
 hooks: ``id``, ``init``, ``_apply``, ``max_decisions``, ``observe``; what it may write, with
-defaults: ``_end_illegal`` (the offender scores -1, as in pgx), ``observation_shape``,
+defaults: ``_end_illegal`` (the offender scores -1, as in pgx, or minus the rules'
+``illegal_penalty``), ``observation_shape``,
 ``full_observation_shape``, ``observe_full``, ``action_str`` (the id), ``policy_names`` and
 ``builtin_policy`` (``"random"``: a uniform legal action); and what is written once, here: ``step``
 (pgx semantics: a terminated state comes back unchanged with zero rewards; an illegal action
@@ -220,8 +221,9 @@ class Env(abc.ABC, Generic[S, R]):
 
     def _end_illegal(self, state: S) -> S:
         """The hand ended at once because ``current_player`` took an illegal action.  Default
-        (pgx's): it scores -1, the others 0 (``generic.end_illegal``); a game overrides it
-        for a penalty of its own or a state with more to settle."""
+        (pgx's): it scores -1, or minus ``rules.illegal_penalty`` where the rules have one,
+        the others 0 (``generic.end_illegal``); a game overrides it for a state with more to
+        settle."""
         return generic.end_illegal(self, state)
 
     @property

@@ -11,6 +11,8 @@ change a few members alone: ``caps.override(caps.Rollouts, generic, outcome=my_o
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,15 +41,16 @@ def end_illegal(env: Env[S, R], state: S) -> S:
     """``Env._end_illegal``'s default, pgx's: the hand ends at once, ``current_player`` (the
     offender) scores -1 and the others 0, nobody is to act, the phase is the hand's end (the
     last of ``env.phase_names``) and the decision counts.  Where the rules say what an illegal
-    action costs (an ``illegal_penalty`` field or property, a number >= 0), the offender scores
-    minus that instead.  The legal set is left to the game's ``_settle`` (every action once the
-    hand is over, which ``api_test`` checks): a game that sets it elsewhere writes its own
-    ``_end_illegal``."""
+    action costs (an ``illegal_penalty`` field or property, a finite number >= 0), the offender
+    scores minus that instead.  The legal set is left to the game's ``_settle`` (every action
+    once the hand is over, which ``api_test`` checks): a game that sets it elsewhere writes its
+    own ``_end_illegal``."""
     penalty = getattr(env.rules, "illegal_penalty", 1)
-    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or penalty < 0:
+    real = isinstance(penalty, numbers.Real) and not isinstance(penalty, (bool, np.bool_))
+    if not real or not math.isfinite(penalty) or penalty < 0:
         raise ValueError(
-            f"{env.id}: rules.illegal_penalty must be a number >= 0 (what an illegal action "
-            f"costs its seat), got {penalty!r}"
+            f"{env.id}: rules.illegal_penalty must be a finite number >= 0 (what an illegal "
+            f"action costs its seat), got {penalty!r}"
         )
     offender = jnp.arange(env.num_players) == state.current_player
     ended: S = state.replace(

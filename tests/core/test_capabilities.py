@@ -317,3 +317,11 @@ def test_a_game_overrides_one_member_of_a_default_by_naming_it_alone() -> None:
     once = caps.override(caps.Rollouts, generic, score_unit=lambda env: "tricks")
     twice = caps.override(caps.Rollouts, once, outcome=generic.outcome)
     assert twice.score_unit(env) == "tricks" and twice.hand_keys is generic.hand_keys
+    # an optional member a tool reads with getattr is the base's too (Twenty-Five's
+    # DeckDeals.utility_sum makes its OpenSpiel game constant-sum)
+    from spoilfive_jax.games.forty_five import deck_deals
+
+    dealt = caps.override(caps.DeckDeals, deck_deals, deck_size=deck_deals.deck_size)
+    assert dealt.utility_sum is deck_deals.utility_sum
+    with pytest.raises(AttributeError):
+        dealt.no_such_member  # noqa: B018

@@ -55,8 +55,8 @@ def test_the_default_end_of_an_illegal_action_is_pgxs(seed):
 
 def test_the_default_end_charges_the_rules_illegal_penalty_where_they_have_one():
     """A game whose rules say what an illegal action costs (``illegal_penalty``, as Oh Hell's
-    do) keeps the default end: the offender scores minus it; a penalty that is not a number
-    >= 0 is a ``ValueError`` when the step is traced."""
+    do) keeps the default end: the offender scores minus it; a penalty that is not a finite
+    number >= 0 is a ``ValueError`` when the step is traced."""
 
     @dataclasses.dataclass(frozen=True)
     class Costly:
@@ -73,8 +73,10 @@ def test_the_default_end_charges_the_rules_illegal_penalty_where_they_have_one()
 
     after, p = after_illegal(Costly())
     np.testing.assert_array_equal(after.rewards, -2.5 * (np.arange(3) == p))
-    for bad in (-1, "2", True):
-        with pytest.raises(ValueError, match=r"rules\.illegal_penalty must be a number >= 0"):
+    after, p = after_illegal(Costly(np.int64(3)))  # (any real number: a numpy int too)
+    np.testing.assert_array_equal(after.rewards, -3.0 * (np.arange(3) == p))
+    for bad in (-1, "2", True, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"illegal_penalty must be a finite number >= 0"):
             after_illegal(Costly(bad))
 
 
