@@ -257,7 +257,8 @@ def position(card: jax.Array, trump: jax.Array) -> jax.Array:
     """Strength position of ``card`` once ``trump`` is known (``POSITION[trump, card]``)."""
     ts = trump_strength(card, trump)
     slot = plain_slot(card // 13, trump)
-    return jnp.where(ts >= 0, 16 * TRUMP_SLOT + ts, 16 * slot + plain_strength(card))
+    width = kernel.SLOT_WIDTH
+    return jnp.where(ts >= 0, width * TRUMP_SLOT + ts, width * slot + plain_strength(card))
 
 
 def deal(

@@ -359,11 +359,10 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     declares = a == JINK
     claims = in_jink & ~declares
 
-    over = (in_play & end.hand.play_over) | claims
-    phase = jnp.where(in_play & end.hand.ask_jink, PHASE_JINK, PHASE_PLAY)
+    over = end.hand.play_over | claims  # (each of ``end.hand`` is False outside play)
+    phase = jnp.where(end.hand.ask_jink, PHASE_JINK, PHASE_PLAY)
     phase = jnp.where(over, PHASE_DONE, phase).astype(jnp.int32)
-    winner = jnp.where(in_play & end.hand.takes_pot, trick.best_seat, jnp.where(claims, cur, -1))
-    jink_won = in_play & end.hand.jink_won
+    winner = jnp.where(end.hand.takes_pot, trick.best_seat, jnp.where(claims, cur, -1))
     eldest = next_seat(state.dealer, n)
     next_player = jnp.where(end.trick_over, trick.best_seat, end.nxt)
     next_player = jnp.where(in_rob, eldest, jnp.where(in_play, next_player, cur))
@@ -378,7 +377,7 @@ def apply_action(state: State, action: jax.Array, rules: Rules) -> State:
     return state.replace(
         current_player=jnp.where(over, -1, next_player).astype(jnp.int32),
         terminated=over,
-        rewards=jnp.where(over, hand_rewards(state, winner, jink_won, rules), 0.0),
+        rewards=jnp.where(over, hand_rewards(state, winner, end.hand.jink_won, rules), 0.0),
         tricks=state.tricks + (end.trick_over.astype(jnp.int32) << end.best_shift),
         phase=phase,
         dealt=dealt,
