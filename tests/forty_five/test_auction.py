@@ -179,3 +179,41 @@ def test_stock_runs_out_with_ten_players():
     assert t.phase == "play" and t.player == 2
     t.finish()
     assert bool(t.state.terminated) and int(np.asarray(t.state.stock_top)) == 2
+
+
+def test_the_auctions_rules_are_one_function_each_for_both_engines():
+    """``legal.bid_codes`` and ``legal.auction_turn`` (the rules the public step and the kernel
+    both call) against the rules written out plainly, over every standing bid, bidder, seat,
+    lowest bid and set of passed seats at 2 to 6 seats."""
+    from spoilfive_jax.games.forty_five import legal
+
+    for n in range(2, 7):
+        cases = [
+            (bid, bidder, cur, low)
+            for bid in range(5)
+            for bidder in range(-1, n)
+            for cur in range(n)
+            for low in (1, 2)
+            if (bid == 0) == (bidder < 0)
+        ]
+        bid, bidder, cur, low = (jnp.asarray(x, jnp.int32) for x in zip(*cases, strict=True))
+        got = np.asarray(legal.bid_codes(bid, bidder, cur, jnp.int32(0), low))
+        for (b, holder, seat, lowest), codes in zip(cases, got, strict=True):
+            forced = b == 0 and seat == 0  # the dealer, everybody else passed
+            want = {lowest} if forced else {c for c in range(1, 5) if c > b and c >= lowest}
+            if seat == 0 and b > 0 and holder != 0 and b >= lowest:
+                want.add(legal.CODE_HOLD)
+            if not forced:
+                want.add(legal.CODE_PASS)
+            assert {c for c in range(6) if codes >> c & 1} == want, (n, b, holder, seat, lowest)
+        for passed in range(1 << n):
+            for seat in range(n):
+                for b in (0, 1):
+                    over, following = legal.auction_turn(
+                        jnp.int32(passed), jnp.int32(b), jnp.int32(seat), n
+                    )
+                    left = [s for s in range(n) if not passed >> s & 1]
+                    assert bool(over) == (len(left) == 1 and b > 0)
+                    if left:  # the next seat round the table still in
+                        after = [(seat + k) % n for k in range(1, n + 1)]
+                        assert int(following) == next(s for s in after if s in left)

@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.policies as pol
@@ -70,13 +71,21 @@ from spoilfive_jax.games.forty_five.fast_play import (
     set_seat,
 )
 from spoilfive_jax.games.forty_five.game import JOKER, NAME_CLUBS, PASS
+from spoilfive_jax.games.forty_five.legal import (
+    CODE_HOLD,
+    CODE_PASS,
+    auction_turn,
+    bid_codes,
+    discard_choices,
+    rob_choices,
+)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 U32, I32 = sx.U32, sx.I32
 
 NUM_BID_CODES = 6  # PASS, BID_15..BID_30, HOLD (action - PASS)
-_RAISE_CODES = 0x1E  # codes 1..4
 _NAME_CODES = 0xF  # the four suits
+_PASS_POSITION = Bits(np.uint32(sx.PASS_BIT), np.uint32(0))  # PASS among strength positions
 _DISCARDS_PER_SEAT = 6  # up to five cards laid away, then DONE
 
 
@@ -132,9 +141,7 @@ def _kernel_rob(
     robber = entitled_to_rob(turnup, dealer, holder)
     seat = jnp.maximum(robber, 0)
     hand = select_seat(h.held, seat)
-    legal = hand
-    if rules.rob == "optional":
-        legal = Bits(hand.lo | U32(sx.PASS_BIT), hand.hi)
+    legal = rob_choices(hand, _PASS_POSITION, rules)
     lay = pol.weakest(hand)
     choice = chooser.pick(seat, h.decisions, legal, {GREEDY: lambda: lay, HEURISTIC: lambda: lay})
     asked = robber >= 0
@@ -225,32 +232,6 @@ def _turnup_hand(
     )
 
 
-def _bid_codes(
-    bid: jax.Array,
-    bidder: jax.Array,
-    cur: jax.Array,
-    dealer: jax.Array,
-    lowest: jax.Array | None = None,
-) -> jax.Array:
-    """uint32[B]: the legal bid codes (bit c: action PASS + c) of ``cur``.  ``lowest``
-    int32[B]: the lowest code ``cur`` may bid (``game.min_bid``), by default 1 (15)."""
-    is_dealer = cur == dealer
-    forced = (bid == 0) & is_dealer  # everybody else passed: the dealer bids the lowest
-    raises = U32(_RAISE_CODES) & ~((U32(2) << bid.astype(U32)) - U32(1))
-    hold = is_dealer & (bid > 0) & (bidder != dealer)
-    if lowest is None:
-        raises = jnp.where(forced, U32(1 << 1), raises)
-    else:
-        raises = raises & ~((U32(1) << lowest.astype(U32)) - U32(1))
-        raises = jnp.where(forced, U32(1) << lowest.astype(U32), raises)
-        hold = hold & (bid >= lowest)
-    return (
-        raises
-        | jnp.where(hold, U32(1 << pol.CODE_HOLD), U32(0))
-        | jnp.where(forced, U32(0), U32(1))
-    )
-
-
 def _partner_holds(cur: jax.Array, bidder: jax.Array, num_players: int) -> jax.Array:
     t = num_teams(num_players)
     if t == num_players:
@@ -291,15 +272,14 @@ def _bidding(
     """The auction, from the eldest hand, as a scan long enough for the longest one
     (``game.max_decisions``); finished hands stand.  ``natural``: the hands as card ids.
     Mid-hand: ``start`` the auction so far, ``lowest`` N x int32[B] each seat's lowest bid
-    code (``_bid_codes``)."""
+    code (``legal.bid_codes``)."""
     n = num_players
-    all_seats = (1 << n) - 1
 
     def bid_step(b: Bidding, _: jax.Array) -> tuple[Bidding, Record | None]:
         live = ~b.over
         hand = select_seat(natural, b.cur)
-        low = None if lowest is None else seat_select(lowest, b.cur)
-        codes = _bid_codes(b.bid, b.bidder, b.cur, dealer, low)
+        low = 1 if lowest is None else seat_select(lowest, b.cur)
+        codes = bid_codes(b.bid, b.bidder, b.cur, dealer, low)
         legal = Bits(codes, jnp.zeros_like(codes))
         partner = _partner_holds(b.cur, b.bidder, n)
         cores = {
@@ -309,13 +289,9 @@ def _bidding(
         code = chooser.pick(b.cur, b.decisions, legal, cores)
         raises = (code >= 1) & (code <= len(game.BID_VALUES))
         bid = jnp.where(live & raises, code, b.bid)
-        bidder = jnp.where(live & (raises | (code == pol.CODE_HOLD)), b.cur, b.bidder)
-        passed = b.passed | jnp.where(live & (code == pol.CODE_PASS), 1 << b.cur, 0)
-        active = all_seats & ~passed
-        ends = (sx.popcount(active.astype(U32)) == 1) & (bid > 0)
-        # the next active seat: rotate the active set so that bit k is seat cur + 1 + k
-        ahead = ((active >> (b.cur + 1)) | (active << (n - 1 - b.cur))) & all_seats
-        following = (b.cur + 1 + sx.lowbit(ahead.astype(U32))) % n
+        bidder = jnp.where(live & (raises | (code == CODE_HOLD)), b.cur, b.bidder)
+        passed = b.passed | jnp.where(live & (code == CODE_PASS), 1 << b.cur, 0)
+        ends, following = auction_turn(passed, bid, b.cur, n)
         cur = jnp.where(live, jnp.where(ends, bidder, following), b.cur)
         record = None
         if trace is not None:
@@ -398,9 +374,7 @@ def _discarding(
         def decide(c: Discarding, _: jax.Array) -> tuple[Discarding, Record | None]:
             can = top + c.pending < size  # the stock can still replace one more card
             hand = c.hand
-            legal = Bits(
-                jnp.where(can, hand.lo, U32(0)) | U32(sx.PASS_BIT), jnp.where(can, hand.hi, 0)
-            )
+            legal = discard_choices(hand, _PASS_POSITION, can)
             done = jnp.full_like(dealer, sx.P_PASS)
             cores = {GREEDY: lambda: done, HEURISTIC: lambda: pol.heuristic_discard(legal)}
             choice = chooser.pick(seat, c.decisions, legal, cores)

@@ -20,8 +20,6 @@ from spoilfive_jax.games.forty_five.state import (
     _JOKER_STRENGTH,
     _NAME_SET,
     _PASS_SET,
-    BID_15,
-    BID_VALUES,
     HOLD,
     JOKER,
     PASS,
@@ -33,7 +31,6 @@ from spoilfive_jax.games.forty_five.state import (
     PHASE_ROB,
     PHASE_TRUMP,
     State,
-    _hi_bit,
     team_of,
     top_trump_strengths,
 )
@@ -94,19 +91,73 @@ def min_bid(team_score: jax.Array, rules: FortyFiveRules) -> jax.Array:
     return jnp.where(team_score >= MIN_BID_SCORE, 20, 15).astype(jnp.int32)
 
 
+# A bid as a code: an action less PASS (0 PASS, 1..4 BID_15..BID_30, 5 HOLD); bit c of a set
+# of codes is action PASS + c.
+CODE_PASS, CODE_HOLD = 0, HOLD - PASS
+_RAISE_CODES = 0x1E  # codes 1..4
+
+
+def bid_code(value: jax.Array) -> jax.Array:
+    """int32: the code of a bid's value (15..30 -> 1..4; 0, no bid, -> 0)."""
+    return jnp.where(value > 0, (value - 10) // 5, 0).astype(jnp.int32)
+
+
+def bid_codes(
+    bid: jax.Array, bidder: jax.Array, cur: jax.Array, dealer: jax.Array, lowest: ArrayLike
+) -> jax.Array:
+    """uint32: the bids ``cur`` may make, as codes (docs/rules.md, the auction): a raise of the
+    standing ``bid`` (its code, 0 if none) to ``lowest`` (the lowest code ``cur`` may bid,
+    ``min_bid``) or more; the dealer may hold a standing bid another seat made (at ``lowest``
+    or more) and must bid ``lowest`` when everybody else passed; every other seat may pass.
+    One rule for the public step (``legal_set``) and the kernel (``fast``), any shape."""
+    low = jnp.asarray(lowest).astype(jnp.uint32)
+    is_dealer = cur == dealer
+    forced = (bid == 0) & is_dealer  # everybody else passed: the dealer bids the lowest
+    raises = np.uint32(_RAISE_CODES) & ~((np.uint32(2) << bid.astype(jnp.uint32)) - 1)
+    raises = jnp.where(forced, np.uint32(1) << low, raises & ~((np.uint32(1) << low) - 1))
+    hold = is_dealer & (bid > 0) & (bidder != dealer) & (bid >= jnp.asarray(lowest))
+    return (
+        raises
+        | jnp.where(hold, np.uint32(1 << CODE_HOLD), np.uint32(0))
+        | jnp.where(forced, np.uint32(0), np.uint32(1 << CODE_PASS))
+    )
+
+
+def auction_turn(
+    passed: jax.Array, bid: jax.Array, cur: jax.Array, num_players: int
+) -> tuple[jax.Array, jax.Array]:
+    """(the auction is over bool, the next seat in it int32) after ``cur``'s bid: ``passed``
+    int32, bit s set once seat s passed (out of the auction for good), ``bid`` the standing
+    bid (0: none).  It ends when one seat is left in and a bid stands; else the turn passes to
+    the next seat round the table still in.  One rule for the public step and the kernel."""
+    n, every = num_players, (1 << num_players) - 1
+    active = every & ~passed
+    over = (jax.lax.population_count(active.astype(jnp.uint32)) == 1) & (bid > 0)
+    ahead = ((active >> (cur + 1)) | (active << (n - 1 - cur))) & every  # bit k: seat cur + 1 + k
+    ahead = ahead.astype(jnp.uint32)
+    step = jax.lax.population_count((ahead & -ahead) - 1).astype(jnp.int32)  # its lowest bit
+    return over, (cur + 1 + step) % n
+
+
+def rob_choices(hand: Bits, pass_: Bits, rules: FortyFiveRules) -> Bits:
+    """The robber's choices: any card of ``hand`` to lay away for the turn-up, and ``pass_``
+    (PASS in the numbering of ``hand``) where robbing is optional (docs/rules.md, robbing the
+    pack).  One rule for the public step (card ids) and the kernel (strength positions)."""
+    return hand | pass_ if rules.rob == "optional" else hand
+
+
+def discard_choices(hand: Bits, pass_: Bits, can_replace: jax.Array) -> Bits:
+    """A discarding seat's choices (the auction's discard and draw): a card of ``hand`` to lay
+    away while the stock ``can_replace`` one more, and ``pass_`` (DONE: draw back to five).
+    One rule for the public step and the kernel, in either numbering."""
+    return bits.where(can_replace, hand, Bits(hand.lo & 0, hand.hi & 0)) | pass_
+
+
 def _bid_legal(state: State, num_players: int, rules: FortyFiveRules) -> Bits:
     cur = state.current_player
     lowest = min_bid(state.scores[team_of(num_players)][jnp.clip(cur, 0)], rules)
-    is_dealer = cur == state.dealer
-    forced = (state.bid == 0) & is_dealer  # everybody else passed: the dealer must bid
-    hi = jnp.uint32(0)
-    for i, v in enumerate(BID_VALUES):
-        ok = jnp.where(forced, v == lowest, (v > state.bid) & (v >= lowest))
-        hi = hi | jnp.where(ok, _hi_bit(BID_15 + i), np.uint32(0))
-    hold = is_dealer & (state.bid > 0) & (state.bidder != state.dealer) & (state.bid >= lowest)
-    hi = hi | jnp.where(hold, _hi_bit(HOLD), np.uint32(0))
-    hi = hi | jnp.where(forced, np.uint32(0), _hi_bit(PASS))
-    return Bits(jnp.uint32(0), hi)
+    codes = bid_codes(bid_code(state.bid), state.bidder, cur, state.dealer, bid_code(lowest))
+    return Bits(jnp.uint32(0), codes << np.uint32(PASS - 32))
 
 
 def legal_set(state: State, rules: FortyFiveRules) -> Bits:
@@ -119,14 +170,13 @@ def legal_set(state: State, rules: FortyFiveRules) -> Bits:
     if rules.joker and not rules.auction:
         out = bits.where(state.phase == PHASE_JOKER, hand, out)
     if rules.robbing:
-        rob = hand | Bits(*_PASS_SET) if rules.rob == "optional" else hand
+        rob = rob_choices(hand, Bits(*_PASS_SET), rules)
         out = bits.where(state.phase == PHASE_ROB, rob, out)
     if rules.auction:
         out = bits.where(state.phase == PHASE_BID, _bid_legal(state, n, rules), out)
         out = bits.where(state.phase == PHASE_TRUMP, Bits(*_NAME_SET), out)
         can_discard = state.stock_top + state.pending < state.stock.shape[0]
-        empty = Bits(jnp.uint32(0), jnp.uint32(0))
-        discard = bits.where(can_discard, hand, empty) | Bits(*_PASS_SET)
+        discard = discard_choices(hand, Bits(*_PASS_SET), can_discard)
         out = bits.where(state.phase == PHASE_DISCARD, discard, out)
     if rules.jink == "announced":
         out = bits.where(state.phase == PHASE_ANNOUNCE, Bits(*_ANNOUNCE_SET), out)

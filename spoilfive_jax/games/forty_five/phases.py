@@ -18,7 +18,12 @@ import jax.numpy as jnp
 from spoilfive_jax.core import bits, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.deal import rob_seat
-from spoilfive_jax.games.forty_five.legal import may_withhold, trump_set, trump_strength
+from spoilfive_jax.games.forty_five.legal import (
+    auction_turn,
+    may_withhold,
+    trump_set,
+    trump_strength,
+)
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 from spoilfive_jax.games.forty_five.state import (
     _JOKER_SET,
@@ -134,9 +139,8 @@ def bidding(state: State, d: Decision, m: Move) -> tuple[Move, dict[str, jax.Arr
     bid = jnp.where(raises, 15 + 5 * (d.a - BID_15), state.bid)
     bidder = jnp.where(raises | (in_bid & (d.a == HOLD)), d.cur, state.bidder)
     passed = state.passed | (in_bid & (d.a == PASS) & (d.seats == d.cur))
-    active = ~passed
-    auction_over = (active.sum() == 1) & (bid > 0)
-    next_active = jnp.argmin(jnp.where(active, (d.seats - d.cur - 1) % n, n)).astype(jnp.int32)
+    mask = jnp.sum(jnp.where(passed, 1 << d.seats, 0)).astype(jnp.int32)
+    auction_over, next_active = auction_turn(mask, bid, d.cur, n)
     move = m._replace(
         phase=jnp.where(in_bid, jnp.where(auction_over, PHASE_TRUMP, PHASE_BID), m.phase),
         player=jnp.where(in_bid, jnp.where(auction_over, bidder, next_active), m.player),

@@ -65,6 +65,7 @@ from spoilfive_jax.games.forty_five.game import (
     PASS,
     State,
 )
+from spoilfive_jax.games.forty_five.legal import CODE_HOLD, CODE_PASS
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 
 SUPPORTED = (
@@ -74,7 +75,6 @@ SUPPORTED = (
 
 U32, I32 = sx.U32, sx.I32
 
-CODE_PASS, CODE_HOLD = 0, HOLD - PASS  # bid codes: action - PASS (1..4: BID_15..BID_30)
 MIN_RAISE_TRUMPS = 3  # greedy: trumps in the best suit needed to bid
 STRONG_LEAD_TRUMPS = 3  # heuristic: lead the highest trump holding this many
 BID_RATINGS = (4, 5, 7, 9)  # heuristic: the suit rating worth a bid of 15, 20, 25, 30
