@@ -37,7 +37,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.policies as pol
@@ -85,7 +84,7 @@ U32, I32 = sx.U32, sx.I32
 
 NUM_BID_CODES = 6  # PASS, BID_15..BID_30, HOLD (action - PASS)
 _NAME_CODES = 0xF  # the four suits
-_PASS_POSITION = Bits(np.uint32(sx.PASS_BIT), np.uint32(0))  # PASS among strength positions
+_PASS_POSITION = bits.const([sx.P_PASS])  # PASS among the cards' strength positions
 _DISCARDS_PER_SEAT = 6  # up to five cards laid away, then DONE
 
 

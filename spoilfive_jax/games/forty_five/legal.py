@@ -110,12 +110,13 @@ def bid_codes(
     ``min_bid``) or more; the dealer may hold a standing bid another seat made (at ``lowest``
     or more) and must bid ``lowest`` when everybody else passed; every other seat may pass.
     One rule for the public step (``legal_set``) and the kernel (``fast``), any shape."""
-    low = jnp.asarray(lowest).astype(jnp.uint32)
+    lowest = jnp.asarray(lowest)
+    low = lowest.astype(jnp.uint32)
     is_dealer = cur == dealer
     forced = (bid == 0) & is_dealer  # everybody else passed: the dealer bids the lowest
     raises = np.uint32(_RAISE_CODES) & ~((np.uint32(2) << bid.astype(jnp.uint32)) - 1)
     raises = jnp.where(forced, np.uint32(1) << low, raises & ~((np.uint32(1) << low) - 1))
-    hold = is_dealer & (bid > 0) & (bidder != dealer) & (bid >= jnp.asarray(lowest))
+    hold = is_dealer & (bid > 0) & (bidder != dealer) & (bid >= lowest)
     return (
         raises
         | jnp.where(hold, np.uint32(1 << CODE_HOLD), np.uint32(0))
@@ -150,7 +151,7 @@ def discard_choices(hand: Bits, pass_: Bits, can_replace: jax.Array) -> Bits:
     """A discarding seat's choices (the auction's discard and draw): a card of ``hand`` to lay
     away while the stock ``can_replace`` one more, and ``pass_`` (DONE: draw back to five).
     One rule for the public step and the kernel, in either numbering."""
-    return bits.where(can_replace, hand, Bits(hand.lo & 0, hand.hi & 0)) | pass_
+    return bits.where(can_replace, hand, bits.EMPTY) | pass_
 
 
 def _bid_legal(state: State, num_players: int, rules: FortyFiveRules) -> Bits:
