@@ -75,11 +75,15 @@ _pin_tests_package()
 # computation, and inherited by the subprocesses; a caller's own XLA_FLAGS keep precedence.
 # For the same reason XLA:CPU emits its fusions with the older elemental emitters (the newer
 # fusion emitters compile the suite's programs about a third slower), and LLVM skips its
-# expensive passes.
+# expensive passes.  And each program is generated as one LLVM module, not split into parts
+# compiled in parallel (two cores gain nothing from it): every part is mapped into memory apart,
+# so a program holds about 14 mappings instead of 35, and a worker stays under
+# ``MAX_MAPPINGS`` below, where it dropped every compiled program halfway through a run.
 _COMPILE_FAST = {
     "xla_backend_optimization_level": "0",
     "xla_cpu_use_fusion_emitters": "false",
     "xla_llvm_disable_expensive_passes": "true",
+    "xla_cpu_parallel_codegen_split_count": "1",
 }
 for _flag, _value in _COMPILE_FAST.items():
     if _flag not in os.environ.get("XLA_FLAGS", ""):
