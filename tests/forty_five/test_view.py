@@ -38,10 +38,7 @@ def _id(case: tuple[int, R]) -> str:
     return f"{r.variant}{n}-j{int(r.joker)}-{r.jink}"
 
 
-# By default each test runs one to three of the cases, and the module every case (each reading
-# in at least one test); every test runs every case under -m slow.
-SLOW = pytest.mark.slow
-SLOW_FIRST = pytest.param(CASES[0], marks=SLOW, id=_id(CASES[0]))
+SLOW_FIRST = pytest.param(CASES[0], marks=pytest.mark.slow, id=_id(CASES[0]))
 
 
 def _deal(env: sf.Env, seed: int, b: int):
@@ -66,11 +63,7 @@ def _first_bit(key, state, player):
     return lowest(state.legal_set)
 
 
-@pytest.mark.parametrize(
-    "case",
-    [SLOW_FIRST, CASES[1], CASES[2], pytest.param(CASES[3], marks=pytest.mark.slow)],
-    ids=_id,
-)
+@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:4]], ids=_id)
 def test_view_is_the_public_state_at_every_play(case):
     """Random play with a few illegal actions from the first lead, both engines stepped
     together: every leaf of every live hand's view equals the public step's state."""
@@ -111,10 +104,8 @@ def test_view_is_the_public_state_at_every_play(case):
         pytest.param(
             CASES[0], [_user_random, "heuristic", "random", _first_bit], marks=pytest.mark.slow
         ),
-        pytest.param(CASES[1], _user_random, marks=pytest.mark.slow),
-        pytest.param(
-            CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"], marks=SLOW
-        ),
+        (CASES[1], _user_random),
+        (CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"]),
         (CASES[3], [_user_random, "heuristic"] * 3),
         (CASES[4], [_first_bit, _user_random, "random"]),
     ],
@@ -212,11 +203,7 @@ def test_the_finished_states_are_the_public_steps(case):
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a), name)
 
 
-@pytest.mark.parametrize(
-    "case",
-    [SLOW_FIRST, CASES[1], CASES[3], *(pytest.param(c, marks=SLOW) for c in CASES[2::2])],
-    ids=_id,
-)
+@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:]], ids=_id)
 def test_the_step_before_the_play_is_the_public_steps(case):
     """``view.step_before_play`` (the play's outcome left out, for ``finish``'s decisions
     before the first lead) leaves every hand before its first lead exactly as the public step

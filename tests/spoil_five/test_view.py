@@ -32,14 +32,7 @@ def _deal(env, seed: int, b: int):
     return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
 
 
-# By default the view is checked at every decision under the two rule sets of the special
-# readings (n2, n7); the default and traditional rules are played by the lineups below, and
-# every case runs under -m slow.
-@pytest.mark.parametrize(
-    ("n", "rules"),
-    [*(pytest.param(*c, marks=pytest.mark.slow) for c in CASES[:2]), *CASES[2:]],
-    ids=[f"n{n}" for n, _ in CASES],
-)
+@pytest.mark.parametrize(("n", "rules"), CASES, ids=[f"n{n}" for n, _ in CASES])
 def test_view_is_the_public_state_at_every_decision(n, rules):
     """Random play with a few illegal actions (ids outside 0..54 too), both engines stepped
     together: every leaf of every live hand's view equals the public step's state."""
@@ -190,7 +183,7 @@ def test_only_read_zeroes_what_a_policy_does_not_read():
         )
 
 
-@pytest.mark.parametrize("n", [pytest.param(n, marks=pytest.mark.slow) for n in (2, 9)] + [5])
+@pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 5, 9])
 def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
     """The loops hand a policy counter keys (``core.keys``) whose first number at decision t is
     the kernel's own draw, and the built-in random picks as the kernel does (the k-th legal
@@ -207,11 +200,7 @@ def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
         np.testing.assert_array_equal(getattr(called, field), getattr(kernel, field), field)
 
 
-@pytest.mark.parametrize(
-    ("n", "rules"),
-    [*(pytest.param(*c, marks=pytest.mark.slow) for c in CASES[:2]), CASES[2]],
-    ids=["n5", "n3", "n2"],
-)
+@pytest.mark.parametrize(("n", "rules"), CASES[:3], ids=["n5", "n3", "n2"])
 def test_playouts_from_mid_hand_on_the_kernel_are_the_public_steps(n, rules):
     """``view.play_on`` (an analysis's playouts with a policy of the user's) plays states taken
     at every depth of random hands, and states already over, to the same rewards and winners
