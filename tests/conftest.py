@@ -133,6 +133,7 @@ def load_script(path: Path, name: str | None = None) -> ModuleType:
 
 
 MAX_MAPPINGS = 30_000  # well under Linux's default vm.max_map_count (65,530)
+MAX_RESIDENT = 6 << 30  # bytes a worker may hold: the slow suite's grew past 13 GB without it
 
 
 def _mappings() -> int:
@@ -143,17 +144,36 @@ def _mappings() -> int:
         return 0
 
 
+def _resident() -> int:
+    """The bytes of memory this process holds (0 where the platform does not say)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # not Linux
+        return 0
+
+
 @pytest.fixture(autouse=True)
 def _bounded_compiled_code():
     """XLA:CPU maps memory for every program it compiles, and one process may hold at most
     ``vm.max_map_count`` mappings; past it the compiler crashes (a segfault near the end of a
-    whole run).  After every test, once the process holds many, JAX's compiled programs are
-    dropped (they recompile on their next use): earlier than the library's own guard at every
-    tool call (``tools.programs``, half the limit).  Checked after each test, not each module:
-    a module of the slow suite, over many rule options, can compile past the limit by itself."""
+    whole run).  After every test, once the process holds many, or more than ``MAX_RESIDENT``
+    bytes of memory (the programs and JAX's caches of traces, which grow with every distinct
+    program), JAX's compiled programs are dropped (they recompile on their next use): earlier
+    than the library's own guard at every tool call (``tools.programs``, half the limit).
+    Checked after each test, not each module: a module of the slow suite, over many rule
+    options, can compile past the limit by itself."""
     yield
-    if _mappings() > MAX_MAPPINGS:
+    held = _resident()
+    # (What is freed need not go back to the system: past the bound, a clear is due only once
+    # the process has grown by a gigabyte since the last one, not after every test.)
+    grown = held > max(MAX_RESIDENT, _AFTER_CLEAR[0] + (1 << 30))
+    if _mappings() > MAX_MAPPINGS or grown:
         jax.clear_caches()
+        _AFTER_CLEAR[0] = _resident()
+
+
+_AFTER_CLEAR = [0]  # the bytes held after the last ``jax.clear_caches``
 
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
