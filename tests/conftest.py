@@ -86,8 +86,8 @@ _pin_tests_package()
 # fusion emitters compile the suite's programs about a third slower), and LLVM skips its
 # expensive passes.  And each program is generated as one LLVM module, not split into parts
 # compiled in parallel (two cores gain nothing from it): every part is mapped into memory apart,
-# so a program holds about 14 mappings instead of 35, and a worker stays under
-# ``MAX_MAPPINGS`` below, where it dropped every compiled program halfway through a run.
+# so a program holds about 14 mappings instead of 35 and a worker reaches ``MAX_MAPPINGS`` below
+# far later (its memory, ``MAX_RESIDENT``, bounds it first).
 _COMPILE_FAST = {
     "xla_backend_optimization_level": "0",
     "xla_cpu_use_fusion_emitters": "false",
