@@ -11,10 +11,13 @@
 - XLA compiles for fast compiles, not fast programs (below: LLVM at level 0 and without its
   expensive passes, the elemental fusion emitters).
 - JAX's persistent compilation cache (``.jax_cache/`` at the repository root, or
-  ``$JAX_COMPILATION_CACHE_DIR``): nearly all of the suite's time is XLA compiling, and the
-  same programs are compiled by both pytest-xdist workers, again after the compiled programs
-  are dropped (below), and by every CLI subprocess (which inherit the setting through the
-  environment).  A program compiled once is read back from disk.
+  ``$JAX_COMPILATION_CACHE_DIR``) for the CLI subprocesses, which compile the same programs
+  again and again; for the workers too where the caller set ``$JAX_COMPILATION_CACHE_DIR``
+  (a warm cache's re-run), not by default (writing a program costs a tenth of its compile, and
+  from an empty cache a worker reads back almost nothing: below).
+- Memory: after every test JAX's caches of lowered programs are dropped (most of a worker's
+  growth, and almost never hit); past ``MAX_RESIDENT`` or ``MAX_MAPPINGS`` every compiled
+  program is (``_bounded_compiled_code``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
+from jax._src import util as jax_util
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
@@ -88,6 +92,8 @@ _pin_tests_package()
 # compiled in parallel (two cores gain nothing from it): every part is mapped into memory apart,
 # so a program holds about 14 mappings instead of 35 and a worker reaches ``MAX_MAPPINGS`` below
 # far later (its memory, ``MAX_RESIDENT``, bounds it first).
+WORKER_CACHE = "SPOILFIVE_TESTS_WORKER_CACHE"  # "1": the workers use the persistent cache too
+
 _COMPILE_FAST = {
     "xla_backend_optimization_level": "0",
     "xla_cpu_use_fusion_emitters": "false",
@@ -102,19 +108,32 @@ for _flag, _value in _COMPILE_FAST.items():
 # from the workers' would compile every program afresh.
 _cores._patient_collectives()
 
-# Set through the environment before JAX reads its configuration, so that subprocesses (the CLI
-# tests) share the cache too.  Programs that compile in under 0.05 s are not worth a file (reading
-# one back costs about as much); above that, the second worker and the subprocesses (which
-# compile most programs afresh: a CLI test is mostly its compiles) read them back.
+# JAX's persistent compilation cache.  Set through the environment before JAX reads its
+# configuration, so that the CLI subprocesses share it: each compiles most of its programs
+# afresh, and the next one reads them back.  The workers themselves use it only where the
+# caller set ``JAX_COMPILATION_CACHE_DIR`` (``WORKER_CACHE``, decided once by the first process
+# and inherited by the workers): a worker reads back almost nothing from an empty cache (189
+# hits in a whole run's 6,880 compiles, saving less time than the reads took), while writing a
+# program costs a tenth of its compile (0.9 s for a 9 s program: 5 of the family's view tests'
+# 100 s).  A warm cache of the caller's does pay: every program is read back.
+os.environ.setdefault(WORKER_CACHE, "1" if "JAX_COMPILATION_CACHE_DIR" in os.environ else "0")
 os.environ.setdefault(
     "JAX_COMPILATION_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".jax_cache")
 )
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.05")
-jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
-jax.config.update(
-    "jax_persistent_cache_min_compile_time_secs",
-    float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]),
-)
+if os.environ[WORKER_CACHE] == "1":
+    jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+    jax.config.update(
+        "jax_persistent_cache_min_compile_time_secs",
+        float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]),
+    )
+else:
+    jax.config.update("jax_enable_compilation_cache", False)
+
+# One CPU device in every worker, whichever test comes first: a command line run in the process
+# (``cli.main``) calls ``use_all_cores``, which before JAX's first computation would give the
+# worker one device per core (and ``tests/tools/test_cores.py`` then failed, by test order).
+jax.devices()
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -164,6 +183,7 @@ def _bounded_compiled_code():
     Checked after each test, not each module: a module of the slow suite, over many rule
     options, can compile past the limit by itself."""
     yield
+    _drop_lowerings()
     held = _resident()
     # (What is freed need not go back to the system: past the bound, a clear is due only once
     # the process has grown by a gigabyte since the last one, not after every test.)
@@ -174,6 +194,19 @@ def _bounded_compiled_code():
 
 
 _AFTER_CLEAR = [0]  # the bytes held after the last ``jax.clear_caches``
+
+
+def _drop_lowerings() -> None:
+    """Drop JAX's two caches of lowered programs (``_pjit_lower``, ``_cached_lowering_to_hlo``),
+    which hold most of what a worker grows by (each entry keeps its program's MLIR module, about
+    1 MB: the family's view and playout tests grew by 0.95 GB with them and 0.2 GB without) and
+    serve almost nothing (10 and 0 hits in the 624 lowerings of the family's view tests).  The
+    compiled programs stay, so a test calling a function compiled before runs it at once.
+    Private to JAX, so looked up by name: where a release renames them, ``jax.clear_caches``
+    above still bounds the worker."""
+    for cache, name in list(jax_util._caches.items()):
+        if name.startswith(("<function _pjit_lower ", "<function _cached_lowering_to_hlo ")):
+            cache.cache_clear()
 
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``
