@@ -46,6 +46,7 @@ import spoilfive_jax as sf
 from spoilfive_jax.core.bits import members
 from spoilfive_jax.games import forty_five as ff
 from spoilfive_jax.tools import cores as _cores
+from spoilfive_jax.tools import programs
 
 # Python's cycle collector, tuned for a process that builds millions of short-lived objects (JAX's
 # traces and jaxprs): a young collection once 50,000 objects are allocated rather than 700, and
@@ -155,14 +156,6 @@ MAX_MAPPINGS = 30_000  # well under Linux's default vm.max_map_count (65,530)
 MAX_RESIDENT = 6 << 30  # bytes a worker may hold: the slow suite's grew past 13 GB without it
 
 
-def _mappings() -> int:
-    try:
-        with open("/proc/self/maps") as f:
-            return sum(1 for _ in f)
-    except OSError:  # not Linux
-        return 0
-
-
 def _resident() -> int:
     """The bytes of memory this process holds (0 where the platform does not say)."""
     try:
@@ -188,7 +181,7 @@ def _bounded_compiled_code():
     # (What is freed need not go back to the system: past the bound, a clear is due only once
     # the process has grown by a gigabyte since the last one, not after every test.)
     grown = held > max(MAX_RESIDENT, _AFTER_CLEAR[0] + (1 << 30))
-    if _mappings() > MAX_MAPPINGS or grown:
+    if programs.mappings() > MAX_MAPPINGS or grown:
         jax.clear_caches()
         _AFTER_CLEAR[0] = _resident()
 
