@@ -83,6 +83,8 @@ def _pin_tests_package() -> None:
 _pin_tests_package()
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
 # The suite's programs run on tiny batches, so LLVM's optimisations cost far more time than they
 # save: the default run compiles them at level 0 (about a fifth less time; the results are the
 # same, XLA's own HLO passes still run and nothing enables fast-math).  Set before JAX's first
@@ -93,8 +95,6 @@ _pin_tests_package()
 # compiled in parallel (two cores gain nothing from it): every part is mapped into memory apart,
 # so a program holds about 14 mappings instead of 35 and a worker reaches ``MAX_MAPPINGS`` below
 # far later (its memory, ``MAX_RESIDENT``, bounds it first).
-WORKER_CACHE = "SPOILFIVE_TESTS_WORKER_CACHE"  # "1": the workers use the persistent cache too
-
 _COMPILE_FAST = {
     "xla_backend_optimization_level": "0",
     "xla_cpu_use_fusion_emitters": "false",
@@ -113,13 +113,15 @@ _cores._patient_collectives()
 # configuration, so that the CLI subprocesses share it: each compiles most of its programs
 # afresh, and the next one reads them back.  The workers themselves use it only where the
 # caller set ``JAX_COMPILATION_CACHE_DIR`` (``WORKER_CACHE``, decided once by the first process
-# and inherited by the workers): a worker reads back almost nothing from an empty cache (189
-# hits in a whole run's 6,880 compiles, saving less time than the reads took), while writing a
-# program costs a tenth of its compile (0.9 s for a 9 s program: 5 of the family's view tests'
-# 100 s).  A warm cache of the caller's does pay: every program is read back.
+# and inherited by the workers), for re-runs from a cache kept between them: from an empty
+# cache a worker reads back almost nothing (148 hits in a whole run's 6,900 compiles, saving
+# less time than the reads took), while writing a program costs a tenth of its compile (0.9 s
+# for a 9 s program: 5 of the family's view tests' 100 s).  The directory is made absolute:
+# some CLI tests run their subprocess in a directory of their own.
+WORKER_CACHE = "SPOILFIVE_TESTS_WORKER_CACHE"  # "1": the workers use the persistent cache too
 os.environ.setdefault(WORKER_CACHE, "1" if "JAX_COMPILATION_CACHE_DIR" in os.environ else "0")
-os.environ.setdefault(
-    "JAX_COMPILATION_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".jax_cache")
+os.environ["JAX_COMPILATION_CACHE_DIR"] = str(
+    Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or ROOT / ".jax_cache").resolve()
 )
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.05")
 if os.environ[WORKER_CACHE] == "1":
@@ -135,8 +137,6 @@ else:
 # (``cli.main``) calls ``use_all_cores``, which before JAX's first computation would give the
 # worker one device per core (and ``tests/tools/test_cores.py`` then failed, by test order).
 jax.devices()
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_script(path: Path, name: str | None = None) -> ModuleType:
@@ -194,7 +194,9 @@ def _drop_lowerings() -> None:
     which hold most of what a worker grows by (each entry keeps its program's MLIR module, about
     1 MB: the family's view and playout tests grew by 0.95 GB with them and 0.2 GB without) and
     serve almost nothing (10 and 0 hits in the 624 lowerings of the family's view tests).  The
-    compiled programs stay, so a test calling a function compiled before runs it at once.
+    compiled programs stay: a later call of a jitted function with arguments of a shape it ran
+    with before runs it at once (JAX's C++ dispatch); only what goes through JAX's Python path
+    (``.lower()``, say) lowers and compiles again.
     Private to JAX, so looked up by name: where a release renames them, ``jax.clear_caches``
     above still bounds the worker."""
     for cache, name in list(jax_util._caches.items()):
