@@ -189,19 +189,32 @@ def _bounded_compiled_code():
 _AFTER_CLEAR = [0]  # the bytes held after the last ``jax.clear_caches``
 
 
-def _drop_lowerings() -> None:
-    """Drop JAX's two caches of lowered programs (``_pjit_lower``, ``_cached_lowering_to_hlo``),
-    which hold most of what a worker grows by (each entry keeps its program's MLIR module, about
-    1 MB: the family's view and playout tests grew by 0.95 GB with them and 0.2 GB without) and
-    serve almost nothing (10 and 0 hits in the 624 lowerings of the family's view tests).  The
-    compiled programs stay: a later call of a jitted function with arguments of a shape it ran
-    with before runs it at once (JAX's C++ dispatch); only what goes through JAX's Python path
-    (``.lower()``, say) lowers and compiles again.
-    Private to JAX, so looked up by name: where a release renames them, ``jax.clear_caches``
-    above still bounds the worker."""
+LOWERING_CACHES = ("_pjit_lower", "_cached_lowering_to_hlo")  # JAX's, by function name
+
+
+def lowering_caches() -> dict[str, Any]:
+    """JAX's caches of lowered programs, ``LOWERING_CACHES`` found by name among the caches JAX
+    registers (private to JAX: a release that renames one leaves it out, and
+    ``tests/project/test_suite_settings.py`` fails)."""
+    found = {}
     for cache, name in list(jax_util._caches.items()):
-        if name.startswith(("<function _pjit_lower ", "<function _cached_lowering_to_hlo ")):
-            cache.cache_clear()
+        for wanted in LOWERING_CACHES:
+            if name.startswith(f"<function {wanted} "):
+                found[wanted] = cache
+    return found
+
+
+def _drop_lowerings() -> None:
+    """Drop JAX's two caches of lowered programs (``LOWERING_CACHES``), which hold most of what
+    a worker grows by (each entry keeps its program's MLIR module, about 1 MB: the family's view
+    and playout tests grew by 0.95 GB with them and 0.2 GB without) and serve almost nothing
+    (10 and 0 hits in the 624 lowerings of the family's view tests).  The compiled programs
+    stay: a later call of a jitted function with arguments of a shape it ran with before runs
+    it at once (JAX's C++ dispatch); only what goes through JAX's Python path (``.lower()``,
+    say) lowers and compiles again.  Where a JAX release renames a cache, ``jax.clear_caches``
+    above still bounds the worker."""
+    for cache in lowering_caches().values():
+        cache.cache_clear()
 
 
 try:  # tests/ on sys.path (rootdir-relative, no __init__.py) or the package ``tests``

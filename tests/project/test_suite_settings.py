@@ -12,24 +12,12 @@ from pathlib import Path
 import conftest
 import jax
 import jax.numpy as jnp
-from jax._src import util as jax_util
 from jax._src.interpreters import pxla
-
-_LOWERINGS = ("_pjit_lower", "_cached_lowering_to_hlo")
-
-
-def _lowering_caches() -> dict[str, object]:
-    found = {}
-    for cache, name in jax_util._caches.items():
-        for wanted in _LOWERINGS:
-            if name.startswith(f"<function {wanted} "):
-                found[wanted] = cache
-    return found
 
 
 def test_the_lowered_programs_are_dropped_and_the_compiled_ones_kept():
-    caches = _lowering_caches()
-    assert sorted(caches) == sorted(_LOWERINGS)  # (a JAX release renamed one: see conftest)
+    caches = conftest.lowering_caches()
+    assert sorted(caches) == sorted(conftest.LOWERING_CACHES)  # (a JAX release renamed one)
     traces = []
 
     @jax.jit
