@@ -543,8 +543,9 @@ def transition(
     apply: Callable[[S, jax.Array], S] | None = None,
 ) -> S:
     """``env.step`` without its jit (the step every game shares; for tracing by hand).
-    ``apply``: the game's ``_apply`` for a loop that knows more of its hands than the step
-    does (the family's hands before their first lead: ``forty_five.view.step_before_play``)."""
+    ``apply``: the game's ``_apply`` followed by its ``_settle`` (which the step then does not
+    call), for a loop that knows more of its hands than the step does (the family's hands
+    before their first lead: ``forty_five.view.step_before_play``)."""
     live = ~state.terminated
     legal = is_legal(state.legal_set, action, env.num_actions)
     played = (env._apply if apply is None else apply)(state, action)
@@ -554,8 +555,8 @@ def transition(
     def choose(p: jax.Array, f: jax.Array, d: jax.Array) -> jax.Array:
         return jnp.where(live, jnp.where(legal, p, f), d)
 
-    out = env._settle(jax.tree.map(choose, played, fouled, done))
-    return _recorded(env, state, out, action)
+    out = jax.tree.map(choose, played, fouled, done)
+    return _recorded(env, state, env._settle(out) if apply is None else out, action)
 
 
 def transition_legal(env: Env[S, R], state: S, action: jax.Array) -> S:

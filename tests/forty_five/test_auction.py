@@ -8,6 +8,7 @@ Four players, dealer 0, so the eldest hand (seat 1) bids first and the order is 
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from conftest import Table45, discards_of, texts
@@ -217,3 +218,21 @@ def test_the_auctions_rules_are_one_function_each_for_both_engines():
                     if left:  # the next seat round the table still in
                         after = [(seat + k) % n for k in range(1, n + 1)]
                         assert int(following) == next(s for s in after if s in left)
+
+
+def test_a_seat_draws_the_cards_from_the_top_of_the_stock():
+    """``phases.stock_draw`` (the step's draw, read from a window of five cards) against the
+    cards ``stock[top : top + count]`` written out, for every top and count that fit, on stocks
+    of 2 (ten seats), 21 and 31 cards (four seats): near the stock's end the window moves back."""
+    from spoilfive_jax.core import bits
+    from spoilfive_jax.games.forty_five import phases
+
+    rng = np.random.default_rng(7)
+    for size in (2, 21, 31):
+        stock = rng.permutation(52)[:size].astype(np.int32)
+        cases = [(t, c) for t in range(size + 1) for c in range(6) if t + c <= size]
+        top, count = (jnp.asarray(x, jnp.int32) for x in zip(*cases, strict=True))
+        got = jax.vmap(phases.stock_draw, in_axes=(None, 0, 0))(jnp.asarray(stock), top, count)
+        for i, (t, c) in enumerate(cases):
+            want = bits.const(stock[t : t + c].tolist())
+            assert (int(got.lo[i]), int(got.hi[i])) == (want.lo, want.hi), (size, t, c)

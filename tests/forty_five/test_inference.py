@@ -40,7 +40,8 @@ def _replayed(state: game.State, rules: FortyFiveRules) -> game.State:
     record = state.trick_plays.astype(jnp.int32)
 
     def one(_: jax.Array, s: game.State) -> game.State:
-        return game.apply_action(s, record[jnp.minimum(s.trick_num, 4), s.current_player], rules)
+        card = record[jnp.minimum(s.trick_num, 4), s.current_player]
+        return game.with_legal(game.apply_action(s, card, rules), rules)
 
     start = likelihood.play_start(state, rules)
     return jax.lax.fori_loop(0, likelihood.plays_made(state), one, start)

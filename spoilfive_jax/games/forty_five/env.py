@@ -225,6 +225,9 @@ class FortyFive(Env[State, FortyFiveRules]):
     def _apply(self, state: State, action: jax.Array) -> State:
         return game.apply_action(state, action, self.rules)
 
+    def _settle(self, state: State) -> State:
+        return game.with_legal(state, self.rules)
+
     def _end_illegal(self, state: State) -> State:
         return game.end_illegal(state, self.rules)
 

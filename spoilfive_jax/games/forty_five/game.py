@@ -196,7 +196,7 @@ def new_hand(
         rules=rules,
         **before_the_play(n),
     )
-    return state.replace(legal_set=legal_set(state, rules))
+    return with_legal(state, rules)
 
 
 def before_the_play(n: int) -> dict[str, Any]:
@@ -290,7 +290,8 @@ def apply_action(
     ``play=False``: for a hand before its first lead only (robbing, the joker, the auction, a
     jink's announcement), the play's outcome is not computed (a card played leaves such a
     hand as it was, and nothing ends it): the same state for such a hand, at a fraction of the
-    cost; a hand in play gets an unspecified state."""
+    cost; a hand in play gets an unspecified state.  ``legal_set`` is NOT refreshed:
+    ``with_legal`` does that (the step calls it on the state it returns)."""
     n = state.tricks_won.shape[0]
     cur = state.current_player
     a = jnp.asarray(action, jnp.int32)
@@ -347,7 +348,18 @@ def apply_action(
     )
     if play:
         new = _end_of_hand(new, hand_over, jink_failed, rules)
-    return new.replace(legal_set=legal_set(new, rules))
+    return new
+
+
+def with_legal(state: State, rules: FortyFiveRules) -> State:
+    """``state`` with ``legal_set`` computed from its other fields.
+
+    The step calls it once on the state it returns (``env._settle``, after choosing between the
+    legal, illegal and finished outcomes), not inside ``apply_action``: computed from the fields
+    the step stores, the legal set reads them back instead of recomputing the transition in each
+    of its words (XLA:CPU fuses a shared intermediate into every output that uses it).  The
+    same set either way: a finished hand's (phase ``PHASE_DONE``) is every action."""
+    return state.replace(legal_set=legal_set(state, rules))
 
 
 def end_illegal(state: State, rules: FortyFiveRules) -> State:

@@ -70,7 +70,7 @@ _FIELDS = ("players", "dealer", "scores", "rules", "turnup", "player", "hand", "
 
 @functools.cache
 def _jitted(rules: FortyFiveRules) -> tuple[Any, Any]:
-    apply = jax.jit(lambda s, a: game.apply_action(s, a, rules))
+    apply = jax.jit(lambda s, a: game.with_legal(game.apply_action(s, a, rules), rules))
     legal = jax.jit(lambda s, a: is_legal(s.legal_set, a, game.NUM_ACTIONS))
     return apply, legal
 

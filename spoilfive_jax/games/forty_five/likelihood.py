@@ -82,7 +82,7 @@ def replay_log_likelihood(
         p = model(s, cur)[at]
         logp = jnp.where(s.legal_action_mask[at] & (p > 0), jnp.log(p), IMPOSSIBLE)
         total = total + jnp.where(cur == player, 0.0, logp)
-        return game.apply_action(s, card, rules), total
+        return game.with_legal(game.apply_action(s, card, rules), rules), total
 
     start = play_start(world, rules)
     return jax.lax.fori_loop(0, plays_made(world), one_play, (start, jnp.float32(0.0)))[1]

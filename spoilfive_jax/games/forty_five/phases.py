@@ -169,9 +169,7 @@ def discard_and_draw(
     in_discard = state.phase == PHASE_DISCARD
     lays = in_discard & d.is_card
     draws = in_discard & ~d.is_card
-    k = jnp.arange(state.stock.shape[0])
-    drawn = (k >= state.stock_top) & (k < state.stock_top + state.pending)
-    refill = bits.from_positions(jnp.where(drawn, state.stock, -1))
+    refill = stock_draw(state.stock, state.stock_top, state.pending)
     hand = bits.where(lays, d.hand.without(d.card), m.hand)
     last = d.cur == state.dealer
     first_leader = tricks.next_seat(bidder, n)
@@ -190,6 +188,18 @@ def discard_and_draw(
         "drawn": set_seat(state.drawn, d.cur, refill, draws),
     }
     return move, stock
+
+
+def stock_draw(stock: jax.Array, top: jax.Array, count: jax.Array) -> Bits:
+    """The cards ``stock[top : top + count]`` (``count`` <= 5, ``top + count`` <= S), read from
+    the window of the five cards from ``top`` (moved back to fit the stock): a seat draws back
+    at most the five it laid away, so the set is built from five cards, not the whole stock (a
+    reduction over the stock at every decision was an eighth of Auction's step)."""
+    width = min(NUM_TRICKS, stock.shape[0])
+    start = jnp.clip(top, 0, stock.shape[0] - width)
+    window = jax.lax.dynamic_slice_in_dim(stock, start, width)
+    k = start + jnp.arange(width)
+    return bits.from_positions(jnp.where((k >= top) & (k < top + count), window, -1))
 
 
 def announce(state: State, d: Decision, m: Move) -> tuple[Move, jax.Array]:
