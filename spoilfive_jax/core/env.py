@@ -543,9 +543,10 @@ def transition(
     apply: Callable[[S, jax.Array], S] | None = None,
 ) -> S:
     """``env.step`` without its jit (the step every game shares; for tracing by hand).
-    ``apply``: the game's ``_apply`` followed by its ``_settle`` (which the step then does not
+    ``apply``: in place of the game's ``_apply`` and ``_settle`` (which the step then does not
     call), for a loop that knows more of its hands than the step does (the family's hands
-    before their first lead: ``forty_five.view.step_before_play``)."""
+    before their first lead, whose loop settles their legal sets itself:
+    ``forty_five.view.step_before_play``)."""
     live = ~state.terminated
     legal = is_legal(state.legal_set, action, env.num_actions)
     played = (env._apply if apply is None else apply)(state, action)

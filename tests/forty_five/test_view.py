@@ -76,7 +76,7 @@ def test_view_is_the_public_state_at_every_play(case):
     step_one = functools.partial(transition, env)
     state, _ = jax.jit(
         lambda d: view._before_the_play(
-            rollouts.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one
+            rollouts.deal_states(env, d), keys, random, jnp.zeros(1, jnp.int32), step_one, rules
         )
     )(deal)
     table, p = view.to_kernel(state, rules)
@@ -208,11 +208,13 @@ def test_the_step_before_the_play_is_the_public_steps(case):
     """``view.step_before_play`` (the play's outcome left out, for ``finish``'s decisions
     before the first lead) leaves every hand before its first lead exactly as the public step
     does, leaf by leaf, legal actions and illegal ones (an id outside the legal set ends the
-    hand the same way), at every decision until each hand's first lead."""
+    hand the same way), at every decision until each hand's first lead, once its legal set
+    (which it leaves stale) is settled as ``finish`` settles it."""
     n, rules = case
     env = sf.forty_five.FortyFive(n, rules)
     full = jax.jit(jax.vmap(functools.partial(transition, env)))
-    early = jax.jit(jax.vmap(view.step_before_play(env)))
+    step = view.step_before_play(env)
+    early = jax.jit(jax.vmap(lambda s, a: game.with_legal(step(s, a), rules)))
     b = 512
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(n), b), jnp.arange(b) % n)
     rng = np.random.default_rng(n)
