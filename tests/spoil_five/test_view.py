@@ -41,7 +41,9 @@ def test_view_is_the_public_state_at_every_decision(n, rules):
     _keys, _ids, deal = _deal(env, n, b)
     state = rollouts.deal_states(env, deal)
     table, h = fast.deal_cards(deal.cards, deal.dealer, deal.carried, n, rules, deal.positions)
-    x = jax.vmap(lambda c: view.first_extras(c, n))(deal.cards[5 * n])
+    x = jax.vmap(lambda c, d: view.first_extras(c, d, n))(
+        deal.cards[5 * n], view.dealt_ids(deal.cards, deal.dealer, n, rules)
+    )
     views = jax.jit(jax.vmap(lambda h1, t1, x1: view.public_state(h1, t1, x1, n, rules)))
     step = jax.jit(jax.vmap(env.step))
 

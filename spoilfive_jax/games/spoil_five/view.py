@@ -37,14 +37,14 @@ import spoilfive_jax.games.spoil_five.game as game
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.deal import hands_from_deck
 from spoilfive_jax.core.env import PolicyFn, call_policy, is_legal
-from spoilfive_jax.core.kernel import id_tables, ids_of, positions_of
+from spoilfive_jax.core.kernel import positions_of
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, RECORD, STATUS, State
 
 I32 = jnp.int32
 
-_IDS = id_tables(fast.CARD)  # kernel positions -> action ids (the specials included)
 # The kernel position of each action id under each trump: [4, 55].
 _POSITION = np.concatenate(
     [fast.POSITION, np.tile([[fast.P_PASS, fast.P_JINK, fast.P_CLAIM]], (4, 1))], axis=1
@@ -62,6 +62,8 @@ class Extras(NamedTuple):
     leading axes when batched)."""
 
     turnup: jax.Array  # int32: the turn-up's card id
+    dealt: Bits  # uint32[N] x 2: ``State.dealt`` (card ids: each seat's cards after the rob)
+    played: Bits  # uint32[] x 2: ``State.played`` (card ids)
     moves: jax.Array  # int32[5N+2]: the public record (``core.record``)
     trick_cards: jax.Array  # int32[N]: ``State.trick_cards``
     cannot_hold: Bits  # uint32[N] x 2: ``State.cannot_hold``
@@ -82,13 +84,16 @@ Native = Callable[[fast.Hands, fast.Table, jax.Array], tuple[jax.Array, jax.Arra
 of the hands whose seat to act chooses on the kernel itself (``on_kernel``)."""
 
 
-def first_extras(turnup: jax.Array, num_players: int) -> Extras:
-    """The ``Extras`` of one hand before its first decision (``game.new_hand``)."""
+def first_extras(turnup: jax.Array, dealt: Bits, num_players: int) -> Extras:
+    """The ``Extras`` of one hand before its first decision (``game.new_hand``): ``dealt``
+    uint32[N] x 2 the seats' cards by id (``dealt_ids``)."""
     n, i32 = num_players, jnp.int32
     none = jnp.full(n, game.NO_CARD, i32)
     zeros = jnp.zeros(n, jnp.uint32)
     return Extras(
         turnup=jnp.asarray(turnup, i32),
+        dealt=dealt,
+        played=Bits(jnp.uint32(0), jnp.uint32(0)),
         moves=record.empty(5 * n + 2),
         trick_cards=none,
         cannot_hold=Bits(zeros, zeros),
@@ -101,6 +106,15 @@ def first_extras(turnup: jax.Array, num_players: int) -> Extras:
         steps=i32(0),
         illegal=jnp.bool_(False),
     )
+
+
+def dealt_ids(
+    deal_cards: list[jax.Array], dealer: jax.Array, num_players: int, rules: Rules
+) -> Bits:
+    """uint32[B, N] x 2: each seat's dealt cards by id, from a batch's deck tops (the kernel's
+    ``deal_cards``), as ``game.deal_from_deck`` deals them."""
+    deck = jnp.stack(deal_cards, axis=-1)
+    return jax.vmap(lambda d, dl: hands_from_deck(d, dl, num_players, rules))(deck, dealer)
 
 
 def action_position(action: jax.Array, trump: jax.Array) -> jax.Array:
@@ -123,22 +137,10 @@ def public_state(
     phase = fast.get(st, fast._F_PHASE)
     done = phase == fast.DONE
     robbed = fast.get(st, fast._F_ROBBED)
-    nothing = Bits(jnp.uint32(0), jnp.uint32(0))
-    discard_bits = bits.where(x.discard >= 0, bits.bit(action_position(x.discard, trump)), nothing)
-    took = bits.bit(table.turnup_pos)
-
-    def dealt(seat: int) -> Bits:  # as ``game`` keeps it: after the rob
-        pos = Bits(table.dealt_lo[seat], table.dealt_hi[seat])
-        swapped = (pos | took).without(discard_bits)
-        return ids_of(bits.where(robbed & (table.robber == seat), swapped, pos), trump, _IDS)
-
-    hands = [dealt(s) for s in range(n)]
-    gone = Bits(h.removed_lo, h.removed_hi).without(discard_bits)
-    legal = ids_of(Bits(*fast.legal(h, table, rules)), trump, _IDS)
     paid = game.antes(table.dealer, table.carried, n, rules).sum()
     penalty = jnp.where(x.illegal, rules.illegal_penalty, 0)
     winner = jnp.where(done & ~x.illegal, _winner(h, table, n, rules), -1)
-    return State(
+    view = State(
         status=STATUS.pack(
             0,
             phase=phase,
@@ -162,22 +164,23 @@ def public_state(
         truncated=jnp.bool_(False),
         rewards=jnp.zeros(n, jnp.float32),
         tricks=h.tricks,
-        dealt=Bits(jnp.stack([d.lo for d in hands]), jnp.stack([d.hi for d in hands])),
-        legal_set=bits.where(
-            done, Bits(jnp.uint32(_ALL_ACTIONS.lo), jnp.uint32(_ALL_ACTIONS.hi)), legal
-        ),
+        dealt=x.dealt,
+        legal_set=Bits(jnp.uint32(_ALL_ACTIONS.lo), jnp.uint32(_ALL_ACTIONS.hi)),
         dealer=table.dealer,
         turnup=x.turnup,
         trump=trump,
         robber=table.robber,
         discard=x.discard,
         trick_cards=x.trick_cards,
-        played=ids_of(gone, trump, _IDS),
+        played=x.played,
         cannot_hold=x.cannot_hold,
         pot=table.carried + paid + penalty,
         carried=table.carried,
         moves=x.moves,
     )
+    # The legal set from the view's own fields, as the public step settles it (card ids: no
+    # conversion of the kernel's set; a finished hand's is every action).
+    return game.with_legal(view, rules)
 
 
 def to_fast(states: State, num_players: int) -> tuple[fast.Table, fast.Hands]:
@@ -222,6 +225,8 @@ def extras_of(state: State) -> Extras:
     """The ``Extras`` of one public state (what the kernel's layout does not keep)."""
     return Extras(
         turnup=state.turnup,
+        dealt=state.dealt,
+        played=state.played,
         moves=state.moves,
         trick_cards=state.trick_cards,
         cannot_hold=state.cannot_hold,
@@ -248,7 +253,7 @@ def next_extras(
     in_jink = view.phase == game.PHASE_JINK
     robs = in_rob & (a < NUM_CARDS)
     trick = game.play_to_trick(view, a, rules)
-    _, trick_cards, cannot_hold = game.cards_after(
+    dealt, trick_cards, cannot_hold = game.cards_after(
         view, a, card, robs, in_play, trick.leading, rules
     )
     live = ok | bad
@@ -261,6 +266,8 @@ def next_extras(
 
     return Extras(
         turnup=x.turnup,
+        dealt=bits.where(ok, dealt, x.dealt),
+        played=bits.where(play, x.played | card, x.played),
         moves=moves,
         trick_cards=on(ok, trick_cards, x.trick_cards),
         cannot_hold=bits.where(ok, cannot_hold, x.cannot_hold),
@@ -321,7 +328,8 @@ def play(
     policies), which ``choose`` is not asked for."""
     n = num_players
     table, h = fast.deal_cards(deal_cards, dealer, carried, n, rules, positions)
-    x = jax.vmap(lambda c: first_extras(c, n))(deal_cards[5 * n])
+    dealt = dealt_ids(deal_cards, dealer, n, rules)
+    x = jax.vmap(lambda c, d: first_extras(c, d, n))(deal_cards[5 * n], dealt)
     views = jax.vmap(lambda h1, t1, x1: public_state(h1, t1, x1, n, rules))
 
     def choice(h: fast.Hands, x: Extras, t: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -414,6 +422,7 @@ __all__ = [
     "Chooser",
     "Extras",
     "action_position",
+    "dealt_ids",
     "extras_of",
     "first_extras",
     "next_extras",
