@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 import spoilfive_jax.core.bits as bits
 import spoilfive_jax.games.forty_five.fast_play as fp
@@ -52,7 +51,6 @@ import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import record, tricks
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, PolicyFn, call_policy, transition
-from spoilfive_jax.core.kernel import id_tables, ids_of
 from spoilfive_jax.core.packed import get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 from spoilfive_jax.games.forty_five.state import _ALL_ACTIONS, State
@@ -73,18 +71,14 @@ play whose seat to act chooses on the kernel itself (``on_kernel``); ``t`` int32
 decision from the start of ``finish``, the one its policy's key is folded with."""
 
 
-@functools.cache
-def _ids(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
-    """``core.kernel.id_tables`` of the family's strength positions under ``rules``."""
-    return id_tables(sx.tables(rules)[1])
-
-
 class Extras(NamedTuple):
     """What the public ``State`` of one hand in play shows that the kernel does not keep (``[B]``
     leading axes when batched): the fields of ``phases.play_card``'s changes, the record and the
     decision count."""
 
     moves: jax.Array  # int32[M]: the public record (``core.record``)
+    hands: Bits  # uint32[N] x 2: ``State.hands`` (card ids)
+    played: Bits  # uint32[] x 2: ``State.played`` (card ids)
     trick_cards: jax.Array  # int32[N]
     cannot_hold: Bits  # uint32[N] x 2
     trick_plays: jax.Array  # int8[5, N]
@@ -102,6 +96,8 @@ def extras_of(state: State) -> Extras:
     """The ``Extras`` of one public state."""
     return Extras(
         moves=state.moves,
+        hands=state.hands,
+        played=state.played,
         trick_cards=state.trick_cards,
         cannot_hold=state.cannot_hold,
         trick_plays=state.trick_plays,
@@ -121,21 +117,15 @@ def public_state(
 ) -> State:
     """The public ``State`` of one hand in play (scalars: vmap it) held in the kernel's layout;
     ``start``: its public state when the kernel took it (the fields the play does not change)."""
-    n, st, trump = start.num_players, p.status, table.trump
+    n, st = start.num_players, p.status
     done = ~is_clear(st, fp._F_DONE)
-    removed = Bits(p.removed_lo, p.removed_hi)
-    held = [Bits(table.held_lo[s], table.held_hi[s]).without(removed) for s in range(n)]
-    hands = [ids_of(h, trump, _ids(rules)) for h in held]
     cur = get(st, fp._F_CUR)
-    # (the legal set as ``_advance`` computes it: the same expression, so XLA computes it once)
-    legal = ids_of(fp.legal_play(fp.hand_now(p, table, cur), st, rules), trump, _ids(rules))
     tricks_won = jnp.stack([seat_value(p.tricks, s, fp._TRICK_BITS) for s in range(n)])
-    return start.replace(
+    view = start.replace(
         current_player=jnp.where(done, -1, cur),
         terminated=done,
         tricks_won=tricks_won.astype(I32),
-        hands=Bits(jnp.stack([h.lo for h in hands]), jnp.stack([h.hi for h in hands])),
-        legal_set=bits.where(done, Bits(U32(_ALL_ACTIONS.lo), U32(_ALL_ACTIONS.hi)), legal),
+        hands=x.hands,
         phase=jnp.where(done, game.PHASE_DONE, game.PHASE_PLAY).astype(I32),
         leader=get(st, fp._F_LEADER),
         trick_cards=x.trick_cards,
@@ -143,7 +133,7 @@ def public_state(
         best_power=x.best_power,
         best_seat=x.best_seat,
         renege_level=x.renege_level,
-        played=start.played | ids_of(removed, trump, _ids(rules)),
+        played=x.played,
         cannot_hold=x.cannot_hold,
         trick_num=get(st, fp._F_TRICK),
         trick_plays=x.trick_plays,
@@ -153,6 +143,15 @@ def public_state(
         illegal=x.illegal,
         _step_count=x.steps,
     )
+    # The legal set from the view's own fields (card ids: no conversion of the kernel's set),
+    # the public step's ``legal_set`` of a hand in play (``game.legal_plays``); a finished
+    # hand's is every action.
+    hand = tricks.seat_bits(x.hands, jnp.maximum(cur, 0))
+    leading = cur == view.leader
+    trump = jnp.maximum(view.trump, 0)
+    legal = game.legal_plays(hand, trump, x.led_class, x.renege_level, leading, rules)
+    every = Bits(U32(_ALL_ACTIONS.lo), U32(_ALL_ACTIONS.hi))
+    return view.replace(legal_set=bits.where(done, every, legal))
 
 
 def next_extras(
@@ -173,7 +172,7 @@ def next_extras(
         eldest=tricks.next_seat(view.dealer, n),
     )
     m = phases.Move(hand, Bits(U32(0), U32(0)), view.phase, cur, view.leader)
-    _, c, _, _ = phases.play_card(view, d, m, view.trump, view.jinker, rules)
+    move, c, _, _ = phases.play_card(view, d, m, view.trump, view.jinker, rules)
     live = ok | bad
     t = jnp.where(live, x.steps, -1)
 
@@ -182,6 +181,8 @@ def next_extras(
 
     return Extras(
         moves=record.written(x.moves, t, cur, a, jnp.bool_(False)),  # a play is public
+        hands=phases.set_seat(x.hands, cur, move.hand, ok),
+        played=bits.where(ok, c["played"], x.played),
         trick_cards=on(c["trick_cards"], x.trick_cards),
         cannot_hold=bits.where(ok, c["cannot_hold"], x.cannot_hold),
         trick_plays=on(c["trick_plays"], x.trick_plays),
