@@ -474,3 +474,21 @@ def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path)
     assert [p["seat_in_trick"] for p in result["pimc"]] == [0, 1]
     assert all(p["decision_s"] > 0 for p in result["pimc"])
     assert json.loads(out.read_text())["rows"] == result["rows"]
+
+
+@pytest.mark.slow  # (10 s: a process of its own, with JAX's start)
+def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
+    """``benchmarks/fusion_profile.py`` (in a process of its own: XLA reads its dump flag when
+    the backend starts) profiles a tiny step loop and splits its operations' time among the
+    package functions that wrote them: the step's own functions are named."""
+    script = SCRIPT.parent / "fusion_profile.py"
+    argv = ["--game", "spoil_five", "--path", "step", "--batch", "64", "--top", "40"]
+    out = subprocess.run(
+        [sys.executable, str(script), *argv], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    text = out.stdout
+    assert "spoil_five, step, first_legal, 64 hands" in text and "by function" in text
+    shares = text.split("by function")[1]
+    assert re.search(r"%\s+game__apply_action", shares), shares  # the step's own work, named
+    assert re.search(r"%\s+bits__lowest", shares), shares  # the picker's
