@@ -47,6 +47,7 @@ from spoilfive_jax.games.forty_five.legal import legal_plays as legal_plays
 from spoilfive_jax.games.forty_five.legal import legal_set as legal_set
 from spoilfive_jax.games.forty_five.legal import may_withhold as may_withhold
 from spoilfive_jax.games.forty_five.legal import min_bid as min_bid
+from spoilfive_jax.games.forty_five.legal import play_legal_set as play_legal_set
 from spoilfive_jax.games.forty_five.legal import trump_set as trump_set
 from spoilfive_jax.games.forty_five.legal import trump_strength as trump_strength
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams

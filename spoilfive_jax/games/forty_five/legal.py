@@ -161,13 +161,28 @@ def _bid_legal(state: State, num_players: int, rules: FortyFiveRules) -> Bits:
     return Bits(jnp.uint32(0), codes << np.uint32(PASS - 32))
 
 
-def legal_set(state: State, rules: FortyFiveRules) -> Bits:
-    """The legal action set of ``state.current_player``."""
-    n = state.tricks_won.shape[0]
+def _hand_and_plays(state: State, rules: FortyFiveRules) -> tuple[Bits, Bits]:
+    """(the hand of ``state.current_player``, the cards of it it may play to the trick)."""
     hand = tricks.seat_bits(state.hands, state.current_player)
     leading = state.current_player == state.leader
     trump = jnp.maximum(state.trump, 0)
-    out = legal_plays(hand, trump, state.led_class, state.renege_level, leading, rules)
+    return hand, legal_plays(hand, trump, state.led_class, state.renege_level, leading, rules)
+
+
+def _or_every_action(state: State, out: Bits) -> Bits:
+    return bits.where(state.phase == PHASE_DONE, Bits(*_ALL_ACTIONS), out)
+
+
+def play_legal_set(state: State, rules: FortyFiveRules) -> Bits:
+    """``legal_set`` of a state in the play or a finished hand (every action), without the
+    phases before the first lead: the set the family's view of a hand in play holds."""
+    return _or_every_action(state, _hand_and_plays(state, rules)[1])
+
+
+def legal_set(state: State, rules: FortyFiveRules) -> Bits:
+    """The legal action set of ``state.current_player``."""
+    n = state.tricks_won.shape[0]
+    hand, out = _hand_and_plays(state, rules)
     if rules.joker and not rules.auction:
         out = bits.where(state.phase == PHASE_JOKER, hand, out)
     if rules.robbing:
@@ -181,4 +196,4 @@ def legal_set(state: State, rules: FortyFiveRules) -> Bits:
         out = bits.where(state.phase == PHASE_DISCARD, discard, out)
     if rules.jink == "announced":
         out = bits.where(state.phase == PHASE_ANNOUNCE, Bits(*_ANNOUNCE_SET), out)
-    return bits.where(state.phase == PHASE_DONE, Bits(*_ALL_ACTIONS), out)
+    return _or_every_action(state, out)

@@ -53,7 +53,7 @@ from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.env import Env, PolicyFn, call_policy, transition
 from spoilfive_jax.core.packed import get, is_clear, put, seat_value
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
-from spoilfive_jax.games.forty_five.state import _ALL_ACTIONS, State
+from spoilfive_jax.games.forty_five.state import State
 
 I32, U32 = jnp.int32, jnp.uint32
 
@@ -143,15 +143,8 @@ def public_state(
         illegal=x.illegal,
         _step_count=x.steps,
     )
-    # The legal set from the view's own fields (card ids: no conversion of the kernel's set),
-    # the public step's ``legal_set`` of a hand in play (``game.legal_plays``); a finished
-    # hand's is every action.
-    hand = tricks.seat_bits(x.hands, jnp.maximum(cur, 0))
-    leading = cur == view.leader
-    trump = jnp.maximum(view.trump, 0)
-    legal = game.legal_plays(hand, trump, x.led_class, x.renege_level, leading, rules)
-    every = Bits(U32(_ALL_ACTIONS.lo), U32(_ALL_ACTIONS.hi))
-    return view.replace(legal_set=bits.where(done, every, legal))
+    # The legal set from the view's own fields (card ids: no conversion of the kernel's set).
+    return view.replace(legal_set=game.play_legal_set(view, rules))
 
 
 def next_extras(
@@ -265,9 +258,7 @@ def _advance(
     live = is_clear(p.status, fp._F_DONE)
     card = (actions >= 0) & (actions <= game.JOKER)
     pos = jnp.asarray(sx.tables(rules)[0])[table.trump, jnp.clip(actions, 0, game.JOKER)]
-    cur = get(p.status, fp._F_CUR)
-    legal = fp.legal_play(fp.hand_now(p, table, cur), p.status, rules)
-    ok = live & card & bits.has(legal, pos)
+    ok = live & card & bits.has(view.legal_set, actions)  # (the view's set, in card ids)
     bad = live & ~ok
     p = p._replace(status=jnp.where(bad, put(p.status, fp._F_DONE, True), p.status))
     p = fp.play_step(p, table, pos, n, rules)
