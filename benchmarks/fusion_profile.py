@@ -4,7 +4,8 @@ XLA:CPU runs a jitted loop as fusions; a profile names the fusions, not the Pyth
 them, and one fusion often holds the work of many functions (a shared intermediate is
 recomputed inside every fusion that reads it).  This script:
 
-1. wraps every function of ``spoilfive_jax.games``, ``.core`` and ``.tools`` in a
+1. wraps every function of ``spoilfive_jax.games``, ``.core`` and ``.tools`` (and of the
+   game's own package where it is a plugin, such as ``spoilfive_oh_hell``) in a
    ``jax.named_scope`` of its name (``module__function``), so that each operation XLA compiles
    carries the innermost package function that wrote it;
 2. compiles and runs one of two loops once, then once more under ``jax.profiler.trace``:
@@ -26,6 +27,7 @@ asserted.
 
     python benchmarks/fusion_profile.py --game auction_forty_fives --path step
     python benchmarks/fusion_profile.py --game spoil_five --path rollout --top 20
+    python benchmarks/fusion_profile.py --game oh_hell --path rollout --policy random
 """
 
 from __future__ import annotations
@@ -49,20 +51,25 @@ from typing import Any
 SCOPE = "S_"  # the prefix of the scopes this script adds (``module__function``)
 
 
-def scope_package() -> int:
-    """Wrap every function defined in ``spoilfive_jax.games``, ``.core`` and ``.tools`` in a
-    named scope, and rebind every module's reference to it (``from x import f`` included).
-    Returns the number of functions wrapped."""
+def scope_package(plugin: str | None = None) -> int:
+    """Wrap every function defined in ``spoilfive_jax.games``, ``.core`` and ``.tools`` (and in
+    the package ``plugin``, a game written outside ``spoilfive_jax`` such as the Oh Hell
+    example's ``spoilfive_oh_hell``) in a named scope, and rebind every module's reference to
+    it (``from x import f`` included).  Returns the number of functions wrapped."""
     import jax
 
     import spoilfive_jax.core
     import spoilfive_jax.games
     import spoilfive_jax.tools
 
-    for pkg in (spoilfive_jax.games, spoilfive_jax.core, spoilfive_jax.tools):
+    packages = [spoilfive_jax.games, spoilfive_jax.core, spoilfive_jax.tools]
+    if plugin is not None:
+        packages.append(importlib.import_module(plugin))
+    for pkg in packages:
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
             importlib.import_module(info.name)
-    modules = [m for n, m in sys.modules.items() if n.startswith("spoilfive_jax") and m]
+    roots = ("spoilfive_jax",) if plugin is None else ("spoilfive_jax", plugin)
+    modules = [m for n, m in sys.modules.items() if n.split(".")[0] in roots and m]
     wrapped: dict[int, Callable[..., Any]] = {}
     for m in modules:
         for name, f in vars(m).items():
@@ -195,7 +202,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     jax.config.update("jax_enable_compilation_cache", False)  # (a cached program dumps nothing)
 
-    wrapped = scope_package()
+    import spoilfive_jax as sf
+
+    home = type(sf.make(args.game)).__module__.split(".")[0]  # (a plugin's package: scoped too)
+    wrapped = scope_package(None if home == "spoilfive_jax" else home)
     once = run_once(args.game, args.path, args.policy, args.batch)
     once(0)
     with jax.profiler.trace(trace):

@@ -439,6 +439,7 @@ def test_ppo_cores_times_the_update_on_one_device_and_on_every_core(tmp_path: Pa
     assert "| twenty five | " in docs.figure_ppo_cores(json.loads(out.read_text()))
 
 
+@pytest.mark.slow
 def test_ppo_collect_times_the_collection_and_merges_labelled_runs(tmp_path: Path) -> None:
     """``benchmarks/ppo_collect.py``: learner decisions a second of PPO's collection alone; a
     second label merged into the same JSON keeps the first's rows, and the docs' figure shows
@@ -492,3 +493,21 @@ def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
     shares = text.split("by function")[1]
     assert re.search(r"%\s+game__apply_action", shares), shares  # the step's own work, named
     assert re.search(r"%\s+bits__lowest", shares), shares  # the picker's
+
+
+@pytest.mark.slow  # (a process of its own, with JAX's start)
+def test_fusion_profile_names_a_plugins_own_functions() -> None:
+    """A game written outside the package (the Oh Hell example): its own package's functions
+    are scoped and named too, not lumped with the operations of no package function."""
+    pytest.importorskip("spoilfive_oh_hell")
+    script = SCRIPT.parent / "fusion_profile.py"
+    argv = ["--game", "oh_hell", "--path", "rollout", "--policy", "random", "--batch", "64"]
+    out = subprocess.run(
+        [sys.executable, str(script), *argv, "--top", "60"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    shares = out.stdout.split("by function")[1]
+    assert re.search(r"%\s+game__apply_action", shares), shares  # spoilfive_oh_hell.game's
