@@ -64,6 +64,7 @@ def test_unknown_policy_names_pimc(capsys: pytest.CaptureFixture[str]) -> None:
     one_line_error(rc, out, err, "pimc[:K]")
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_rollout_with_pimc(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = run(
         capsys, "rollout", "--players", "3", "--policy", "pimc:2,heuristic,random",

@@ -33,7 +33,9 @@ def _states(env: sf.Env, hands: int, steps: int) -> object:
     return jax.tree.map(lambda *x: jnp.concatenate(x), *seen)
 
 
-@pytest.mark.parametrize("game", ["forty_five", "twenty_five"])
+@pytest.mark.parametrize(
+    "game", ["forty_five", pytest.param("twenty_five", marks=pytest.mark.slow)]
+)
 def test_the_shipped_agent_plays_as_its_trained_network(game: str) -> None:
     pytest.importorskip("flax")
     from spoilfive_jax.rl.agent import load_policy

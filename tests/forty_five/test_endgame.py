@@ -229,6 +229,7 @@ def test_whole_hands_solved_with_and_without_pruning_agree(n, rules) -> None:
     assert nodes.sum() < all_nodes.sum()
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_distinct_moves_merge_only_equivalent_cards() -> None:
     """The seat's runs of cards with nothing another seat holds between them: one card each; a
     card of the trick's winner, the renege level or the top trumps' edge splits a run."""

@@ -45,10 +45,8 @@ SEATINGS = {"random": (R,), "mixed": (R, G, H), "greedy": (G,), "heuristic": (H,
 FAST_CASES = [
     (4, "forty_five", "mixed"),
     (3, "twenty_five_hoyle", "mixed"),
-    (6, "joker_jink_deal", "random"),
     (5, "joker_above_seed_trick", "mixed"),
-    (4, "auction", "mixed"),
-]
+]  # (the joker with jinks and Auction's kernel: by default in test_view.py, here -m slow)
 SLOW_CASES = [
     (n, p, s)
     for n in (2, 3, 4, 5, 6, 7, 8, 9, 10)
@@ -198,6 +196,7 @@ def test_the_family_answers_the_kernel_hook() -> None:
     )
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_scorer_same_on_kernel_and_public_paths() -> None:
     """``score_hands`` with built-in policies plays its deals on the kernel: the same deals and
     choices as the public path (the greedy and heuristic players are deterministic)."""

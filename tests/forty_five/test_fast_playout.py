@@ -134,6 +134,7 @@ def test_random_kernel_playouts_are_legal_and_agree_in_mean() -> None:
             assert abs(ma.mean() - mb.mean()) < 0.05
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_random_kernel_choices_are_legal() -> None:
     """Random playouts on the kernel from resumed Auction positions (bidding, discards,
     play): every hand ends after five tricks, having played exactly the cards its seats held

@@ -102,6 +102,7 @@ def _heuristic_hand(env: sf.Env, plays: int, seed: int) -> tuple[game.State, lis
     return s, seats, legal
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_heuristics_own_plays_have_the_softened_heuristics_likelihood() -> None:
     env = sf.make("forty_five")
     loglik = jax.jit(likelihood.play_log_likelihood, static_argnums=(0, 3))
@@ -155,6 +156,7 @@ def test_a_world_that_makes_a_recorded_play_illegal_is_impossible() -> None:
     assert ll[0] > likelihood.IMPOSSIBLE / 2 and ll[1] <= likelihood.IMPOSSIBLE / 2
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_bot_keeps_the_worlds_the_plays_point_to() -> None:
     env = sf.make("forty_five")
     s, _, _ = _heuristic_hand(env, 10, 1)

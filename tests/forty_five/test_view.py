@@ -38,7 +38,10 @@ def _id(case: tuple[int, R]) -> str:
     return f"{r.variant}{n}-j{int(r.joker)}-{r.jink}"
 
 
-SLOW_FIRST = pytest.param(CASES[0], marks=pytest.mark.slow, id=_id(CASES[0]))
+SLOW = pytest.mark.slow
+SLOW_FIRST = pytest.param(CASES[0], marks=SLOW, id=_id(CASES[0]))
+# (Auction's six seats compile the largest programs: by default only the view at every play
+# and the step before the play take them; every other test's under -m slow.)
 
 
 def _deal(env: sf.Env, seed: int, b: int):
@@ -105,8 +108,10 @@ def test_view_is_the_public_state_at_every_play(case):
             CASES[0], [_user_random, "heuristic", "random", _first_bit], marks=pytest.mark.slow
         ),
         (CASES[1], _user_random),
-        (CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"]),
-        (CASES[3], [_user_random, "heuristic"] * 3),
+        pytest.param(
+            CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"], marks=SLOW
+        ),
+        pytest.param(CASES[3], [_user_random, "heuristic"] * 3, marks=SLOW),
         (CASES[4], [_first_bit, _user_random, "random"]),
     ],
     ids=[_id(c) for c in CASES],
@@ -121,9 +126,7 @@ def test_any_lineup_plays_the_public_steps_hands(case, spec):
 
 
 # (One table by default, the rest with -m slow: each compiles a playout of its own.)
-@pytest.mark.parametrize(
-    "case", [CASES[3], pytest.param(CASES[1], marks=pytest.mark.slow)], ids=_id
-)
+@pytest.mark.parametrize("case", [CASES[1], pytest.param(CASES[3], marks=SLOW)], ids=_id)
 def test_playouts_with_a_users_policy_are_the_public_steps(case):
     """An analysis's playouts with a policy of the user's (``infer._playout``, on the kernel)
     from random positions of every phase, half of them resampled worlds and some already over,
@@ -170,7 +173,7 @@ def test_an_analysis_hands_a_users_policy_counter_keys():
 
 @pytest.mark.parametrize(
     "case",
-    [CASES[3], *(pytest.param(c, marks=pytest.mark.slow) for c in (CASES[1], CASES[4]))],
+    [CASES[1], *(pytest.param(c, marks=SLOW) for c in (CASES[3], CASES[4]))],
     ids=_id,
 )
 def test_the_finished_states_are_the_public_steps(case):
@@ -203,7 +206,17 @@ def test_the_finished_states_are_the_public_steps(case):
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a), name)
 
 
-@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:]], ids=_id)
+@pytest.mark.parametrize(
+    "case",
+    [
+        SLOW_FIRST,
+        CASES[1],
+        pytest.param(CASES[2], marks=SLOW),
+        CASES[3],
+        pytest.param(CASES[4], marks=SLOW),
+    ],
+    ids=_id,
+)
 def test_the_step_before_the_play_is_the_public_steps(case):
     """``view.step_before_play`` (the play's outcome left out, for ``finish``'s decisions
     before the first lead) leaves every hand before its first lead exactly as the public step
@@ -231,7 +244,9 @@ def test_the_step_before_the_play_is_the_public_steps(case):
     assert checked > b // 4 and fouls > 0, (checked, fouls)  # (the cases were reached)
 
 
-@pytest.mark.parametrize("case", [SLOW_FIRST, CASES[3]], ids=_id)
+@pytest.mark.parametrize(
+    "case", [SLOW_FIRST, CASES[1], pytest.param(CASES[3], marks=SLOW)], ids=_id
+)
 def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
     """In the tricks of a lineup with a user's policy, the built-in random, greedy and heuristic
     seats choose on the kernel itself (the random from the hand's counter key, the kernel's
@@ -266,8 +281,8 @@ def test_the_builtin_seats_of_a_mixed_lineup_choose_on_the_kernel(case):
 @pytest.mark.parametrize(
     "case",
     [
-        CASES[3],  # (the auction, the joker, six seats: by default)
-        pytest.param(CASES[1], marks=pytest.mark.slow),  # (announced jinks, robs)
+        CASES[1],  # (announced jinks, robs: by default)
+        pytest.param(CASES[3], marks=SLOW),  # (the auction, the joker, six seats)
         pytest.param(CASES[4], marks=pytest.mark.slow),
     ],
     ids=_id,

@@ -20,6 +20,7 @@ import re
 import unittest
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import load_script
@@ -73,7 +74,18 @@ def run_page(path: Path) -> tuple[int, list[str]]:
     return ran, skipped
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+# Pages whose blocks compile the largest programs (pimc, the solver, tournaments of bots,
+# training): under -m slow, so the default run stays within its time; every other page's blocks
+# (the README's among them) run by default.
+HEAVY_PAGES = {"docs/analysis.md", "docs/tournaments.md", "docs/rl.md"}
+
+
+def _page_param(path: Path) -> Any:
+    name = str(path.relative_to(ROOT))
+    return pytest.param(path, id=name, marks=[pytest.mark.slow] if name in HEAVY_PAGES else [])
+
+
+@pytest.mark.parametrize("path", [_page_param(p) for p in PAGES])
 def test_the_python_blocks_of_the_page_run(
     path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

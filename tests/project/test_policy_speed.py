@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "policy_speed.py"
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_policy_script_times_every_path_of_a_game(tmp_path, capsys):
     out = tmp_path / "policy.json"
     # (Oh Hell: the plugin's programs are the smallest to compile of the five games')
@@ -69,6 +70,7 @@ def test_the_gpu_script_stops_where_jax_sees_no_accelerator():
     assert done.returncode == 1 and "jax sees no accelerator" in done.stderr
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_kernel_written_for_one_hand_and_vmapped_plays_the_same_hands():
     """``benchmarks/vmap_layout.py`` (the redesign's premise): it raises if the vmapped one-hand
     kernel plays other hands than the batch-major one."""

@@ -68,6 +68,7 @@ def test_family_heuristic_is_its_own_player() -> None:
     assert getattr(common.pimc_of(env, 2).rollout_policy, "policy_name", None) == "heuristic"
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_paired_values_share_worlds() -> None:
     got = common.collect(2, sf.spoil_five.SpoilFive(4), "heuristic", 64, s5._is_rob)
     pos = common.take(got.positions, np.arange(6))
@@ -112,6 +113,7 @@ def test_spoiler_plays_legal_cards() -> None:
     assert legal[np.arange(actions.size), actions].all()
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_spoil_vs_win_shapes() -> None:
     res = s5.spoil_vs_win(1, 4, 384, carried=(0, 8), seats=(1,), extra={"again": s5.spoiler})
     assert len(res["d_value"]) == 9 and len(res["d_win"]) == 9
@@ -166,6 +168,7 @@ def test_merge_meta_flags_mixed_runs() -> None:
     assert not mixed["consistent"] and set(mixed["sizes"]) == {"quick", "full"}
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_auction_make_rates_shapes() -> None:
     res = family.auction_make_rates(1, 512)
     assert res["bids"] == 512

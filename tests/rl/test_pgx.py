@@ -325,6 +325,7 @@ def test_pictures_of_one_hand_and_of_a_batch(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- the example
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_alphazero_example_runs_a_few_iterations(capsys) -> None:
     example = load_script(ROOT / "examples" / "pgx_alphazero.py")
     argv = ["--iterations", "2", "--batch", "4", "--steps", "6", "--simulations", "4"]

@@ -102,6 +102,7 @@ SMALL = agent.PPOConfig(
 )
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_training_stopped_and_resumed_from_its_checkpoint_is_the_training_never_stopped(
     tmp_path,
 ):

@@ -443,6 +443,7 @@ def test_analysis_ignores_hidden_information(rules_name):
     np.testing.assert_array_equal(a.best, b.best)
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_batch_size_and_batching_do_not_change_results():
     n = 4
     env = sf.spoil_five.SpoilFive(n)
@@ -462,6 +463,7 @@ def test_batch_size_and_batching_do_not_change_results():
     assert sf.spoil_five.action_str(int(one.best)) in text.splitlines()[1]
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_a_small_call_compiles_one_shape_whatever_its_number_of_legal_actions():
     """One position (a hint) tries every slot of the game's width, so the positions of a game,
     with 2 to 5 legal actions, share one compiled chunk (each count had compiled its own); the

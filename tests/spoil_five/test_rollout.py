@@ -59,7 +59,6 @@ def _positions_to_cards(lo, hi, trump):
 FAST_CASES = [
     (2, "seed"),
     (5, "traditional"),
-    (7, "trick-norob-nojink"),
     (3, "forced-dealer-ante"),
 ]
 SLOW_CASES = [

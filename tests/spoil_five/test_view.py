@@ -185,7 +185,7 @@ def test_only_read_zeroes_what_a_policy_does_not_read():
         )
 
 
-@pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 5, 9])
+@pytest.mark.parametrize("n", [pytest.param(n, marks=pytest.mark.slow) for n in (2, 9)] + [5])
 def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
     """The loops hand a policy counter keys (``core.keys``) whose first number at decision t is
     the kernel's own draw, and the built-in random picks as the kernel does (the k-th legal
@@ -202,7 +202,14 @@ def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
         np.testing.assert_array_equal(getattr(called, field), getattr(kernel, field), field)
 
 
-@pytest.mark.parametrize(("n", "rules"), CASES[:3], ids=["n5", "n3", "n2"])
+@pytest.mark.parametrize(
+    ("n", "rules"),
+    [
+        pytest.param(*CASES[0], marks=pytest.mark.slow, id="n5"),
+        pytest.param(*CASES[1], id="n3"),
+        pytest.param(*CASES[2], id="n2"),
+    ],
+)
 def test_playouts_from_mid_hand_on_the_kernel_are_the_public_steps(n, rules):
     """``view.play_on`` (an analysis's playouts with a policy of the user's) plays states taken
     at every depth of random hands, and states already over, to the same rewards and winners

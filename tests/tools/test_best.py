@@ -129,6 +129,7 @@ def test_bad_levers_are_refused_by_name() -> None:
         sf.pimc(SF3, name=3)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_levers_play_through_the_tools_bound_or_not() -> None:
     """An unbound bot with levers binds to the tool's env and plays what the bound one plays."""
     lineup = ["heuristic", "random"]

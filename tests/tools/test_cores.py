@@ -195,6 +195,7 @@ def test_a_late_call_in_a_fresh_process_warns_on_stderr():
     assert "RuntimeWarning: use_all_cores: JAX has already run a computation" in out.stderr
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_the_command_line_takes_its_device_count():
     """``--devices N`` on a subcommand: N CPU devices instead of one per core, same results."""
     code = """

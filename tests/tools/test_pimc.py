@@ -57,6 +57,7 @@ def test_binding_takes_the_tools_env() -> None:
     assert bot.bind(FF4).env == FF4
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_unbound_pimc_in_rollout_matches_the_bound_bot() -> None:
     lineup = ["heuristic", "random"]
     unbound = sf.rollout(0, SF3, [sf.pimc(num_samples=2), *lineup], num_hands=4)
@@ -93,6 +94,7 @@ def test_pimc_in_score_hands() -> None:
     assert np.all((unbound.win_prob >= 0) & (unbound.win_prob <= 1))
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_pimc_in_sessions() -> None:
     res = sf.play_sessions(
         0,

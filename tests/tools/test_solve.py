@@ -77,6 +77,7 @@ def test_bad_input_is_a_value_error(two) -> None:
         sf.solve(oh_hell, oh_hell.init(jax.random.PRNGKey(0)))
 
 
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_spoil_five_values_are_chips_of_the_paranoid_solve() -> None:
     """Spoil Five: each seat for itself (the paranoid value, checked against a minimax over the
     reference engine in ``tests/spoil_five/test_solve_reference.py``): whole chips, between a
