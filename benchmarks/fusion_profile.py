@@ -66,7 +66,7 @@ def scope_package(plugin: str | None = None) -> int:
     if plugin is not None:
         packages.append(importlib.import_module(plugin))
     for pkg in packages:
-        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        for info in pkgutil.walk_packages(getattr(pkg, "__path__", []), pkg.__name__ + "."):
             importlib.import_module(info.name)
     roots = ("spoilfive_jax",) if plugin is None else ("spoilfive_jax", plugin)
     modules = [m for n, m in sys.modules.items() if n.split(".")[0] in roots and m]

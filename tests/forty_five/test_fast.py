@@ -45,8 +45,9 @@ SEATINGS = {"random": (R,), "mixed": (R, G, H), "greedy": (G,), "heuristic": (H,
 FAST_CASES = [
     (4, "forty_five", "mixed"),
     (3, "twenty_five_hoyle", "mixed"),
+    (6, "joker_jink_deal", "random"),
     (5, "joker_above_seed_trick", "mixed"),
-]  # (the joker with jinks and Auction's kernel: by default in test_view.py, here -m slow)
+]  # (Auction's kernel against the public step: by default in test_view.py, here -m slow)
 SLOW_CASES = [
     (n, p, s)
     for n in (2, 3, 4, 5, 6, 7, 8, 9, 10)
