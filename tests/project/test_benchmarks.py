@@ -439,7 +439,7 @@ def test_ppo_cores_times_the_update_on_one_device_and_on_every_core(tmp_path: Pa
     assert "| twenty five | " in docs.figure_ppo_cores(json.loads(out.read_text()))
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # (a long compile: under -m slow, so the default run keeps to its time)
 def test_ppo_collect_times_the_collection_and_merges_labelled_runs(tmp_path: Path) -> None:
     """``benchmarks/ppo_collect.py``: learner decisions a second of PPO's collection alone; a
     second label merged into the same JSON keeps the first's rows, and the docs' figure shows

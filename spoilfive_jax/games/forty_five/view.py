@@ -253,7 +253,9 @@ def _advance(
     rules: FortyFiveRules,
 ) -> tuple[fp.Play, Extras]:
     """One decision of a batch in play: ``actions`` int32[B] applied on the kernel where each is
-    a legal action of a live hand, a live hand's illegal action ending it (``_finished``)."""
+    a legal action of a live hand, a live hand's illegal action ending it (``_finished``).
+    ``view``: the batch's ``public_state`` of the same ``p`` and ``x`` (its legal set, in card
+    ids, is what an action is checked against)."""
     n = view.num_players
     live = is_clear(p.status, fp._F_DONE)
     card = (actions >= 0) & (actions <= game.JOKER)
