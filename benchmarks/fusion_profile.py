@@ -55,7 +55,10 @@ def scope_package(plugin: str | None = None) -> int:
     """Wrap every function defined in ``spoilfive_jax.games``, ``.core`` and ``.tools`` (and in
     the package ``plugin``, a game written outside ``spoilfive_jax`` such as the Oh Hell
     example's ``spoilfive_oh_hell``) in a named scope, and rebind every module's reference to
-    it (``from x import f`` included).  Returns the number of functions wrapped."""
+    it (``from x import f`` included).  A label is ``module__function`` (the module's last
+    name), ``plugin__module__function`` for a plugin's, so that a plugin's
+    ``game.apply_action`` is not taken for Spoil Five's.  Returns the number of functions
+    wrapped."""
     import jax
 
     import spoilfive_jax.core
@@ -75,7 +78,9 @@ def scope_package(plugin: str | None = None) -> int:
         for name, f in vars(m).items():
             own = getattr(f, "__module__", None) == m.__name__
             if own and hasattr(f, "__code__") and not name.startswith("__"):
-                label = f"{SCOPE}{m.__name__.rsplit('.', 1)[-1]}__{name}"
+                root, short = m.__name__.split(".")[0], m.__name__.rsplit(".", 1)[-1]
+                home = "" if root == "spoilfive_jax" else f"{root}__"  # (a plugin's: its own)
+                label = f"{SCOPE}{home}{short}__{name}"
 
                 def scoped(*a: Any, _f: Any = f, _label: str = label, **k: Any) -> Any:
                     with jax.named_scope(_label):

@@ -510,4 +510,4 @@ def test_fusion_profile_names_a_plugins_own_functions() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     shares = out.stdout.split("by function")[1]
-    assert re.search(r"%\s+game__apply_action", shares), shares  # spoilfive_oh_hell.game's
+    assert re.search(r"%\s+spoilfive_oh_hell__game__apply_action", shares), shares
