@@ -8,11 +8,11 @@ recomputed inside every fusion that reads it).  This script:
    game's own package where it is a plugin, such as ``spoilfive_oh_hell``) in a
    ``jax.named_scope`` of its name (``module__function``), so that each operation XLA compiles
    carries the innermost package function that wrote it;
-2. compiles and runs one of two loops once, then once more under ``jax.profiler.trace``:
+2. compiles and runs one of three programs once, then once more under ``jax.profiler.trace``:
    ``step``, ``jit(vmap(env.step))`` scanned over ``max_decisions`` steps from
-   ``jit(vmap(env.init))`` (``policy_speed.py``'s step loop), or ``rollout``, ``sf.rollout``
-   of one batch; the policy picks with ``sf.first_legal`` (a user's policy) or is a built-in
-   name (``--policy``);
+   ``jit(vmap(env.init))`` (``policy_speed.py``'s step loop), ``rollout``, ``sf.rollout`` of
+   one batch, or ``init``, ``jit(vmap(env.init))`` of a batch of split keys alone; the policy
+   picks with ``sf.first_legal`` (a user's policy) or is a built-in name (``--policy``);
 3. reads XLA's optimized program (dumped with ``--xla_dump_to``; the largest module is the
    loop's) and the profile's events, and prints the slowest fusions with the functions whose
    operations they hold, then every function's share: each fusion's time split by the share
@@ -28,6 +28,7 @@ asserted.
     python benchmarks/fusion_profile.py --game auction_forty_fives --path step
     python benchmarks/fusion_profile.py --game spoil_five --path rollout --top 20
     python benchmarks/fusion_profile.py --game oh_hell --path rollout --policy random
+    python benchmarks/fusion_profile.py --game forty_five --path init
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ def run_once(game: str, path: str, policy: str, batch: int) -> Callable[[int], N
     import spoilfive_jax as sf
 
     env = sf.make(game)
+    if path == "init":
+        deal = jax.jit(lambda key: jax.vmap(env.init)(jax.random.split(key, batch)))
+        return lambda seed: jax.block_until_ready(deal(jax.random.PRNGKey(seed)))
     if path == "step":
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from policy_speed import step_loop
@@ -192,7 +196,7 @@ def attribute(
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="spoil_five")
-    ap.add_argument("--path", choices=("step", "rollout"), default="step")
+    ap.add_argument("--path", choices=("step", "rollout", "init"), default="step")
     ap.add_argument("--policy", default="first_legal", help="first_legal, or a built-in name")
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--top", type=int, default=12, help="fusions and functions printed")

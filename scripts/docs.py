@@ -480,6 +480,21 @@ def figure_ppo_collect(result: dict[str, Any]) -> str:
     return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
 
 
+def figure_deal_speed(result: dict[str, Any]) -> str:
+    """``benchmarks/deal_speed.py``: a random deal's draws from threefry and from the key hash."""
+    lines = [
+        "| game | path | threefry draws | key hash | speedup |",
+        "|---|---|---|---|---|",
+    ]
+    for r in result["rows"]:
+        unit = "hands/s" if r["path"] == "init" else "steps/s"
+        lines.append(
+            f"| {r['game'].replace('_', ' ')} | {r['path']} | {r['threefry_per_s']:,.0f} {unit} | "
+            f"{r['hash_per_s']:,.0f} {unit} | {r['hash_per_s'] / r['threefry_per_s']:.2f}× |"
+        )
+    return "\n".join(lines) + f"\n\n{_measured(result, result['command'])}\n"
+
+
 def figure_solve(result: dict[str, Any]) -> str:
     """``benchmarks/solve_speed.py``: whole-hand solves a second, nodes, a pimc decision."""
     text = _load_script("solve_speed").table(result["rows"], result["pimc"])
@@ -619,6 +634,7 @@ RENDERERS: dict[str, tuple[Source, Callable[[dict[str, Any]], str]]] = {
     "ppo_cores": ("ppo_cores.json", figure_ppo_cores),
     "ppo_collect": ("ppo_collect.json", figure_ppo_collect),
     "solve": ("solve_speed.json", figure_solve),
+    "deal_speed": ("deal_speed.json", figure_deal_speed),
     "agents": (shipped_agents, figure_agents),  # (from examples/agents)
     "oh_hell_size": (oh_hell_sizes, figure_oh_hell_size),  # (from examples/oh_hell's files)
 }

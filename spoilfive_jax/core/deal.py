@@ -52,6 +52,19 @@ def hands_from_deck(deck: jax.Array, dealer: jax.Array, num_players: int, rules:
     return Bits(jnp.roll(by_offset.lo, shift), jnp.roll(by_offset.hi, shift))
 
 
+def _draw_card(avail: Bits, u: jax.Array, remaining: jax.Array) -> tuple[Bits, jax.Array]:
+    """One card drawn uniformly from ``avail`` (``remaining`` cards) by a 24-bit draw ``u``:
+    (the cards left, the card)."""
+    k = ((u * remaining.astype(jnp.uint32)) >> 24).astype(jnp.int32)
+    card = bits.nth(avail, k)
+    return avail.without(bits.bit(card)), card
+
+
+def _full_deck(deck_size: int) -> Bits:
+    full = bits.const(range(deck_size))
+    return Bits(jnp.uint32(full.lo), jnp.uint32(full.hi))
+
+
 def draw_deck(u24: jax.Array, deck_size: int = NUM_CARDS) -> jax.Array:
     """A uniformly random deck prefix int32[K] of a ``deck_size``-card deck (52, or 53 with a
     joker) from uniform 24-bit integers ``u24`` uint32[K].
@@ -59,17 +72,82 @@ def draw_deck(u24: jax.Array, deck_size: int = NUM_CARDS) -> jax.Array:
     Card k is drawn uniformly from the cards not yet drawn, i.e. the top K cards of a uniform
     shuffle (K <= deck_size).
     """
-    full = bits.const(range(deck_size))
 
     def draw(avail: Bits, x: tuple[jax.Array, jax.Array]) -> tuple[Bits, jax.Array]:
-        u, remaining = x
-        k = ((u * remaining.astype(jnp.uint32)) >> 24).astype(jnp.int32)
-        card = bits.nth(avail, k)
-        return avail.without(bits.bit(card)), card
+        return _draw_card(avail, *x)
 
     k = u24.shape[0]
     remaining = jnp.arange(deck_size, deck_size - k, -1, dtype=jnp.int32)
-    _, deck = jax.lax.scan(draw, Bits(jnp.uint32(full.lo), jnp.uint32(full.hi)), (u24, remaining))
+    _, deck = jax.lax.scan(draw, _full_deck(deck_size), (u24, remaining))
+    return deck
+
+
+def _mix32(x: jax.Array) -> jax.Array:
+    """A bijective 32-bit integer hash with full avalanche (two multiply-xorshift rounds)."""
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _key_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The two uint32 numbers a key's stream hashes (``key_draws``): its first word and the
+    sum of the others."""
+    words = jax.random.key_data(key).reshape(-1).astype(jnp.uint32)
+    salt = words[1:].sum(dtype=jnp.uint32) if words.shape[0] > 1 else jnp.uint32(0)
+    return words[0], salt
+
+
+def _draw_at(first: jax.Array, salt: jax.Array, j: jax.Array) -> jax.Array:
+    return _mix32(_mix32(first + j * jnp.uint32(0x9E3779B9)) ^ salt) >> 8
+
+
+def key_draws(key: jax.Array, first: jax.Array | int, count: int) -> jax.Array:
+    """Uniform 24-bit draws ``first`` .. ``first + count - 1`` (uint32[count]) of ``key``'s
+    stream: the key's words hashed with the draw's index, two rounds of ``_mix32``.
+
+    For keys whose words are themselves a hash (a split or folded threefry key: the
+    resampler's round keys).  Drawing the same numbers with ``jax.random.bits`` costs a
+    threefry block (20 rounds) every two words: a resampling try (23 draws at 4 players) took
+    half of its time that way.  A key whose words may be structured (consecutive seeds, a
+    counter key's hand ids) deals with ``deck_draws``."""
+    j = jnp.asarray(first, jnp.uint32) + jnp.arange(count, dtype=jnp.uint32)
+    return _draw_at(*_key_words(key), j)
+
+
+def _deck_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The two uint32 numbers ``deck_draws`` hashes: the key's words (``_key_words``) each
+    hashed with the other first, so that keys differing in a counter (``PRNGKey(i)``, a counter
+    key's hand id) start unrelated streams: the draws of ``key_draws`` would differ only by an
+    exclusive-or of the counter under the last ``_mix32``."""
+    a, b = _key_words(key)
+    return _mix32(a ^ _mix32(b + jnp.uint32(0x632BE5AB))), _mix32(b ^ _mix32(a + jnp.uint32(1)))
+
+
+def deck_draws(key: jax.Array, count: int) -> jax.Array:
+    """uint32[count]: the 24-bit draws ``shuffled_deck`` deals ``key``'s deck from (a
+    ``key_draws`` stream of the key's words hashed together first, ``_deck_words``)."""
+    return _draw_at(*_deck_words(key), jnp.arange(count, dtype=jnp.uint32))
+
+
+def shuffled_deck(key: jax.Array, count: int, deck_size: int = NUM_CARDS) -> jax.Array:
+    """int32[count]: the top ``count`` cards of a uniformly shuffled ``deck_size``-card deck,
+    drawn from any key (threefry, ``core.keys.COUNTER``): ``draw_deck(deck_draws(key, count),
+    deck_size)``, each draw hashed where its card is drawn (batched, the draws are not laid
+    out and transposed first).  The built-in games' ``env.init``.
+
+    Each card costs two 32-bit hashes, not half a threefry block (20 rounds) as a draw of
+    ``jax.random.bits`` would: drawn that way, ``vmap(env.init)`` ran 1.4-2.0x slower and a
+    pgx-style auto-reset loop, which deals at every step, 1.2-1.6x slower
+    (``benchmarks/deal_speed.py``)."""
+    first, salt = _deck_words(key)
+
+    def draw(avail: Bits, j: jax.Array) -> tuple[Bits, jax.Array]:
+        u = _draw_at(first, salt, j.astype(jnp.uint32))
+        return _draw_card(avail, u, deck_size - j)
+
+    _, deck = jax.lax.scan(draw, _full_deck(deck_size), jnp.arange(count, dtype=jnp.int32))
     return deck
 
 

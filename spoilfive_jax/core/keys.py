@@ -19,7 +19,9 @@ Same key, same numbers, on every backend and batch size.  The hash is not crypto
 streams are 32-bit: fine for play and sampling, not for secrets.  The rollout kernels deal
 from the same hash, and so do the rollouts of a game without a kernel (``core.generic``: hand
 ``id``'s deal key is ``deal_keys``' ``(seed, id, DEAL)``).  Keys for anything else (an
-``env.init`` key of the user's, training) stay threefry.
+``env.init`` key of the user's, training) stay the user's, threefry by default; the built-in
+games' ``init`` hashes such a key's words for its draws (``core.deal.shuffled_deck``), two
+hashes a card, not a threefry block every two.
 """
 
 from __future__ import annotations

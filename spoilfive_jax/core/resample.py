@@ -15,7 +15,7 @@ without constraints and the unconstrained discard cost no rejection, so the acce
 without constraints and stays high with them; ``tries`` proposals run side by side per round
 (1 by default: under ``vmap`` the loop runs as long as the slowest hand needs, and one try a
 round measured fastest).  A try's uniform numbers come from a counter hash of a threefry key
-(``_u24``), one key a round.
+(``core.deal.key_draws``), one key a round.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.deal import ace_holder, entitled_to_rob
+from spoilfive_jax.core.deal import ace_holder, entitled_to_rob, key_draws
 from spoilfive_jax.core.env import PolicyFn, S, call_policy
 
 MAX_HIDDEN = 5  # most hidden cards in one seat's hand
@@ -56,26 +56,6 @@ class HiddenDeal(NamedTuple):
     discard: jax.Array  # int32[]: the discard slot's card (-1 when there is no slot)
     rest: Bits  # uint32[] x 2: U less the hands and the discard (stock, other discards)
     exact: jax.Array  # bool[]: an accepted try (False only if every try of every round failed)
-
-
-def _mix32(x: jax.Array) -> jax.Array:
-    """A bijective 32-bit integer hash with full avalanche (two multiply-xorshift rounds)."""
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
-def _u24(key: jax.Array, first: jax.Array | int, count: int) -> jax.Array:
-    """Uniform 24-bit draws ``first`` .. ``first + count - 1`` (uint32[count]) of ``key``'s
-    stream: the key's words (themselves a threefry hash) hashed with the draw's index, two
-    rounds of ``_mix32``.  A try takes 23 draws at 4 players; drawing them with threefry (a
-    block of 20 rounds each, and a ``fold_in`` a try) took about half of a try's time."""
-    words = jax.random.key_data(key).reshape(-1).astype(jnp.uint32)
-    salt = words[1:].sum(dtype=jnp.uint32) if words.shape[0] > 1 else jnp.uint32(0)
-    j = jnp.asarray(first, jnp.uint32) + jnp.arange(count, dtype=jnp.uint32)
-    return _mix32(_mix32(words[0] + j * jnp.uint32(0x9E3779B9)) ^ salt) >> 8
 
 
 def _unit(u24: jax.Array) -> jax.Array:
@@ -126,8 +106,8 @@ def _draws_per_try(spec: HiddenSpec) -> int:
 
 
 def _try(draws: jax.Array, spec: HiddenSpec) -> tuple[HiddenDeal, jax.Array]:
-    """One proposal from ``draws`` (uint32[_draws_per_try(spec)] of ``_u24``) and whether it is
-    accepted."""
+    """One proposal from ``draws`` (uint32[_draws_per_try(spec)] of ``core.deal.key_draws``)
+    and whether it is accepted."""
     n = spec.sizes.shape[0]
     u_seats = draws[: n * MAX_HIDDEN].reshape(n, MAX_HIDDEN)
     u_branch, u_acc, u_disc = (draws[n * MAX_HIDDEN + i] for i in range(3))
@@ -219,7 +199,9 @@ def deal_hidden(
     def round_(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
         m = _draws_per_try(spec)
         round_key = jax.random.fold_in(key, i)
-        deals, valid = jax.vmap(lambda t: _try(_u24(round_key, t * m, m), spec))(jnp.arange(tries))
+        deals, valid = jax.vmap(lambda t: _try(key_draws(round_key, t * m, m), spec))(
+            jnp.arange(tries)
+        )
         j = jnp.where(deals.exact.any(), jnp.argmax(deals.exact), jnp.argmax(valid))
         return jax.tree.map(lambda x: x[j], deals), valid.any()
 
@@ -253,10 +235,10 @@ def deal_hidden_many(
     satisfy ``spec`` (leading axis [count]).
 
     Pooled rejection: each round makes ``count`` proposals (lane l of round r from the draws
-    ``l * m`` on of ``fold_in(key, r)``'s stream, ``_u24``; m draws a try) and the accepted
-    ones fill the free slots in (round, lane) order.  Accepted proposals are independent exact
-    draws and their order does not depend on their values, so every slot is an exact
-    independent draw; the loop runs until all slots are filled, which takes about
+    ``l * m`` on of ``fold_in(key, r)``'s stream, ``core.deal.key_draws``; m draws a try) and
+    the accepted ones fill the free slots in (round, lane) order.  Accepted proposals are
+    independent exact draws and their order does not depend on their values, so every slot is
+    an exact independent draw; the loop runs until all slots are filled, which takes about
     1 / (acceptance rate) rounds, where ``count`` separate ``deal_hidden`` calls under ``vmap``
     wait for the unluckiest of ``count`` geometric waits.
     After ``max_rounds`` rounds (only for a spec with no consistent deal, or a vanishing
@@ -268,7 +250,7 @@ def deal_hidden_many(
     def propose(i: jax.Array) -> tuple[HiddenDeal, jax.Array]:
         round_key = jax.random.fold_in(key, i)
         m = _draws_per_try(spec)
-        return jax.vmap(lambda lane: _try(_u24(round_key, lane * m, m), spec))(lanes)
+        return jax.vmap(lambda lane: _try(key_draws(round_key, lane * m, m), spec))(lanes)
 
     def cond(carry: tuple[Any, ...]) -> jax.Array:
         i, filled = carry[0], carry[1]

@@ -73,6 +73,44 @@ def test_deal():
         assert sorted(drawn.tolist()) == list(range(size))
 
 
+def test_shuffled_deck_is_draw_deck_of_the_keys_draws_and_uniform():
+    """``env.init``'s deal: ``shuffled_deck`` draws the cards ``draw_deck`` draws from
+    ``deck_draws`` (any key implementation), a prefix of a permutation, and each deck position
+    is uniform over the cards, for split keys, keys of consecutive seeds and counter keys of
+    consecutive hands."""
+    from spoilfive_jax.core import keys as keys_mod
+    from spoilfive_jax.core.keys import COUNTER
+
+    keys = [
+        jax.random.PRNGKey(7),
+        jax.random.key(7),
+        jax.random.split(jax.random.PRNGKey(1))[1],
+        jax.random.key(7, impl=COUNTER),
+    ]
+    for key in keys:
+        for count, size in ((26, 52), (33, 53), (52, 52)):
+            got = np.asarray(deal.shuffled_deck(key, count, size))
+            want = np.asarray(deal.draw_deck(deal.deck_draws(key, count), size))
+            np.testing.assert_array_equal(got, want)
+            assert len(set(got.tolist())) == count and got.min() >= 0 and got.max() < size
+    # different keys deal different decks; a draw's index moves the stream
+    a, b = (deal.deck_draws(k, 8) for k in jax.random.split(jax.random.PRNGKey(0)))
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(deal.key_draws(keys[0], 3, 5), deal.key_draws(keys[0], 0, 8)[3:])
+    # uniform positions: chi-square of each of three positions over 40,000 decks (df 51; the
+    # 0.9999 quantile is about 97), split keys and keys of consecutive seeds
+    n = 40_000
+    split = jax.random.split(jax.random.PRNGKey(2026), n)
+    seeds = jax.vmap(jax.random.PRNGKey)(jnp.arange(n))
+    hands = keys_mod.deal_keys(jnp.uint32(5), jnp.arange(n, dtype=jnp.uint32))
+    for batch in (split, seeds, hands):
+        decks = np.asarray(jax.jit(jax.vmap(lambda k: deal.shuffled_deck(k, 26)))(batch))
+        for pos in (0, 12, 25):
+            counts = np.bincount(decks[:, pos], minlength=52)
+            chi2 = ((counts - n / 52) ** 2 / (n / 52)).sum()
+            assert chi2 < 97, (pos, chi2)
+
+
 def test_rob_seat():
     def seat(hands: list[str], turnup: str, dealer: int = 0) -> int:
         sets = [_set(h) for h in hands]

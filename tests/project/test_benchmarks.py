@@ -14,11 +14,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from conftest import load_script
 
 import spoilfive_jax as sf
+from spoilfive_jax.core import deal
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
 
@@ -511,3 +514,32 @@ def test_fusion_profile_names_a_plugins_own_functions() -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     shares = out.stdout.split("by function")[1]
     assert re.search(r"%\s+spoilfive_oh_hell__game__apply_action", shares), shares
+
+
+def test_deal_speed_times_the_deal_both_ways_and_compares_their_hands(tmp_path: Path) -> None:
+    """``benchmarks/deal_speed.py``: the old draws it puts back are ``jax.random.bits`` of the
+    key (and only inside its context), both ways are timed, and ``--agree`` plays the same
+    number of hands both ways (the built-in rollouts: the same hands)."""
+    script = _load("deal_speed")
+    env = sf.make("spoil_five", num_players=3)
+    key = jax.random.PRNGKey(3)
+    now = env.init(key)
+    with script.threefry_draws() as patched:
+        assert patched >= 2  # (both game modules that deal: Spoil Five's and the family's)
+        old = env.init(key)
+    again = env.init(key)
+    want = env.init_from_deck(deal.draw_deck(jax.random.bits(key, (16,), jnp.uint32) >> 8))
+    dealt = [(np.asarray(s.dealt.lo), np.asarray(s.dealt.hi), int(s.turnup)) for s in (old, want)]
+    np.testing.assert_equal(dealt[0], dealt[1])  # the old deal of this key
+    assert not np.array_equal(np.asarray(now.dealt.lo), dealt[0][0])  # not today's
+    np.testing.assert_array_equal(np.asarray(again.dealt.lo), np.asarray(now.dealt.lo))
+    out = tmp_path / "deal.json"
+    argv = ["--games", "spoil_five", "--batch", "64", "--reps", "1", "--json", str(out)]
+    result = script.main(argv)
+    assert [r["path"] for r in result["rows"]] == ["init", "auto-reset loop"]
+    assert all(r["threefry_per_s"] > 0 < r["hash_per_s"] for r in result["rows"])
+    assert json.loads(out.read_text())["rows"] == result["rows"]
+    agreed = script.main(["--games", "spoil_five", "--agree", "512"])["agree"]
+    init, roll = agreed
+    assert init["threefry"] != init["hash"]  # other deals ...
+    assert roll["threefry"] == roll["hash"]  # ... but the kernel's rollouts deal as before

@@ -164,7 +164,8 @@ class _BlindObservation(sf.spoil_five.SpoilFive):
     ("cls", "message"),
     [
         (_RewardsEveryStep, "rewards come only on the final step"),
-        (_KeepsRewards, "stepping a terminated hand"),
+        # (which check sees it first depends on the deals: a hand stepped after it ended)
+        (_KeepsRewards, "stepping a terminated hand|a step that does not end the hand"),
         (_SilentIllegal, "must end the hand with state.illegal set"),
         (_TooFewDecisions, "max_decisions"),
         (_BlindObservation, "observe"),

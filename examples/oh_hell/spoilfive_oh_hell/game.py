@@ -26,7 +26,7 @@ import numpy as np
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.deal import draw_deck
+from spoilfive_jax.core.deal import shuffled_deck
 from spoilfive_jax.core.tricks import legal_follow, next_seat, seat_bits
 from spoilfive_oh_hell.rules import BID, BONUS, NUM_CARDS, NUM_SUITS, OhHellRules
 from spoilfive_oh_hell.state import State
@@ -99,11 +99,10 @@ def new_hand(
 
 def deal_random(key: jax.Array, dealer: jax.Array, n: int, rules: OhHellRules) -> State:
     """A uniformly random deal: the first ``N*T + 1`` cards of a uniform shuffle
-    (``core.deal.draw_deck``: each card drawn from those left, one 32-bit draw of ``key`` a
-    card), dealt round from seat 0 as OpenSpiel deals, the last one turned up."""
+    (``core.deal.shuffled_deck``: each card drawn from those left by a hash of ``key``'s words,
+    no threefry), dealt round from seat 0 as OpenSpiel deals, the last one turned up."""
     t = rules.num_tricks
-    u24 = jax.random.bits(key, (n * t + 1,), jnp.uint32) >> 8
-    deck = draw_deck(u24, NUM_CARDS)
+    deck = shuffled_deck(key, n * t + 1, NUM_CARDS)
     hands = deck[: n * t].reshape(t, n).T  # card i to seat i % N
     return new_hand(hands, deck[n * t], dealer, n, rules)
 

@@ -41,7 +41,7 @@ import numpy as np
 import spoilfive_jax.games.forty_five.phases as phases
 from spoilfive_jax.core import bits, record, tricks
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.deal import draw_deck, hands_from_deck
+from spoilfive_jax.core.deal import hands_from_deck, shuffled_deck
 from spoilfive_jax.core.validate import check_num_players
 from spoilfive_jax.games.forty_five.legal import legal_plays as legal_plays
 from spoilfive_jax.games.forty_five.legal import legal_set as legal_set
@@ -240,9 +240,8 @@ def deal_random(
     key: jax.Array, dealer: jax.Array, scores: jax.Array, num_players: int, rules: FortyFiveRules
 ) -> State:
     """A uniformly random deal (``FortyFive.init``)."""
-    k = deck_prefix(num_players, rules)
-    u24 = jax.random.bits(key, (k,), jnp.uint32) >> 8
-    return deal_from_deck(draw_deck(u24, rules.deck_size), dealer, scores, num_players, rules)
+    deck = shuffled_deck(key, deck_prefix(num_players, rules), rules.deck_size)
+    return deal_from_deck(deck, dealer, scores, num_players, rules)
 
 
 def state_bytes(num_players: int, rules: FortyFiveRules | None = None) -> int:

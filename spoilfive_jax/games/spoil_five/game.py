@@ -24,7 +24,7 @@ import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.deal import draw_deck, hands_from_deck, rob_seat
+from spoilfive_jax.core.deal import hands_from_deck, rob_seat, shuffled_deck
 from spoilfive_jax.core.ranking import plain_strength as plain_strength  # (re-exported)
 from spoilfive_jax.core.ranking import trump_set, trump_strength
 from spoilfive_jax.core.tricks import TRUMP_CLASS as TRUMP_CLASS  # (re-exported)
@@ -216,9 +216,8 @@ def deal_random(
     key: jax.Array, dealer: jax.Array, carried: jax.Array, num_players: int, rules: Rules
 ) -> State:
     """A uniformly random deal (``init``)."""
-    k = 5 * num_players + 1
-    u24 = jax.random.bits(key, (k,), jnp.uint32) >> 8
-    return deal_from_deck(draw_deck(u24), dealer, carried, num_players, rules)
+    deck = shuffled_deck(key, 5 * num_players + 1)
+    return deal_from_deck(deck, dealer, carried, num_players, rules)
 
 
 # --------------------------------------------------------------------------- a decision
