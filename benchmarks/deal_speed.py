@@ -4,8 +4,9 @@
 ``vmap`` both sides of the select are computed), so ``env.init``'s cost is part of every step
 of such a training loop.  The built-in games and the Oh Hell example deal the top cards of a
 uniform shuffle, one 24-bit draw a card (``core.deal.shuffled_deck``), hashing each draw from
-the key's words (``core.deal.key_draws``).  Until 2026-12-07 they took the draws from
-``jax.random.bits(key, (K,))``: a threefry block (20 rounds) every two cards.  This script
+the key's words (``core.deal.deck_draws``).  Until 2026-12-07 they took the draws from
+``jax.random.bits(key, (K,))``: for the threefry keys users hold, a threefry block (20 rounds)
+every two cards (a counter key's bits were a hash already).  This script
 times both, side by side in one process: the old draws are put back by replacing
 ``shuffled_deck`` in the game modules that call it (and clearing JAX's caches), so the rest of
 each ``init`` is the same code.

@@ -91,10 +91,21 @@ def _mix32(x: jax.Array) -> jax.Array:
     return x ^ (x >> 16)
 
 
+def _words(key: jax.Array) -> jax.Array:
+    """uint32[W]: the words of one key (``ValueError`` for a batch of keys: ``vmap`` over it)."""
+    words = jax.random.key_data(key)
+    if words.ndim != 1:
+        raise ValueError(
+            f"one key expected (key data of shape (W,)), got key data of shape {words.shape}: "
+            "vmap over a batch of keys"
+        )
+    return words.astype(jnp.uint32)
+
+
 def _key_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
     """The two uint32 numbers a key's stream hashes (``key_draws``): its first word and the
     sum of the others."""
-    words = jax.random.key_data(key).reshape(-1).astype(jnp.uint32)
+    words = _words(key)
     salt = words[1:].sum(dtype=jnp.uint32) if words.shape[0] > 1 else jnp.uint32(0)
     return words[0], salt
 
@@ -117,11 +128,17 @@ def key_draws(key: jax.Array, first: jax.Array | int, count: int) -> jax.Array:
 
 
 def _deck_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """The two uint32 numbers ``deck_draws`` hashes: the key's words (``_key_words``) each
-    hashed with the other first, so that keys differing in a counter (``PRNGKey(i)``, a counter
+    """The two uint32 numbers ``deck_draws`` hashes, from every word of the key: the first
+    word and the second, each word after the second hashed into it in turn (a sum would
+    give counter keys ``(a, b, c)`` and ``(a, b + 1, c - 1)`` one deck), then each of the two
+    hashed with the other, so that keys differing in a counter (``PRNGKey(i)``, a counter
     key's hand id) start unrelated streams: the draws of ``key_draws`` would differ only by an
     exclusive-or of the counter under the last ``_mix32``."""
-    a, b = _key_words(key)
+    words = _words(key)
+    a = words[0]
+    b = words[1] if words.shape[0] > 1 else jnp.uint32(0)
+    for w in words[2:]:
+        b = _mix32(b ^ _mix32(w + jnp.uint32(0x2C1B3C6D)))
     return _mix32(a ^ _mix32(b + jnp.uint32(0x632BE5AB))), _mix32(b ^ _mix32(a + jnp.uint32(1)))
 
 

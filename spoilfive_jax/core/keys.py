@@ -17,11 +17,12 @@ whose hashing is ``core.kernel.mix`` (a few multiplies and shifts), usable with 
 
 Same key, same numbers, on every backend and batch size.  The hash is not cryptographic and its
 streams are 32-bit: fine for play and sampling, not for secrets.  The rollout kernels deal
-from the same hash, and so do the rollouts of a game without a kernel (``core.generic``: hand
-``id``'s deal key is ``deal_keys``' ``(seed, id, DEAL)``).  Keys for anything else (an
-``env.init`` key of the user's, training) stay the user's, threefry by default; the built-in
-games' ``init`` hashes such a key's words for its draws (``core.deal.shuffled_deck``), two
-hashes a card, not a threefry block every two.
+from the same hash.  The rollouts of a game without a kernel (``core.generic``) deal each
+hand through its ``init`` from the key ``deal_keys``' ``(seed, id, DEAL)``.  Keys for anything
+else (an ``env.init`` key of the user's, training) stay the user's, threefry by default.  The
+built-in games' and the Oh Hell example's ``init`` hash any key's words for their draws
+(``core.deal.shuffled_deck``, two hashes a card), where ``jax.random.bits`` of a threefry key
+would cost a threefry block every two cards.
 """
 
 from __future__ import annotations

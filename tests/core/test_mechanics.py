@@ -97,6 +97,30 @@ def test_shuffled_deck_is_draw_deck_of_the_keys_draws_and_uniform():
     a, b = (deal.deck_draws(k, 8) for k in jax.random.split(jax.random.PRNGKey(0)))
     assert not np.array_equal(a, b)
     np.testing.assert_array_equal(deal.key_draws(keys[0], 3, 5), deal.key_draws(keys[0], 0, 8)[3:])
+    # a typed key and its raw data deal one deck; a batch of keys is refused, not merged
+    np.testing.assert_array_equal(
+        deal.shuffled_deck(jax.random.PRNGKey(11), 26), deal.shuffled_deck(jax.random.key(11), 26)
+    )
+    with pytest.raises(ValueError, match="one key expected"):
+        deal.shuffled_deck(jax.random.split(jax.random.PRNGKey(0), 3), 5)
+
+    # every word of a counter key counts, not their sum: (s, id, t) is not hand id + 1's
+    # decision t - 1, nor a hand's key the next hand's deal key (UNSET = DEAL + 1)
+    def counter(*words: int) -> jax.Array:
+        return jax.random.wrap_key_data(jnp.array(words, jnp.uint32), impl=COUNTER)
+
+    pairs = [
+        (counter(5, 10, 20), counter(5, 11, 19)),
+        (
+            keys_mod.hand_keys(jnp.uint32(3), jnp.arange(1, dtype=jnp.uint32))[0],
+            keys_mod.deal_keys(jnp.uint32(3), jnp.arange(1, 2, dtype=jnp.uint32))[0],
+        ),
+    ]
+    for one, other in pairs:
+        assert not np.array_equal(deal.shuffled_deck(one, 26), deal.shuffled_deck(other, 26))
+    # the resampler's stream, pinned (``key_draws``: moved, not changed)
+    assert deal.key_draws(jax.random.PRNGKey(0), 0, 4).tolist() == [0, 11431808, 277834, 9952369]
+    assert deal.key_draws(jax.random.PRNGKey(7), 5, 3).tolist() == [3769907, 692925, 4320558]
     # uniform positions: chi-square of each of three positions over 40,000 decks (df 51; the
     # 0.9999 quantile is about 97), split keys and keys of consecutive seeds
     n = 40_000

@@ -516,6 +516,7 @@ def test_fusion_profile_names_a_plugins_own_functions() -> None:
     assert re.search(r"%\s+spoilfive_oh_hell__game__apply_action", shares), shares
 
 
+@pytest.mark.slow  # (its patch clears JAX's caches: the worker's later tests compile anew)
 def test_deal_speed_times_the_deal_both_ways_and_compares_their_hands(tmp_path: Path) -> None:
     """``benchmarks/deal_speed.py``: the old draws it puts back are ``jax.random.bits`` of the
     key (and only inside its context), both ways are timed, and ``--agree`` plays the same
