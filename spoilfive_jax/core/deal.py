@@ -15,6 +15,7 @@ import numpy as np
 from spoilfive_jax.core import bits
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
+from spoilfive_jax.core.kernel import mix32
 from spoilfive_jax.core.knowledge import Knowledge
 
 if TYPE_CHECKING:  # (types only)
@@ -82,15 +83,6 @@ def draw_deck(u24: jax.Array, deck_size: int = NUM_CARDS) -> jax.Array:
     return deck
 
 
-def _mix32(x: jax.Array) -> jax.Array:
-    """A bijective 32-bit integer hash with full avalanche (two multiply-xorshift rounds)."""
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
 def _words(key: jax.Array) -> jax.Array:
     """uint32[W]: the words of one key (``ValueError`` for a batch of keys: ``vmap`` over it)."""
     words = jax.random.key_data(key)
@@ -111,12 +103,12 @@ def _key_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 
 def _draw_at(first: jax.Array, salt: jax.Array, j: jax.Array) -> jax.Array:
-    return _mix32(_mix32(first + j * jnp.uint32(0x9E3779B9)) ^ salt) >> 8
+    return mix32(mix32(first + j * jnp.uint32(0x9E3779B9)) ^ salt) >> 8
 
 
 def key_draws(key: jax.Array, first: jax.Array | int, count: int) -> jax.Array:
     """Uniform 24-bit draws ``first`` .. ``first + count - 1`` (uint32[count]) of ``key``'s
-    stream: the key's words hashed with the draw's index, two rounds of ``_mix32``.
+    stream: the key's words hashed with the draw's index, two rounds of ``mix32``.
 
     For keys whose words are themselves a hash (a split or folded threefry key: the
     resampler's round keys).  Drawing the same numbers with ``jax.random.bits`` costs a
@@ -133,13 +125,13 @@ def _deck_words(key: jax.Array) -> tuple[jax.Array, jax.Array]:
     give counter keys ``(a, b, c)`` and ``(a, b + 1, c - 1)`` one deck), then each of the two
     hashed with the other, so that keys differing in a counter (``PRNGKey(i)``, a counter
     key's hand id) start unrelated streams: the draws of ``key_draws`` would differ only by an
-    exclusive-or of the counter under the last ``_mix32``."""
+    exclusive-or of the counter under the last ``mix32``."""
     words = _words(key)
     a = words[0]
     b = words[1] if words.shape[0] > 1 else jnp.uint32(0)
     for w in words[2:]:
-        b = _mix32(b ^ _mix32(w + jnp.uint32(0x2C1B3C6D)))
-    return _mix32(a ^ _mix32(b + jnp.uint32(0x632BE5AB))), _mix32(b ^ _mix32(a + jnp.uint32(1)))
+        b = mix32(b ^ mix32(w + jnp.uint32(0x2C1B3C6D)))
+    return mix32(a ^ mix32(b + jnp.uint32(0x632BE5AB))), mix32(b ^ mix32(a + jnp.uint32(1)))
 
 
 def deck_draws(key: jax.Array, count: int) -> jax.Array:

@@ -32,14 +32,20 @@ def seat_select(values: list[jax.Array], seat: jax.Array) -> jax.Array:
     return out
 
 
-def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
-    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
-    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
+def mix32(x: jax.Array) -> jax.Array:
+    """A bijective uint32 hash with full avalanche (two multiply-xorshift rounds): the
+    finalizer of ``mix`` and of the deal's draws (``core.deal``)."""
     x = x ^ (x >> 16)
     x = x * U32(0x7FEB352D)
     x = x ^ (x >> 15)
     x = x * U32(0x846CA68B)
     return x ^ (x >> 16)
+
+
+def mix(a: jax.Array, b: jax.Array, c: jax.Array) -> jax.Array:
+    """A well-mixed uint32 hash of three uint32 values (a counter-based random source)."""
+    x = a * U32(0x9E3779B1) ^ (b + U32(0x7F4A7C15)) * U32(0x85EBCA77) ^ c * U32(0xC2B2AE3D)
+    return mix32(x)
 
 
 def random_choice(

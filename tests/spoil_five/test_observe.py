@@ -254,9 +254,13 @@ _observe_full_batch = jax.jit(jax.vmap(sf.spoil_five.observe.observe_full))
 def test_hidden_cards_never_change_the_observation(n):
     rng = np.random.default_rng(n)
     states = random_states(n)
-    states = pick(states, np.arange(0, states.turnup.shape[0], 3))
+    # every third state, and the first robbed and the first finished one wherever they fall
+    # (so the sample holds both kinds whatever the deals)
+    robbed, done = np.asarray(states.robbed), np.asarray(states.terminated)
+    assert robbed.any() and done.any()
+    sample = np.arange(0, states.turnup.shape[0], 3)
+    states = pick(states, np.union1d(sample, [np.argmax(robbed), np.argmax(done)]))
     count = states.turnup.shape[0]
-    assert states.robbed.any() and states.terminated.any()
     idx = np.repeat(np.arange(count), n)
     players = np.tile(np.arange(n, dtype=np.int32), count)
     orig = pick(states, idx)
