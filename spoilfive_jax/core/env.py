@@ -284,6 +284,11 @@ class Env(abc.ABC, Generic[S, R]):
         ``()``, traced or not) and ``state`` one hand: text, ``None``, floats (``1.7`` is not
         rounded to 1), bools, other shapes and batched states are a ``ValueError``, checked
         in Python when ``step`` is called or traced, so the compiled step does no extra work.
+
+        Under ``jax.vmap`` the batch's step is compiled apart from the code around it (a
+        ``lax.cond`` of its own: ``_isolated_step``), which makes a loop that chooses its
+        actions from the state faster on CPU; the values are those of the plain step.  It has
+        no reverse-mode derivative (``jax.grad`` through it is an error).
         """
         del key
         check_state(self, state, "step")
@@ -608,7 +613,13 @@ def _isolated_step(env: Env[S, R], state: S, action: jax.Array) -> S:
     loops about 1.4 times as fast in a cond, Oh Hell's 1.2 (``benchmarks/policy_speed.py``'s
     step loop, first legal action from the bitset; alternated runs).  The values are the same
     either way.  Under nested ``vmap`` the outer levels batch the ``cond`` into a select of
-    its two branches, as they would a plain ``transition``."""
+    its two branches, as they would a plain ``transition``.  Where the branches' types
+    cannot agree, the batch steps through the plain vmapped ``transition`` instead: inside
+    ``shard_map`` when the state is the same on every device and the actions are not (the
+    finished branch would not vary over the mesh axis), or for a state whose leaves have
+    other dtypes than the step's (``transition`` promotes them).  A ``custom_vmap`` function
+    has no reverse-mode derivative: ``jax.grad`` through ``env.step`` is an error (a hand's
+    outcome is not differentiable in its inputs anyway)."""
 
     @jax.custom_batching.custom_vmap
     def step(state: S, action: jax.Array) -> S:
@@ -623,7 +634,10 @@ def _isolated_step(env: Env[S, R], state: S, action: jax.Array) -> S:
         action = spread(action, in_batched[1])
         live = jax.vmap(functools.partial(transition, env))
         over = jax.vmap(functools.partial(_finished, env))
-        out = jax.lax.cond(jnp.any(~state.terminated), live, over, state, action)
+        try:
+            out = jax.lax.cond(jnp.any(~state.terminated), live, over, state, action)
+        except TypeError:  # the branches' types differ: the plain step (same values)
+            out = live(state, action)
         return out, jax.tree.map(lambda _: True, out)
 
     return step(state, action)  # type: ignore[no-any-return]

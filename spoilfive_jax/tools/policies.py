@@ -147,14 +147,17 @@ def play_out(
     key: jax.Array,
     state: S,
 ) -> tuple[S, jax.Array]:
-    """Play ONE hand to its end through ``env.step``: decision ``t`` uses the key
-    ``fold_in(key, t)``.  Returns (the final state, float32[N] the rewards summed over the
-    hand's steps).  A static scan of ``env.max_decisions`` steps; a finished hand stands."""
+    """Play ONE hand to its end through ``env.step``'s transition: decision ``t`` uses the
+    key ``fold_in(key, t)``.  Returns (the final state, float32[N] the rewards summed over the
+    hand's steps).  A static scan of ``env.max_decisions`` steps; a finished hand stands.
+    (The plain ``transition``, not ``env.step``, whose batch-wide ``cond`` under ``vmap``
+    would add a reduction over the batch at every decision: across devices for a sharded
+    batch, as the family's sessions play theirs.)"""
 
     def body(carry: tuple[Any, jax.Array], t: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
         st, total = carry
         a = choose(policies, seat_policy, jax.random.fold_in(key, t), st)
-        st = env.step(st, a)
+        st = transition(env, st, a)
         return (st, total + st.rewards), None
 
     zeros = jnp.zeros(env.num_players, jnp.float32)

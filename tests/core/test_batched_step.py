@@ -15,6 +15,7 @@ import pytest
 import spoilfive_jax as sf
 from spoilfive_jax.core.env import transition
 from tests.tiny_game import BareHighCard
+from tests.tools.test_cores import _run
 
 GAMES = {
     "spoil_five": lambda: sf.make("spoil_five", num_players=4),
@@ -79,3 +80,41 @@ def test_the_batched_step_is_a_computation_of_its_own():
     assert "cond[" in str(batched)
     one = jax.tree.map(lambda x: x[0], states)
     assert "cond[" not in str(jax.make_jaxpr(env.step)(one, 52))
+
+
+def test_where_the_branches_types_differ_the_batch_steps_plainly():
+    """A state whose leaves have other dtypes than the step's (int32 rewards): the finished
+    branch would keep them, the live one promotes them, so the batch steps through the plain
+    vmapped transition, with its values."""
+    env = sf.make("spoil_five")
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(4), 6))
+    odd = states.replace(rewards=jnp.zeros_like(states.rewards, jnp.int32))
+    acts = jnp.full(6, 52, jnp.int32)
+    same(jax.vmap(env.step)(odd, acts), jax.vmap(functools.partial(transition, env))(odd, acts))
+
+
+def test_inside_shard_map_a_state_shared_by_the_devices_steps_with_their_own_actions():
+    """The same hands on each of two devices, each stepping them with its own actions: the
+    finished branch would not vary over the mesh axis as the live one does (the cond cannot
+    be built), so the step is the plain one there, with its values."""
+    out = _run(
+        """
+        import jax, jax.numpy as jnp, numpy as np
+        import spoilfive_jax as sf
+        from jax.sharding import Mesh, PartitionSpec as P
+        from spoilfive_jax.core.env import transition
+        sf.use_all_cores(2)
+        env = sf.make("spoil_five")
+        mesh = Mesh(np.array(jax.devices()), ("hands",))
+        s = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(3), 2))
+        def on_mesh(step):
+            return jax.jit(jax.shard_map(lambda s, a: jax.vmap(step)(s, a), mesh=mesh,
+                           in_specs=(P(), P("hands")), out_specs=P("hands")))
+        a = jnp.array([52, 52, 0, 1], jnp.int32)
+        got = on_mesh(env.step)(s, a)
+        want = on_mesh(lambda s1, a1: transition(env, s1, a1))(s, a)
+        print(len(jax.devices()), all(bool((x == y).all()) for x, y in
+              zip(jax.tree.leaves(got), jax.tree.leaves(want))))
+        """
+    )
+    assert out.split() == ["2", "True"]
