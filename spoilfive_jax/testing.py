@@ -40,7 +40,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, R, S, transition
+from spoilfive_jax.core.env import Env, R, S
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.registry import available_games, env_class, make
 from spoilfive_jax.tools.conformance import check_capabilities
 from spoilfive_jax.tools.knowledge_check import check_knowledge

@@ -1,7 +1,7 @@
 """The public record of a hand: every decision in order, who took it, and what the table saw.
 
 Every game's ``State`` has a field ``moves`` int32[T] (T = ``env.max_decisions``), all zeros at
-the deal and written by the step every game shares (``core.env.transition``): entry t is
+the deal and written by the step every game shares (``core.transition.transition``): entry t is
 decision t, packed as ``(actor + 1) | action << 5 | private << 15``, 0 for a decision not taken
 yet.  ``private`` marks an action that only its actor saw (a rob's discard, an Auction
 discard, the joker exchange's discard: ``Env.private_action``): the other seats saw that the

@@ -34,7 +34,8 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import knowledge
-from spoilfive_jax.core.env import Env, R, S, transition_legal
+from spoilfive_jax.core.env import Env, R, S
+from spoilfive_jax.core.transition import transition_legal
 
 
 class TableLike(Protocol):

@@ -53,8 +53,9 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import Env, transition_legal
+from spoilfive_jax.core.env import Env
 from spoilfive_jax.core.keys import as_counter
+from spoilfive_jax.core.transition import transition_legal
 from spoilfive_jax.registry import available_games, make, make_rules
 from spoilfive_jax.rl.network import (
     Network,
@@ -218,7 +219,7 @@ def _play_on(
     hand ended (both [B]).  One ``step`` in the loop body keeps the compiled program small.
     Every action stepped here is legal by construction (the network's logits are masked, the
     built-in policies and the teacher pick legal actions), so the step leaves out the
-    illegal-action branch (``core.env.transition_legal``: the same states for legal actions).
+    illegal-action branch (``core.transition.transition_legal``: the same states for legal actions).
     """
     step = jax.vmap(functools.partial(transition_legal, cfg.env))
     key = _counter(key)  # (the deals and the opponents' draws: a hash each, not threefry)

@@ -26,7 +26,8 @@ import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
 from spoilfive_jax.core import knowledge, record
-from spoilfive_jax.core.env import Env, R, S, is_legal, transition
+from spoilfive_jax.core.env import Env, R, S
+from spoilfive_jax.core.transition import is_legal, transition
 
 
 def replay(env: Env[S, R], start: S, moves: jax.Array, player: jax.Array) -> dict[str, Any]:

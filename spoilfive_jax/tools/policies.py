@@ -36,18 +36,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from spoilfive_jax.core import capabilities as caps
-from spoilfive_jax.core.env import (
-    Env,
-    HandState,
-    PolicyFn,
-    R,
-    S,
-    call_policy,
-    is_legal,
-    transition,
-    transition_legal,
-)
+from spoilfive_jax.core.env import Env, HandState, PolicyFn, R, S, call_policy
 from spoilfive_jax.core.generic import first_legal, random_legal
+from spoilfive_jax.core.transition import is_legal, transition, transition_legal
 
 PolicySpec = str | Callable[..., Any] | Sequence[str | Callable[..., Any]]
 """A name, a jittable ``policy(key, state, player) -> action``, or a list with one per seat."""
@@ -307,7 +298,7 @@ def _played(
     """``play_batch``, and bool[B]: a live hand was handed an illegal action.
 
     ``trusted``: the policies are the game's built-ins, which pick legal actions only.  The
-    step then leaves out the illegal-action branch (``core.env.transition_legal``: the same
+    step then leaves out the illegal-action branch (``core.transition.transition_legal``: the same
     states for legal actions; a quarter of a plugin's step), and an illegal action a built-in
     picks all the same is caught by the flag, its hand's state unspecified.  Untrusted: every
     action goes through ``env.step``'s transition (the flag is never set: an illegal action

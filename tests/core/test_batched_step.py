@@ -1,6 +1,6 @@
 """``jax.vmap(env.step)`` runs the batch's step as a computation of its own (a ``lax.cond`` on
-whether any hand is live: ``core.env._isolated_step``), and gives exactly the states of the
-plain vmapped ``core.env.transition``: live hands, illegal actions, finished hands, a batch
+whether any hand is live: ``core.transition.isolated_step``), and gives exactly the states of the
+plain vmapped ``core.transition.transition``: live hands, illegal actions, finished hands, a batch
 that has all finished, an action shared by the batch, nested ``vmap``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.transition import transition
 from tests.tiny_game import BareHighCard
 from tests.tools.test_cores import _run
 
@@ -102,7 +102,7 @@ def test_inside_shard_map_a_state_shared_by_the_devices_steps_with_their_own_act
         import jax, jax.numpy as jnp, numpy as np
         import spoilfive_jax as sf
         from jax.sharding import Mesh, PartitionSpec as P
-        from spoilfive_jax.core.env import transition
+        from spoilfive_jax.core.transition import transition
         sf.use_all_cores(2)
         env = sf.make("spoil_five")
         mesh = Mesh(np.array(jax.devices()), ("hands",))

@@ -89,9 +89,9 @@ def test_family_analysis_heuristic_is_the_familys_own():
 
 
 def test_the_legal_transition_is_the_steps_for_legal_actions_and_finished_hands():
-    """``core.env.transition_legal`` (the analysis's apply) gives ``step``'s state for every
+    """``core.transition.transition_legal`` (the analysis's apply) gives ``step``'s state for every
     legal action of live hands and leaves finished ones as ``step`` does."""
-    from spoilfive_jax.core.env import transition, transition_legal
+    from spoilfive_jax.core.transition import transition, transition_legal
 
     batch = positions(FF4, 9)
     last = jax.vmap(lambda m: jnp.argmax(m[::-1]))(batch.legal_action_mask)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import spoilfive_jax as sf
-from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.games.forty_five import fast_play, fast_playout, game, infer
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
 

@@ -14,7 +14,7 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core.bits import lowest
-from spoilfive_jax.core.env import transition
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.games.forty_five import game, infer, rollouts, view
 from tests.forty_five.test_fast_playout import _after
 from tests.spoil_five.test_view import (

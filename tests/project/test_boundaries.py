@@ -3,9 +3,8 @@
 - The import-linter contracts in ``pyproject.toml`` (core at the bottom, generic tools that never
   import a game, the games as peers, the layers), one test each, through ``lint-imports``.
 - A small AST scan of ``spoilfive_jax``: no import cycle among module-level imports; no
-  ``isinstance``/``issubclass`` check against a game's class outside that game's package.
-  (No cap on a module's lines: sizes are signals, reported by ``benchmarks/interface_size.py``,
-  not limits that force a split for its own sake.)
+  ``isinstance``/``issubclass`` check against a game's class outside that game's package; no
+  module over 600 lines.
 - No file in the repository points to a path outside it (the speed checks in the shared ``bench``
   folder beside the repository may be named in the README and ``benchmarks/`` only).
 """
@@ -24,10 +23,12 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "spoilfive_jax"
+MAX_LINES = 600
 
 # Work in progress on other branches, by file; emptied when they merge.
 # (A file listed here is skipped by the scan; anything else that breaks a rule fails.)
 PENDING_ISINSTANCE: dict[str, str] = {}
+PENDING_SIZE: dict[str, str] = {}
 PENDING_CONTRACTS: dict[str, str] = {}
 
 
@@ -329,6 +330,23 @@ def test_isinstance_scan_sees_a_branch(tmp_path):
     )
     found = _type_checks("spoilfive_jax.tools.probe", source, _game_classes(), "probe.py")
     assert len(found) == 2, found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            _rel(p),
+            marks=pytest.mark.xfail(strict=False, reason=PENDING_SIZE[_rel(p)])
+            if _rel(p) in PENDING_SIZE
+            else (),
+        )
+        for p in MODULES.values()
+    ],
+)
+def test_module_size(path):
+    lines = len((ROOT / path).read_text().splitlines())
+    assert lines <= MAX_LINES, f"{path} has {lines} lines (at most {MAX_LINES}: split it)"
 
 
 # ---------------------------------------------------------------------------- paths outside

@@ -214,8 +214,8 @@ def test_playouts_from_mid_hand_on_the_kernel_are_the_public_steps(n, rules):
     """``view.play_on`` (an analysis's playouts with a policy of the user's) plays states taken
     at every depth of random hands, and states already over, to the same rewards and winners
     as ``core.resample.play_out`` through the public step, hand by hand."""
-    from spoilfive_jax.core.env import transition
     from spoilfive_jax.core.resample import play_out
+    from spoilfive_jax.core.transition import transition
 
     env = sf.make("spoil_five", num_players=n, rules=rules)
     b = 64

@@ -13,8 +13,8 @@ choices) / (an upper bound of that number), which makes the accepted deals exact
 Without voids every try is accepted.
 
 ``playout`` applies each candidate action and plays the hand out with a policy at every seat
-(``core.resample.play_out``, through the public step, ``core.env.transition``); its values for
-the player are the points scored (``expected_points``, what ``sf.analyze`` maximises) and
+(``core.resample.play_out``, through the public step, ``core.transition.transition``); its
+values for the player are the points scored (``expected_points``, what ``sf.analyze`` maximises) and
 whether the bid was made.
 """
 
@@ -28,8 +28,8 @@ import jax.numpy as jnp
 
 import spoilfive_jax.core.bits as bits
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.resample import play_out
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_oh_hell import game
 from spoilfive_oh_hell.rules import NUM_CARDS

@@ -48,7 +48,6 @@ import numpy as np
 import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.infer as infer
 from spoilfive_jax.core.cards import card_str
-from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
     NoConsistentDeal,
     check_table,
@@ -56,6 +55,7 @@ from spoilfive_jax.core.position import (
     position_fields,
     position_table,
 )
+from spoilfive_jax.core.transition import is_legal
 from spoilfive_jax.games.forty_five.history_text import (
     SUITS,
     Move,

@@ -34,7 +34,6 @@ import spoilfive_jax.games.forty_five.game as game
 import spoilfive_jax.games.forty_five.view as view
 from spoilfive_jax.core import record, search
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import transition_legal
 from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.core.resample import (
     HiddenDeal,
@@ -45,6 +44,7 @@ from spoilfive_jax.core.resample import (
     rob_spec,
     unrobbed_robber,
 )
+from spoilfive_jax.core.transition import transition_legal
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.forty_five.fast_play import KINDS
 from spoilfive_jax.games.forty_five.fast_playout import playout_kernel
@@ -356,7 +356,7 @@ def playout(
     policy: Any,
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] to ``states`` [B] and play the hand to its end with
-    ``policy`` at every seat through ``core.env.transition``.  float32[B, L] per
+    ``policy`` at every seat through ``core.transition.transition``.  float32[B, L] per
     ``FIELDS`` for seat ``player`` int32[B]: its team's points for the hand (``rewards``) and,
     in Auction, whether the bidding team made its bid (NaN in the turn-up games).  ``keys``: one
     per state, shared by its L playouts (common random numbers).  The built-in policies play
@@ -426,7 +426,7 @@ def _applied(
     """(``tile``: a [B] array repeated for each of the L actions, the states [B * L] after each
     of ``actions`` int32[B, L] is applied to ``states`` [B]).  The actions are legal (the
     analysis's own), so they are applied without the step's illegal-action branch
-    (``core.env.transition_legal``)."""
+    (``core.transition.transition_legal``)."""
     width = actions.shape[1]
 
     def tile(x: jax.Array) -> jax.Array:

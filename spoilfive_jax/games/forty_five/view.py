@@ -50,8 +50,9 @@ import spoilfive_jax.games.forty_five.scoring as scoring
 import spoilfive_jax.games.forty_five.strength as sx
 from spoilfive_jax.core import record, tricks
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.env import Env, PolicyFn, call_policy, transition
+from spoilfive_jax.core.env import Env, PolicyFn, call_policy
 from spoilfive_jax.core.packed import get, is_clear, put, seat_value
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules, num_teams
 from spoilfive_jax.games.forty_five.state import State
 
@@ -63,7 +64,7 @@ int32[B]``: the lineup's actions for a batch of public states whose seat to act 
 are given (``tools.policies.choose_batch`` of its policies)."""
 
 Step = Callable[[State, jax.Array], State]
-"""The public step of one hand (``core.env.transition`` of the env)."""
+"""The public step of one hand (``core.transition.transition`` of the env)."""
 
 Native = Callable[[fp.Play, fp.Table, jax.Array], tuple[jax.Array, jax.Array]]
 """``native(p, table, t) -> (actions int32[B], on_kernel bool[B])``: the actions of the hands in
@@ -194,7 +195,7 @@ def next_extras(
 
 
 def step_before_play(env: Env[State, FortyFiveRules]) -> Step:
-    """``env``'s step (``core.env.transition``) for hands before their first lead, the play's
+    """``env``'s step (``core.transition.transition``) for hands before their first lead, the play's
     outcome left out (``game.apply_action(..., play=False)``): the same states for such hands
     (a hand in play gets an unspecified one), a fraction of the cost, but for the legal set,
     left stale: ``finish`` settles it (``game.with_legal``) from the state its loop carries,

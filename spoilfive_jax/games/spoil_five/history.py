@@ -38,7 +38,6 @@ import numpy as np
 import spoilfive_jax.games.spoil_five.game as game
 import spoilfive_jax.games.spoil_five.infer as infer
 from spoilfive_jax.core.cards import NUM_CARDS, card_id, card_str
-from spoilfive_jax.core.env import is_legal
 from spoilfive_jax.core.position import (
     NoConsistentDeal,
     check_table,
@@ -48,6 +47,7 @@ from spoilfive_jax.core.position import (
     position_table,
     table_for,
 )
+from spoilfive_jax.core.transition import is_legal
 from spoilfive_jax.games.spoil_five.rules import Rules
 
 _FIELDS = ("players", "dealer", "carried", "rules", "turnup", "player", "hand", "history")

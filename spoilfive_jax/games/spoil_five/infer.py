@@ -35,7 +35,6 @@ import spoilfive_jax.games.spoil_five.view as view
 from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
-from spoilfive_jax.core.env import transition
 from spoilfive_jax.core.keys import as_counter
 from spoilfive_jax.core.resample import (
     HiddenDeal,
@@ -44,6 +43,7 @@ from spoilfive_jax.core.resample import (
     deal_hidden_many,
     rob_spec,
 )
+from spoilfive_jax.core.transition import transition
 from spoilfive_jax.core.tricks import seat_bits
 from spoilfive_jax.games.spoil_five.game import State
 from spoilfive_jax.games.spoil_five.policies import (
@@ -192,7 +192,7 @@ def playout(
 ) -> dict[str, jax.Array]:
     """Apply each of ``actions`` int32[B, L] (legal) to the live ``states`` [B] and play every
     result to the end with ``policy`` at every seat of ``env``'s table (``Analysis.playout``;
-    ``core.env.transition``: the step of one hand).
+    ``core.transition.transition``: the step of one hand).
 
     Returns float32[B, L] per field of ``FIELDS`` for seat ``player`` int32[B]: its net chips
     for the hand (``rewards``), whether it takes the pot, whether nobody does (a spoil or a

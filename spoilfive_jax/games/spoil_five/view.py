@@ -38,8 +38,9 @@ from spoilfive_jax.core import record
 from spoilfive_jax.core.bits import Bits
 from spoilfive_jax.core.cards import NUM_CARDS
 from spoilfive_jax.core.deal import hands_from_deck
-from spoilfive_jax.core.env import PolicyFn, call_policy, is_legal
+from spoilfive_jax.core.env import PolicyFn, call_policy
 from spoilfive_jax.core.kernel import positions_of
+from spoilfive_jax.core.transition import is_legal
 from spoilfive_jax.games.spoil_five.rules import Rules
 from spoilfive_jax.games.spoil_five.state import NUM_ACTIONS, RECORD, STATUS, State
 
