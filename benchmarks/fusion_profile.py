@@ -118,6 +118,14 @@ def run_once(game: str, path: str, policy: str, batch: int) -> Callable[[int], N
 
         loop = step_loop(env, pick, batch)
         return lambda seed: loop(jax.random.PRNGKey(seed)).block_until_ready()
+    if path == "pimc":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from solve_speed import at_the_play
+
+        bot = jax.jit(jax.vmap(sf.pimc(env, 64, solve_tricks="all")))
+        states = at_the_play(env, batch, 0, seed=11)
+        keys = jax.random.split(jax.random.PRNGKey(1), batch)
+        return lambda seed: jax.block_until_ready(bot(keys, states, states.current_player))
     spec: Any = policy if policy != "first_legal" else (lambda k, s, p: sf.first_legal(s))
 
     def roll(seed: int) -> None:
@@ -196,7 +204,7 @@ def attribute(
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="spoil_five")
-    ap.add_argument("--path", choices=("step", "rollout", "init"), default="step")
+    ap.add_argument("--path", choices=("step", "rollout", "init", "pimc"), default="step")
     ap.add_argument("--policy", default="first_legal", help="first_legal, or a built-in name")
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--top", type=int, default=12, help="fusions and functions printed")
