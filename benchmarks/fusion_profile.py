@@ -8,10 +8,12 @@ recomputed inside every fusion that reads it).  This script:
    game's own package where it is a plugin, such as ``spoilfive_oh_hell``) in a
    ``jax.named_scope`` of its name (``module__function``), so that each operation XLA compiles
    carries the innermost package function that wrote it;
-2. compiles and runs one of three programs once, then once more under ``jax.profiler.trace``:
+2. compiles and runs one of four programs once, then once more under ``jax.profiler.trace``:
    ``step``, ``jit(vmap(env.step))`` scanned over ``max_decisions`` steps from
    ``jit(vmap(env.init))`` (``policy_speed.py``'s step loop), ``rollout``, ``sf.rollout`` of
-   one batch, or ``init``, ``jit(vmap(env.init))`` of a batch of split keys alone; the policy
+   one batch, ``init``, ``jit(vmap(env.init))`` of a batch of split keys alone, or ``pimc``,
+   ``--batch`` decisions of ``sf.pimc(env, 64, solve_tricks="all")`` at the first lead (the
+   exact solver's loop; ``--batch 1`` keeps the profile small); the policy
    picks with ``sf.first_legal`` (a user's policy) or is a built-in name (``--policy``);
 3. reads XLA's optimized program (dumped with ``--xla_dump_to``; the largest module is the
    loop's) and the profile's events, and prints the slowest fusions with the functions whose
@@ -29,6 +31,7 @@ asserted.
     python benchmarks/fusion_profile.py --game spoil_five --path rollout --top 20
     python benchmarks/fusion_profile.py --game oh_hell --path rollout --policy random
     python benchmarks/fusion_profile.py --game forty_five --path init
+    python benchmarks/fusion_profile.py --game forty_five --path pimc --batch 1
 """
 
 from __future__ import annotations
