@@ -20,9 +20,7 @@ is settled from it where that is enough.
 The stack is one int32 matrix ``[depth + 1, W]`` a world: a row per open node holding the node's
 words, its untried moves, the window (alpha, beta), the best value found, the carried ``aux``
 of the best line, whether the side to move maximises and the window it was opened with.  The
-deepest open node lives in the carry field by field (``_Open``), so that a step's updates of its
-window and best value are element-wise operations XLA fuses (as rows, in one matrix, each
-update was an operation of its own); a step writes a row when it opens a child and reads one
+deepest open row lives in the carry; a step writes a row when it opens a child and reads one
 when it closes a node.
 
 Values are exact integers (points or chips), so the search is exact: with ``prune=True`` the
@@ -38,7 +36,6 @@ of equivalent cards that a trick-taking game's ``Tree.moves`` can use.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import numbers
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -176,22 +173,9 @@ def check_tricks(tricks: Any, most: int) -> int:
     return int(tricks)
 
 
-class _Open(NamedTuple):
-    """An open node of one world's search (its scalars; vmapped: [B] leading each).  The top
-    (deepest) open node is carried field by field, so that a step's updates of its window and
-    best value are element-wise and XLA fuses them; the nodes below it are kept in the stack
-    as rows (``_pack``), written when a child opens and read when one closes."""
-
-    node: Any  # the node (a pytree of 32-bit scalars)
-    lo: jax.Array  # uint32[]: its untried moves (``Bits``)
-    hi: jax.Array  # uint32[]
-    alpha: jax.Array  # int32[]: the window
-    beta: jax.Array  # int32[]
-    best: jax.Array  # int32[]: the best value found
-    aux: jax.Array  # int32[]: ``Leaf.aux`` of the best line
-    maximise: jax.Array  # bool[]: the side to move maximises
-    alpha0: jax.Array  # int32[]: the window the node was opened with
-    beta0: jax.Array  # int32[]
+# The columns of a stack row after the node's words.
+_LO, _HI, _ALPHA, _BETA, _BEST, _AUX, _MAX, _ALPHA0, _BETA0 = range(9)
+_WIDTH = 9
 
 
 def _words(node: N) -> jax.Array:
@@ -207,42 +191,33 @@ def _node(words: jax.Array, like: N) -> N:
     return jax.tree.unflatten(treedef, out)
 
 
-def _opened(node: N, moves: Bits, alpha: jax.Array, beta: jax.Array, maximise: jax.Array) -> _Open:
-    """``node`` open with its untried ``moves`` and window (alpha, beta)."""
-    alpha, beta = jnp.asarray(alpha, I32), jnp.asarray(beta, I32)
-    best = jnp.where(maximise, -INF, INF).astype(I32)
-    return _Open(node, moves.lo, moves.hi, alpha, beta, best, I32(0), maximise, alpha, beta)
+def _row(node: N, moves: Bits, alpha: jax.Array, beta: jax.Array, maximise: jax.Array) -> jax.Array:
+    """A fresh stack row: ``node`` open with its untried ``moves`` and window (alpha, beta)."""
+    best = jnp.where(maximise, -INF, INF)
+    tail = [
+        jax.lax.bitcast_convert_type(moves.lo, I32),
+        jax.lax.bitcast_convert_type(moves.hi, I32),
+        alpha,
+        beta,
+        best,
+        I32(0),
+        maximise.astype(I32),
+        alpha,
+        beta,
+    ]
+    return jnp.concatenate([_words(node), jnp.stack([jnp.asarray(x, I32) for x in tail])])
 
 
-def _pack(o: _Open) -> jax.Array:
-    """int32[K + 9]: a stack row of the open node ``o``."""
-    cast = functools.partial(jax.lax.bitcast_convert_type, new_dtype=I32)
-    tail = [cast(o.lo), cast(o.hi), o.alpha, o.beta, o.best, o.aux, o.maximise.astype(I32)]
-    return jnp.concatenate([_words(o.node), jnp.stack([*tail, o.alpha0, o.beta0])])
-
-
-def _unpack(row: jax.Array, like: N) -> _Open:
-    """The open node of a stack row (``_pack``)."""
-    k = len(jax.tree.leaves(like))
-    u32 = functools.partial(jax.lax.bitcast_convert_type, new_dtype=jnp.uint32)
-    f = [row[k + i] for i in range(9)]
-    lo, hi, maximise = u32(f[0]), u32(f[1]), f[6] != 0
-    return _Open(_node(row[:k], like), lo, hi, f[2], f[3], f[4], f[5], maximise, f[7], f[8])
-
-
-def _select(pred: jax.Array, a: _Open, b: _Open) -> _Open:
-    return jax.tree.map(lambda x, y: jnp.where(pred, x, y), a, b)
-
-
-def _fold(o: _Open, value: jax.Array, aux: jax.Array) -> _Open:
-    """``o`` (an open node) after a child of value ``value`` (line ``aux``) was searched."""
-    better = jnp.where(o.maximise, value > o.best, value < o.best)
-    return o._replace(
-        best=jnp.where(better, value, o.best),
-        aux=jnp.where(better, aux, o.aux),
-        alpha=jnp.where(o.maximise, jnp.maximum(o.alpha, value), o.alpha),
-        beta=jnp.where(o.maximise, o.beta, jnp.minimum(o.beta, value)),
-    )
+def _fold(row: jax.Array, k: int, value: jax.Array, aux: jax.Array) -> jax.Array:
+    """``row`` (an open node) after a child of value ``value`` (line ``aux``) was searched."""
+    maximise = row[k + _MAX] != 0
+    best = row[k + _BEST]
+    better = jnp.where(maximise, value > best, value < best)
+    row = row.at[k + _BEST].set(jnp.where(better, value, best))
+    row = row.at[k + _AUX].set(jnp.where(better, aux, row[k + _AUX]))
+    alpha = jnp.where(maximise, jnp.maximum(row[k + _ALPHA], value), row[k + _ALPHA])
+    beta = jnp.where(maximise, row[k + _BETA], jnp.minimum(row[k + _BETA], value))
+    return row.at[k + _ALPHA].set(alpha).at[k + _BETA].set(beta)
 
 
 class _Next(NamedTuple):
@@ -265,8 +240,8 @@ class _Next(NamedTuple):
 class _Carry(NamedTuple):
     """The search of one world (vmapped: [B] leading every field)."""
 
-    stack: jax.Array  # int32[depth + 1, K + 9]: the open nodes below the top one (``_pack``)
-    row: _Open  # the top (deepest open) node
+    stack: jax.Array  # int32[depth + 1, K + 9]: the open nodes below the top one
+    row: jax.Array  # int32[K + 9]: the top (deepest open) node
     next: _Next
     top: jax.Array  # int32[]: the top node's depth
     nodes: jax.Array  # int32[]
@@ -276,16 +251,26 @@ class _Carry(NamedTuple):
     seed: jax.Array  # uint32[3]: where the world's keys start (``core.transpositions.seed``)
 
 
-def _plan(tree: Tree[N], row: _Open, prune: bool, seed: jax.Array, memo: bool) -> _Next:
-    """The next move of the open node ``row`` and what its child is."""
-    node, untried = row.node, Bits(row.lo, row.hi)
+def _untried(row: jax.Array, k: int) -> Bits:
+    return Bits(
+        jax.lax.bitcast_convert_type(row[k + _LO], jnp.uint32),
+        jax.lax.bitcast_convert_type(row[k + _HI], jnp.uint32),
+    )
+
+
+def _plan(
+    tree: Tree[N], row: jax.Array, like: N, prune: bool, seed: jax.Array, memo: bool
+) -> _Next:
+    """The next move of the node of ``row`` and what its child is."""
+    k = len(jax.tree.leaves(like))
+    node, untried = _node(row[:k], like), _untried(row, k)
     move = tree.order(node, untried) if tree.order else bits.lowest(untried)
     child = tree.play(node, move)
     leaf, moves = tree.leaf(child), tree.moves(child)
     settled, value = leaf.settled, leaf.value
     if prune and tree.bounds is not None:  # a child that cannot reach into the window: its bound
         lo, hi = tree.bounds(child)
-        low, high = hi <= row.alpha, lo >= row.beta
+        low, high = hi <= row[k + _ALPHA], lo >= row[k + _BETA]
         settled = settled | low | high
         value = jnp.where(leaf.settled, value, jnp.where(low, hi, lo))
     maximise = tree.maximise(child)
@@ -298,50 +283,53 @@ def _plan(tree: Tree[N], row: _Open, prune: bool, seed: jax.Array, memo: bool) -
 def _advance(tree: Tree[N], c: _Carry, like: N, prune: bool, memo: bool) -> tuple[_Carry, tt.Entry]:
     """One step of one world's search: try the planned move, or close the top node (and say
     what the transposition table learns: the closed node, where ``Tree.transposes``)."""
+    k = len(jax.tree.leaves(like))
     row, nx = c.row, c.next
-    untried = Bits(row.lo, row.hi)
+    untried = _untried(row, k)
     open_ = bits.nonempty(untried) & ~c.done
     if prune:
-        open_ = open_ & (row.alpha < row.beta)
+        open_ = open_ & (row[k + _ALPHA] < row[k + _BETA])
     left = untried.without(bits.bit(nx.move))
-    tried = row._replace(lo=left.lo, hi=left.hi)
+    tried = row.at[k + _LO].set(jax.lax.bitcast_convert_type(left.lo, I32))
+    tried = tried.at[k + _HI].set(jax.lax.bitcast_convert_type(left.hi, I32))
     # A move tried: a settled child is folded into the top row, another becomes the top.
     push = open_ & ~nx.settled
-    here = _select(nx.settled, _fold(tried, nx.value, nx.aux), tried)
+    here = jnp.where(nx.settled, _fold(tried, k, nx.value, nx.aux), tried)
     moves = Bits(nx.moves_lo, nx.moves_hi)
-    above = _opened(nx.child, moves, row.alpha, row.beta, nx.maximise)
+    above = _row(nx.child, moves, row[k + _ALPHA], row[k + _BETA], nx.maximise)
     # No move left (or a cut): the top row's best goes to the row below, or is the answer; a
     # settled child that was the last move (or cut) closes its node in the same step.
     spent = ~bits.nonempty(left)
     if prune:
-        spent = spent | (here.alpha >= here.beta)
+        spent = spent | (here[k + _ALPHA] >= here[k + _BETA])
     closed = (~open_ & ~c.done) | (open_ & nx.settled & spent)
-    last = _select(open_, here, row)  # (the node closed, where one is)
+    last = jnp.where(open_, here, row)  # (the node closed, where one is)
     pop = closed & (c.top > 0)
     under = jnp.maximum(c.top - 1, 0)
     under_row = c.stack[under]
-    below = _fold(_unpack(under_row, like), last.best, last.aux)
-    new = _select(push, above, _select(pop, below, _select(open_, here, row)))
+    below = _fold(under_row, k, last[k + _BEST], last[k + _AUX])
+    new = jnp.where(push, above, jnp.where(pop, below, jnp.where(open_, here, row)))
     finished = closed & (c.top == 0)
     stored = jnp.bool_(False)
     if memo and tree.transposes is not None:
-        stored = closed & tree.transposes(row.node)
+        stored = closed & tree.transposes(_node(row[:k], like))
     entry = tt.Entry(
-        stored, tt.key(_words(row.node), c.seed), last.best, row.alpha0, row.beta0, last.aux
-    )
+        stored, tt.key(row[:k], c.seed), last[k + _BEST], row[k + _ALPHA0], row[k + _BETA0],
+        last[k + _AUX],
+    )  # fmt: skip
     carry = _Carry(
         # (A write only where a child opens, of a row that depends on the row read, so XLA
         # writes the stack in place instead of copying it at every step.)
         stack=c.stack.at[jnp.where(push, c.top, c.stack.shape[0])].set(
-            jnp.where(push, _pack(here), under_row), mode="drop"
+            jnp.where(push, here, under_row), mode="drop"
         ),
         row=new,
-        next=_plan(tree, new, prune, c.seed, memo),
+        next=_plan(tree, new, like, prune, c.seed, memo),
         top=c.top + push.astype(I32) - pop.astype(I32),
         nodes=c.nodes + open_.astype(I32),
         done=c.done | finished,
-        value=jnp.where(finished, last.best, c.value),
-        aux=jnp.where(finished, last.aux, c.aux),
+        value=jnp.where(finished, last[k + _BEST], c.value),
+        aux=jnp.where(finished, last[k + _AUX], c.aux),
         seed=c.seed,
     )
     return carry, entry
@@ -351,11 +339,11 @@ def _start(
     tree: Tree[N], root: N, depth: int, like: N, prune: bool, seed: jax.Array, memo: bool
 ) -> _Carry:
     """One world's search, set up at ``root``."""
-    row = _opened(root, tree.moves(root), I32(-INF), I32(INF), tree.maximise(root))
+    row = _row(root, tree.moves(root), I32(-INF), I32(INF), tree.maximise(root))
     settled = tree.leaf(root)
-    stack = jnp.zeros((depth + 1, len(jax.tree.leaves(like)) + 9), I32)
+    stack = jnp.zeros((depth + 1, row.shape[0]), I32)
     zero = I32(0)
-    plan = _plan(tree, row, prune, seed, memo)
+    plan = _plan(tree, row, like, prune, seed, memo)
     return _Carry(stack, row, plan, zero, zero, settled.settled, settled.value, settled.aux, seed)
 
 
@@ -450,6 +438,7 @@ def _alphabeta(
     b = jax.tree.leaves(roots)[0].shape[0]
     probe = tree_of(jax.tree.map(lambda x: x[0], ctx))
     memo = prune and transpositions > 0 and probe.transposes is not None
+    k = len(jax.tree.leaves(like))
 
     def start(c: C, root: N) -> _Carry:
         return _start(tree_of(c), root, depth, like, prune, tt.seed(c), memo)
@@ -460,7 +449,8 @@ def _alphabeta(
             return c, table
         table = tt.remember(table, entry)
         nx = c.next
-        found, value, aux = tt.recall(table, nx.keyed, nx.key, c.row.alpha, c.row.beta)
+        alpha, beta = c.row[:, k + _ALPHA], c.row[:, k + _BETA]
+        found, value, aux = tt.recall(table, nx.keyed, nx.key, alpha, beta)
         nx = nx._replace(
             settled=nx.settled | found,
             value=jnp.where(found, value, nx.value),
