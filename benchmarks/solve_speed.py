@@ -11,9 +11,11 @@ play left, 5 tricks), after the first trick (4 tricks left) and after the second
   have) and, where it is small enough to search (``--full-limit``), the children of the search
   of every line of every legal card (``prune=False, distinct=False``), measured;
 - a pimc decision of ``sf.pimc(env, 64, solve_tricks="all")`` at the first lead and at the
-  trick's second seat, wall time after a compile run (best of ``--reps``), and the time a
-  decision of a vmapped batch of ``BATCHED`` decisions takes (as tournaments and rollouts call
-  a bot: their worlds are searched as one batch).
+  trick's second seat, wall time after a compile run (best of ``--reps``), its mean and largest
+  over ``--positions`` positions (a decision's time varies several times from one position to
+  the next with the size of its worlds' trees: a single position's time misleads), and the
+  time a decision of a vmapped batch of ``BATCHED`` decisions takes (as tournaments and
+  rollouts call a bot: their worlds are searched as one batch).
 
 Spoil Five (5 players, every seat for itself: the paranoid solve) searches some 15 times the
 family's nodes on a whole hand, so its rows use 16 worlds and its pimc 4.
@@ -160,29 +162,41 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
     return rows
 
 
-def pimc_rows(env: sf.Env, samples: int, reps: int, batch: int = BATCHED) -> list[dict[str, Any]]:
+def pimc_rows(
+    env: sf.Env, samples: int, reps: int, positions: int, batch: int = BATCHED
+) -> list[dict[str, Any]]:
+    """A pimc decision's wall time at ``positions`` positions of each kind (the first lead and
+    the trick's second seat), each the best of ``reps`` after a compile run: their mean and
+    largest (the worlds' trees, and so a decision's time, differ by several times from one
+    position to the next), and a decision of a vmapped batch of ``batch``."""
     bot = sf.pimc(env, samples, solve_tricks="all")
     one, many = jax.jit(bot), jax.jit(jax.vmap(bot))
     act = env.builtin_policy("heuristic")
     rows = []
+    count = max(positions, batch)
     for seat_in_trick in (0, 1):
-        states = at_the_play(env, batch, 0, seed=11)
+        states = at_the_play(env, count, 0, seed=11)
         for _ in range(seat_in_trick):
-            actions = jax.vmap(act)(jax.random.split(jax.random.PRNGKey(0), batch), states,
+            actions = jax.vmap(act)(jax.random.split(jax.random.PRNGKey(0), count), states,
                                     states.current_player)  # fmt: skip
             states = jax.vmap(env.step)(states, actions)
-        state = jax.tree.map(lambda x: x[0], states)
         key = jax.random.PRNGKey(1)
-        t = best_time(functools.partial(one, key, state, state.current_player), reps)
+        times = []
+        for i in range(positions):
+            state = jax.tree.map(lambda x, i=i: x[i], states)
+            times.append(best_time(functools.partial(one, key, state, state.current_player), reps))
+        first = jax.tree.map(lambda x: x[:batch], states)
         keys = jax.random.split(key, batch)
-        t_many = best_time(functools.partial(many, keys, states, states.current_player), 1)
+        t_many = best_time(functools.partial(many, keys, first, first.current_player), 1)
         rows.append(
             {"game": env.id, "players": env.num_players, "samples": samples,
-             "seat_in_trick": seat_in_trick, "decision_s": t, "batched": batch,
-             "batched_decision_s": t_many / batch}
+             "seat_in_trick": seat_in_trick, "positions": positions,
+             "decision_s": sum(times) / positions, "decision_max_s": max(times),
+             "batched": batch, "batched_decision_s": t_many / batch}
         )  # fmt: skip
         print(
-            f"  {env.id}: pimc {samples}, seat {seat_in_trick}: {t:.2f} s alone, "
+            f"  {env.id}: pimc {samples}, seat {seat_in_trick}: {sum(times) / positions:.2f} s "
+            f"a decision alone (mean of {positions} positions, largest {max(times):.2f} s), "
             f"{t_many / batch:.2f} s a decision in a batch of {batch}",
             file=sys.stderr,
         )
@@ -205,16 +219,18 @@ def table(rows: list[dict[str, Any]], pimc: list[dict[str, Any]]) -> str:
         )
     lines += [
         "",
-        "| game | players | pimc worlds | seat in the first trick | decision, ms | a decision of "
-        "a vmapped batch, ms |",
-        "|---|---|---|---|---|---|",
+        "| game | players | pimc worlds | seat in the first trick | positions | decision, ms "
+        "(mean) | decision, ms (largest) | a decision of a vmapped batch, ms |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in pimc:
         batched = r.get("batched_decision_s")
         cell = "n/a" if batched is None else f"{batched * 1e3:,.0f} (of {r['batched']})"
+        largest = r.get("decision_max_s")
+        top = "n/a" if largest is None else f"{largest * 1e3:,.0f}"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['samples']} | {r['seat_in_trick'] + 1} | "
-            f"{r['decision_s'] * 1e3:,.0f} | {cell} |"
+            f"{r.get('positions', 1)} | {r['decision_s'] * 1e3:,.0f} | {top} | {cell} |"
         )
     return "\n".join(lines)
 
@@ -225,6 +241,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--batch", type=int, default=384, help="worlds at once (64 x 6)")
     ap.add_argument("--samples", type=int, default=64, help="pimc's worlds a decision")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument(
+        "--positions", type=int, default=8, help="positions a pimc row times (mean, largest)"
+    )
     ap.add_argument("--full-limit", type=int, default=20_000, help="largest tree searched whole")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
@@ -237,7 +256,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         few = game == "spoil_five"
         rows += solve_rows(env, min(batch, 16) if few else batch, a.reps, a.full_limit)
         if n == 4 or a.quick or few:
-            pimc += pimc_rows(env, min(samples, 4) if few else samples, a.reps)
+            positions = 2 if a.quick else a.positions
+            pimc += pimc_rows(env, min(samples, 4) if few else samples, a.reps, positions)
     print(table(rows, pimc))
     argv = sys.argv[1:] if argv is None else argv
     result = {"rows": rows, "pimc": pimc, **provenance(__file__, argv)}

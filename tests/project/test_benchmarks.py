@@ -476,7 +476,8 @@ def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path)
         assert 0 < r["nodes_mean"] <= r["nodes_max"]
         assert r["nodes_mean"] < r["full_nodes_mean"] <= r["enumeration_leaves"] * 2
     assert [p["seat_in_trick"] for p in result["pimc"]] == [0, 1]
-    assert all(p["decision_s"] > 0 for p in result["pimc"])
+    assert all(0 < p["decision_s"] <= p["decision_max_s"] for p in result["pimc"])
+    assert all(p["positions"] == 2 for p in result["pimc"])
     assert json.loads(out.read_text())["rows"] == result["rows"]
 
 
