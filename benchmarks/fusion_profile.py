@@ -98,7 +98,9 @@ def scope_package(plugin: str | None = None) -> int:
     return len(wrapped)
 
 
-def run_once(game: str, path: str, policy: str, batch: int) -> Callable[[int], None]:
+def run_once(
+    game: str, path: str, policy: str, batch: int, worlds: int = 64
+) -> Callable[[int], None]:
     """A function of a seed that runs the loop once to its end (compiled on the first call)."""
     import jax
 
@@ -125,7 +127,7 @@ def run_once(game: str, path: str, policy: str, batch: int) -> Callable[[int], N
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from solve_speed import at_the_play
 
-        bot = jax.jit(jax.vmap(sf.pimc(env, 64, solve_tricks="all")))
+        bot = jax.jit(jax.vmap(sf.pimc(env, worlds, solve_tricks="all")))
         states = at_the_play(env, batch, 0, seed=11)
         keys = jax.random.split(jax.random.PRNGKey(1), batch)
         return lambda seed: jax.block_until_ready(bot(keys, states, states.current_player))
@@ -211,6 +213,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--policy", default="first_legal", help="first_legal, or a built-in name")
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--top", type=int, default=12, help="fusions and functions printed")
+    ap.add_argument("--worlds", type=int, default=64, help="the pimc path's worlds a decision")
     args = ap.parse_args(argv)
     work = tempfile.mkdtemp(prefix="fusion_profile_")
     dump, trace = os.path.join(work, "dump"), os.path.join(work, "trace")
@@ -226,7 +229,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     home = type(sf.make(args.game)).__module__.split(".")[0]  # (a plugin's package: scoped too)
     wrapped = scope_package(None if home == "spoilfive_jax" else home)
-    once = run_once(args.game, args.path, args.policy, args.batch)
+    once = run_once(args.game, args.path, args.policy, args.batch, args.worlds)
     once(0)
     with jax.profiler.trace(trace):
         once(1)

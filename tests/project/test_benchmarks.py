@@ -487,7 +487,7 @@ def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
     the backend starts) profiles a tiny step loop and splits its operations' time among the
     package functions that wrote them: the step's own functions are named."""
     script = SCRIPT.parent / "fusion_profile.py"
-    argv = ["--game", "spoil_five", "--path", "step", "--batch", "64", "--top", "40"]
+    argv = ["--game", "spoil_five", "--path", "step", "--batch", "64", "--top", "100"]
     out = subprocess.run(
         [sys.executable, str(script), *argv], capture_output=True, text=True, timeout=600
     )
@@ -497,6 +497,26 @@ def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
     shares = text.split("by function")[1]
     assert re.search(r"%\s+game__apply_action", shares), shares  # the step's own work, named
     assert re.search(r"%\s+bits__lowest", shares), shares  # the picker's
+
+
+@pytest.mark.slow  # (a process of its own, with JAX's start)
+def test_fusion_profile_names_the_exact_solvers_functions_in_a_pimc_decision() -> None:
+    """``--path pimc``: a pimc decision with whole-hand solves is profiled, and its time is
+    split among the search's own functions and the game's (the child, its bounds)."""
+    script = SCRIPT.parent / "fusion_profile.py"
+    argv = ["--game", "forty_five", "--path", "pimc", "--batch", "1", "--worlds", "4"]
+    out = subprocess.run(
+        [sys.executable, str(script), *argv, "--top", "80"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    text = out.stdout
+    assert "forty_five, pimc, first_legal, 1 hands" in text and "by function" in text
+    shares = text.split("by function")[1]
+    assert re.search(r"%\s+search___advance", shares), shares  # the search's bookkeeping
+    assert re.search(r"%\s+fast_play__play_step", shares), shares  # the game's child
 
 
 @pytest.mark.slow  # (a process of its own, with JAX's start)
