@@ -130,19 +130,27 @@ def hand_values(env: Env[S, R], record: dict[str, Any]) -> Any:
 
 
 @one_at_a_time
-@functools.partial(jax.jit, static_argnums=(0, 1))
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
 def _chunk_stats(
-    env: Env[S, R], k: int, records: dict[str, jax.Array], count: jax.Array
+    env: Env[S, R], k: int, used: int, records: dict[str, jax.Array], count: jax.Array
 ) -> dict[str, Any]:
     """A call's records (``play_chunk``'s, still on the device) reduced batch by batch to
     the game's statistics (``hand_values``, ``core.stats.batch_stats``) of its first
-    ``count`` hands: a pytree with a leading axis of ``k`` batches, nothing per hand.  (The
-    call's program is the per-hand one: one compile serves both.)"""
-    batches = jax.tree.map(lambda x: x.reshape((k, -1, *x.shape[1:])), records)
+    ``count`` hands: a pytree with a leading axis of ``used`` batches (the first ``used`` of
+    the call's ``k``: those that hold its hands), nothing per hand.  (The call's program is the
+    per-hand one: one compile serves both.)"""
     b = records["decisions"].shape[0] // k
-    valid = jnp.arange(k * b, dtype=jnp.int32).reshape(k, b) < count
+    batches = jax.tree.map(lambda x: x[: used * b].reshape((used, b, *x.shape[1:])), records)
+    valid = jnp.arange(used * b, dtype=jnp.int32).reshape(used, b) < count
     stats = jax.vmap(lambda r, v: batch_stats(hand_values(env, r), v))(batches, valid)
     return replicated(stats)  # type: ignore[no-any-return]
+
+
+def batches_used(k: int, b: int, hands: int) -> int:
+    """How many of a call's ``k`` batches of ``b`` hands its ``hands`` hands fill: the batches
+    ``_chunk_stats`` reduces.  All ``k`` with several devices, where a call's hands are laid out
+    device by device (``play_chunk``) and the first batches' records do not sit together."""
+    return k if jax.device_count() > 1 else min(k, -(-hands // b))
 
 
 def calls_of(b: int) -> int:
@@ -424,7 +432,8 @@ class _Run(Generic[S, R]):
             if not stream:
                 yield out, c
                 continue
-            stats = _chunk_stats(self.env, k, out, jnp.int32(c.hands))
+            used = batches_used(k, self.b, c.hands)
+            stats = _chunk_stats(self.env, k, used, out, jnp.int32(c.hands))
             yield ((stats, out) if records else stats), c
 
     def fields(self, progress: Progress | None) -> dict[str, np.ndarray]:

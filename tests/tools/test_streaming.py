@@ -75,6 +75,30 @@ def test_streamed_rollout_independent_of_the_batch() -> None:
     assert_same_summary(a.summary(), b.summary())
 
 
+def test_a_call_reduces_only_the_batches_its_hands_fill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed call's statistics are reduced over the batches that hold its hands, not over
+    all 16 of the call (a run of one batch spent about a tenth of its time reducing 15 empty
+    ones): 300 hands of batch 16 are a call of 16 batches and one of 3 (44 hands)."""
+    from spoilfive_jax.tools import rollout as rollout_module
+
+    assert rollout_module.batches_used(16, 16, 44) == 3
+    assert rollout_module.batches_used(16, 16, 256) == 16
+    assert rollout_module.batches_used(16, 16384, 16384) == 1
+    reduced: list[tuple[int, int]] = []
+    real = rollout_module._chunk_stats
+
+    def spy(env: Any, k: int, used: int, records: Any, count: Any) -> Any:
+        out = real(env, k, used, records, count)
+        reduced.append((used, int(np.shape(out["hands"])[0])))
+        return out
+
+    monkeypatch.setattr(rollout_module, "_chunk_stats", spy)
+    env = ENVS["spoil_five"]
+    streamed = sf.rollout(3, env, "random", HANDS, B, per_hand=False)
+    assert reduced == [(16, 16), (3, 3)]
+    assert_same_summary(sf.rollout(3, env, "random", HANDS, B).summary(), streamed.summary())
+
+
 def test_per_hand_fields_of_a_streamed_result_raise() -> None:
     env = ENVS["spoil_five"]
     streamed = sf.rollout(3, env, "random", HANDS, B, per_hand=False)
