@@ -78,10 +78,13 @@ def test_streamed_rollout_independent_of_the_batch() -> None:
 def test_a_call_reduces_only_the_batches_its_hands_fill(monkeypatch: pytest.MonkeyPatch) -> None:
     """A streamed call's statistics are reduced over the batches that hold its hands, not over
     all 16 of the call (a run of one batch spent about a tenth of its time reducing 15 empty
-    ones): 300 hands of batch 16 are a call of 16 batches and one of 3 (44 hands)."""
+    ones), rounded up to a power of two (a program each): 300 hands of batch 16 are a call of
+    16 batches and one of 4 (44 hands fill 3)."""
     from spoilfive_jax.tools import rollout as rollout_module
 
-    assert rollout_module.batches_used(16, 16, 44) == 3
+    used = [rollout_module.batches_used(16, 16, 16 * n - 1) for n in range(1, 17)]
+    assert used == [1, 2, 4, 4] + [8] * 4 + [16] * 8
+    assert rollout_module.batches_used(16, 16, 44) == 4
     assert rollout_module.batches_used(16, 16, 256) == 16
     assert rollout_module.batches_used(16, 16384, 16384) == 1
     reduced: list[tuple[int, int]] = []
@@ -95,7 +98,7 @@ def test_a_call_reduces_only_the_batches_its_hands_fill(monkeypatch: pytest.Monk
     monkeypatch.setattr(rollout_module, "_chunk_stats", spy)
     env = ENVS["spoil_five"]
     streamed = sf.rollout(3, env, "random", HANDS, B, per_hand=False)
-    assert reduced == [(16, 16), (3, 3)]
+    assert reduced == [(16, 16), (4, 4)]
     assert_same_summary(sf.rollout(3, env, "random", HANDS, B).summary(), streamed.summary())
 
 
