@@ -481,18 +481,24 @@ def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path)
     assert json.loads(out.read_text())["rows"] == result["rows"]
 
 
-@pytest.mark.slow  # (10 s: a process of its own, with JAX's start)
-def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
-    """``benchmarks/fusion_profile.py`` (in a process of its own: XLA reads its dump flag when
-    the backend starts) profiles a tiny step loop and splits its operations' time among the
-    package functions that wrote them: the step's own functions are named."""
+def _fusion_profile(*argv: str) -> str:
+    """``benchmarks/fusion_profile.py argv`` in a process of its own (XLA reads its dump flag
+    when the backend starts): its output, the run having succeeded."""
     script = SCRIPT.parent / "fusion_profile.py"
-    argv = ["--game", "spoil_five", "--path", "step", "--batch", "64", "--top", "100"]
     out = subprocess.run(
         [sys.executable, str(script), *argv], capture_output=True, text=True, timeout=600
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    text = out.stdout
+    return out.stdout
+
+
+@pytest.mark.slow  # (10 s: a process of its own, with JAX's start)
+def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
+    """``benchmarks/fusion_profile.py`` profiles a tiny step loop and splits its operations'
+    time among the package functions that wrote them: the step's own functions are named."""
+    text = _fusion_profile(
+        "--game", "spoil_five", "--path", "step", "--batch", "64", "--top", "100"
+    )  # fmt: skip
     assert "spoil_five, step, first_legal, 64 hands" in text and "by function" in text
     shares = text.split("by function")[1]
     assert re.search(r"%\s+game__apply_action", shares), shares  # the step's own work, named
@@ -503,16 +509,9 @@ def test_fusion_profile_names_the_functions_behind_the_loops_time() -> None:
 def test_fusion_profile_names_the_exact_solvers_functions_in_a_pimc_decision() -> None:
     """``--path pimc``: a pimc decision with whole-hand solves is profiled, and its time is
     split among the search's own functions and the game's (the child, its bounds)."""
-    script = SCRIPT.parent / "fusion_profile.py"
-    argv = ["--game", "forty_five", "--path", "pimc", "--batch", "1", "--worlds", "4"]
-    out = subprocess.run(
-        [sys.executable, str(script), *argv, "--top", "80"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    text = out.stdout
+    text = _fusion_profile(
+        "--game", "forty_five", "--path", "pimc", "--batch", "1", "--worlds", "4", "--top", "80"
+    )  # fmt: skip
     assert "forty_five, pimc, first_legal, 1 hands" in text and "by function" in text
     shares = text.split("by function")[1]
     assert re.search(r"%\s+search___advance", shares), shares  # the search's bookkeeping
@@ -524,16 +523,11 @@ def test_fusion_profile_names_a_plugins_own_functions() -> None:
     """A game written outside the package (the Oh Hell example): its own package's functions
     are scoped and named too, not lumped with the operations of no package function."""
     pytest.importorskip("spoilfive_oh_hell")
-    script = SCRIPT.parent / "fusion_profile.py"
-    argv = ["--game", "oh_hell", "--path", "rollout", "--policy", "random", "--batch", "64"]
-    out = subprocess.run(
-        [sys.executable, str(script), *argv, "--top", "60"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    shares = out.stdout.split("by function")[1]
+    text = _fusion_profile(
+        "--game", "oh_hell", "--path", "rollout", "--policy", "random", "--batch", "64",
+        "--top", "60",
+    )  # fmt: skip
+    shares = text.split("by function")[1]
     assert re.search(r"%\s+spoilfive_oh_hell__game__apply_action", shares), shares
 
 
