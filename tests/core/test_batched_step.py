@@ -30,7 +30,10 @@ def same(a, b) -> None:
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize(
+    "game",  # (-m slow: the auction game; the rule is the core's, whatever the game)
+    [pytest.param(g, marks=pytest.mark.slow) if g == "auction_forty_fives" else g for g in GAMES],
+)
 def test_the_batched_step_is_the_plain_vmapped_transition(game):
     env = GAMES[game]()
     b = 48

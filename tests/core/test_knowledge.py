@@ -78,7 +78,15 @@ def test_information_states_are_perfect_recall_and_refine_the_view() -> None:
     assert max(len(s) for s in by_view.values()) > 1
 
 
-@pytest.mark.parametrize("game", ["spoil_five", "forty_five", "auction_forty_fives", "oh_hell"])
+@pytest.mark.parametrize(  # (-m slow: Forty-Five; Auction's case runs the family's capability)
+    "game",
+    [
+        "spoil_five",
+        pytest.param("forty_five", marks=pytest.mark.slow),
+        "auction_forty_fives",
+        "oh_hell",
+    ],
+)
 def test_the_kinds_have_their_shapes_and_the_strings_read(game: str) -> None:
     env = sf.make(game, 3)
     state = _played(env, 1, 7)

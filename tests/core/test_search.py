@@ -154,7 +154,9 @@ def _takes_minimax(mine: int, theirs: int, depth: int, seed: int) -> tuple[int, 
     return best
 
 
-@pytest.mark.parametrize("size,lanes", [(1 << 12, None), (1 << 12, 4), (4, 3)])
+@pytest.mark.parametrize(  # (-m slow: a big table with lanes; lanes by default with size 4)
+    "size,lanes", [(1 << 12, None), pytest.param(1 << 12, 4, marks=pytest.mark.slow), (4, 3)]
+)
 def test_transpositions_keep_the_value_and_line(size: int, lanes: int | None) -> None:
     """A transposition table (shared by worlds of one seed, not by others; ``size`` 4: almost
     every store overwrites another node's) gives minimax's value and the first best line's
@@ -217,7 +219,9 @@ def test_a_vmapped_search_is_one_batch_with_the_same_answers(ctx_batched: bool) 
         np.testing.assert_array_equal(np.asarray(getattr(together, field)), want)
 
 
-@pytest.mark.parametrize("lanes", [None, 5, 16])
+@pytest.mark.parametrize(  # (-m slow: fewer lanes than worlds, as test_alphabeta_is_minimax's)
+    "lanes", [None, pytest.param(5, marks=pytest.mark.slow), 16]
+)
 def test_skipped_worlds_are_not_searched_and_the_rest_answer_as_before(lanes: int | None) -> None:
     """``skip``: a skipped world answers 0 with no node searched (with ``lanes``, none takes a
     lane: more lanes than worlds left, 16, included); every other world's answer is the

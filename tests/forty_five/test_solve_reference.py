@@ -173,10 +173,17 @@ def check(env: sf.Env, seeds, policies=("heuristic", "random")) -> dict[str, int
     return stats
 
 
-def test_solve_equals_a_reference_minimax_forty_five_4() -> None:
+@pytest.mark.parametrize(  # (by default a position of each policy: the minimax takes seconds)
+    "seeds",
+    [
+        pytest.param(range(2), id="2seeds"),
+        pytest.param(range(6), id="6seeds", marks=pytest.mark.slow),
+    ],
+)
+def test_solve_equals_a_reference_minimax_forty_five_4(seeds) -> None:
     env = sf.make("forty_five", num_players=4)
-    stats = check(env, seeds=range(6))  # (more seeds in the slow run: forty_five4-more)
-    assert stats["positions"] == 6
+    stats = check(env, seeds)  # (more seeds in the slow run: forty_five4-more)
+    assert stats["positions"] == len(seeds)
     assert stats["varied"] >= 2  # not only positions where every play is worth the same
 
 

@@ -41,7 +41,9 @@ def _id(case: tuple[int, R]) -> str:
 SLOW = pytest.mark.slow
 SLOW_FIRST = pytest.param(CASES[0], marks=SLOW, id=_id(CASES[0]))
 # (Auction's six seats compile the largest programs: by default only the view at every play
-# and the step before the play take them; every other test's under -m slow.)
+# and the step before the play take Auction's rules, at two seats; the six seats, as every
+# other test's Auction, under -m slow.)
+AUCTION2 = (2, CASES[3][1])
 
 
 def _deal(env: sf.Env, seed: int, b: int):
@@ -66,7 +68,9 @@ def _first_bit(key, state, player):
     return lowest(state.legal_set)
 
 
-@pytest.mark.parametrize("case", [SLOW_FIRST, *CASES[1:4]], ids=_id)
+@pytest.mark.parametrize(
+    "case", [SLOW_FIRST, *CASES[1:3], pytest.param(CASES[3], marks=SLOW), AUCTION2], ids=_id
+)
 def test_view_is_the_public_state_at_every_play(case):
     """Random play with a few illegal actions from the first lead, both engines stepped
     together: every leaf of every live hand's view equals the public step's state."""
@@ -112,7 +116,8 @@ def test_view_is_the_public_state_at_every_play(case):
             CASES[2], [_first_bit, "greedy", _user_random, "heuristic", "random"], marks=SLOW
         ),
         pytest.param(CASES[3], [_user_random, "heuristic"] * 3, marks=SLOW),
-        (CASES[4], [_first_bit, _user_random, "random"]),
+        # (a lineup of callables and built-ins: by default in the mixed lineup's test below)
+        pytest.param(CASES[4], [_first_bit, _user_random, "random"], marks=SLOW),
     ],
     ids=[_id(c) for c in CASES],
 )
@@ -212,8 +217,9 @@ def test_the_finished_states_are_the_public_steps(case):
         SLOW_FIRST,
         CASES[1],
         pytest.param(CASES[2], marks=SLOW),
-        CASES[3],
+        pytest.param(CASES[3], marks=SLOW),
         pytest.param(CASES[4], marks=SLOW),
+        AUCTION2,
     ],
     ids=_id,
 )

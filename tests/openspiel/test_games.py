@@ -69,7 +69,11 @@ def test_a_bad_parameter_is_refused_by_name(params, match):
         pyspiel.load_game("python_spoil_five", {"players": 3, **params})
 
 
-@pytest.mark.parametrize("name", ["python_spoil_five", "python_forty_five"])
+# (a family game's random simulations run by default in test_openspiel_suites.py's
+# games_sim_test, on Twenty-Five; Forty-Five's here under -m slow)
+@pytest.mark.parametrize(
+    "name", ["python_spoil_five", pytest.param("python_forty_five", marks=pytest.mark.slow)]
+)
 def test_openspiel_random_simulation_checks_pass(name):
     game = pyspiel.load_game(name, {"players": 4})
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)

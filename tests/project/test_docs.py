@@ -175,7 +175,30 @@ def test_a_transcript_is_parsed_excerpted_and_masked() -> None:
         DOCS.Transcript.parse("", "no command\n")
 
 
-def test_a_stale_transcript_is_found_and_rewritten(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "fresh_process",
+    # (a fresh interpreter a command, as the script runs them: two imports of JAX, half a
+    # minute on a loaded 2-core machine; -m slow also runs every transcript of the docs so)
+    [False, pytest.param(True, marks=pytest.mark.slow)],
+    ids=["in_process", "fresh_process"],
+)
+def test_a_stale_transcript_is_found_and_rewritten(
+    fresh_process: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript whose printed text is out of date is reported and rewritten with what the
+    command prints now, and the rewritten one is up to date; by default the commands run in
+    this process (``cli.main``, stdout and stderr read together as the script reads them)."""
+    if not fresh_process:
+        from spoilfive_jax import cli
+
+        def in_process(args: list[str], cwd: str, stdin: list[str] | None) -> list[str]:
+            assert stdin is None  # (the page below feeds the command nothing)
+            cli.main(args)
+            out, err = capsys.readouterr()
+            lines = [line.rstrip() for line in (out + err).rstrip("\n").splitlines()]
+            return [line for line in lines if not DOCS.PROGRESS.match(line)]
+
+        monkeypatch.setattr(DOCS, "run_cli", in_process)
     page = "<!-- transcript -->\n```text\n$ spoilfive rollout --jink --no-jink\nold text\n```\n"
     new, stale = DOCS.regenerate_transcripts(page)
     assert stale and "old text" in stale[0]

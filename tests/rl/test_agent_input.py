@@ -28,7 +28,12 @@ def policy():
     [
         ("forty_five", 5, "this agent plays spoil_five, not forty_five"),
         ("forty_five", 4, "this agent plays spoil_five, not forty_five"),
-        ("auction_forty_fives", 4, "this agent plays spoil_five, not auction_forty_fives"),
+        pytest.param(  # (another family game, the same check as forty_five's: -m slow)
+            "auction_forty_fives",
+            4,
+            "this agent plays spoil_five, not auction_forty_fives",
+            marks=pytest.mark.slow,
+        ),
         ("spoil_five", 4, "this agent plays 5-player spoil_five tables, not 4-player ones"),
     ],
 )

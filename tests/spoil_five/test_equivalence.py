@@ -32,15 +32,16 @@ RULE_SETS = {
     "ante2_bonus3": R(ante=2, jink_bonus=3),
 }
 ALL_N = range(2, 11)
-# The default run: every N once, both presets at three sizes each and every mixed set at one
-# (each case is a compile and 64 games against the Python engine: ~10 s).  The slow soak plays
-# every rule set at every N, ten batches each.
+# The default run: every rule set, from two seats to ten (each case is a compile and 64 games
+# against the Python engine: ~3 s); -m slow adds the presets at four more sizes.  The slow soak
+# plays every rule set at every N, ten batches each.
+SLOW = pytest.mark.slow
 DEFAULT_CASES = [
     ("seed", 2),
-    ("seed", 5),
-    ("seed", 8),
-    ("traditional", 3),
-    ("traditional", 6),
+    pytest.param("seed", 5, marks=SLOW),
+    pytest.param("seed", 8, marks=SLOW),
+    pytest.param("traditional", 3, marks=SLOW),
+    pytest.param("traditional", 6, marks=SLOW),
     ("traditional", 10),
     ("trick_robless_nojink", 4),
     ("packets32_led_forced", 7),

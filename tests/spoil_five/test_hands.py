@@ -529,7 +529,7 @@ def test_deal_three_then_two():
 
 
 @pytest.mark.parametrize("packets", [(2, 3), (3, 2)])
-@pytest.mark.parametrize("n", [2, 3, 7, 10])
+@pytest.mark.parametrize("n", [2, 3, pytest.param(7, marks=pytest.mark.slow), 10])
 def test_deal_starts_left_of_every_dealer(packets, n):
     rules = R(deal_packets=packets)
     env = sf.spoil_five.SpoilFive(n, rules)
@@ -565,7 +565,9 @@ def test_two_players_deal():
     assert int(s.turnup) == 41 and int(s.current_player) == 0
 
 
-@pytest.mark.parametrize(("n", "seed"), [(2, 1), (10, 2), (10, 3)])
+@pytest.mark.parametrize(
+    ("n", "seed"), [(2, 1), (10, 2), pytest.param(10, 3, marks=pytest.mark.slow)]
+)
 def test_whole_hands_from_a_deck_agree_with_the_reference(n, seed):
     # Play a shuffled deal to the end, always taking the lowest legal action.
     rng = np.random.default_rng(seed)

@@ -250,7 +250,7 @@ _observe_batch = jax.jit(jax.vmap(sf.spoil_five.observe.observe))
 _observe_full_batch = jax.jit(jax.vmap(sf.spoil_five.observe.observe_full))
 
 
-@pytest.mark.parametrize("n", [3, 6])
+@pytest.mark.parametrize("n", [3, pytest.param(6, marks=pytest.mark.slow)])
 def test_hidden_cards_never_change_the_observation(n):
     rng = np.random.default_rng(n)
     states = random_states(n)
@@ -289,7 +289,7 @@ def test_observers_differ_and_share_the_public_record():
 # ---------------------------------------------------------------------------- perfect information
 
 
-@pytest.mark.parametrize("n", [3, 6])
+@pytest.mark.parametrize("n", [3, pytest.param(6, marks=pytest.mark.slow)])
 def test_full_observation_accounts_for_every_card(n):
     states = random_states(n)
     fulls = np.asarray(_observe_full_batch(states))

@@ -733,7 +733,10 @@ RULE_VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("num_players", range(2, 11))
+@pytest.mark.parametrize(  # (-m slow: 7 to 9 seats; the default run plays 2 to 6 and 10)
+    "num_players",
+    [pytest.param(n, marks=pytest.mark.slow) if 7 <= n <= 9 else n for n in range(2, 11)],
+)
 def test_random_play(num_players):
     for seed in range(250):
         rng = random.Random(seed * 100 + num_players)

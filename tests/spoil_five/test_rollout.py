@@ -56,9 +56,9 @@ def _positions_to_cards(lo, hi, trump):
     ]
 
 
+# (the traditional preset steps on the kernel by default in test_view.py's n3 case)
 FAST_CASES = [
     (2, "seed"),
-    (5, "traditional"),
     (3, "forced-dealer-ante"),
 ]
 SLOW_CASES = [

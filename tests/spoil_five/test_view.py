@@ -32,7 +32,14 @@ def _deal(env, seed: int, b: int):
     return keys, ids, deal._replace(dealer=ids.astype(jnp.int32) % env.num_players)
 
 
-@pytest.mark.parametrize(("n", "rules"), CASES, ids=[f"n{n}" for n, _ in CASES])
+# (-m slow: the default rules at five seats, which the rollouts below play on the kernel; the
+# others hold every other option)
+VIEW_CASES = [pytest.param(*CASES[0], id="n5", marks=pytest.mark.slow)] + [
+    pytest.param(n, rules, id=f"n{n}") for n, rules in CASES[1:]
+]
+
+
+@pytest.mark.parametrize(("n", "rules"), VIEW_CASES)
 def test_view_is_the_public_state_at_every_decision(n, rules):
     """Random play with a few illegal actions (ids outside 0..54 too), both engines stepped
     together: every leaf of every live hand's view equals the public step's state."""
@@ -107,12 +114,23 @@ def _first_bit(key, state, player):
 
 @pytest.mark.parametrize(
     ("n", "rules", "spec"),
-    [
-        (5, R(), [_user_random, "random", _first_bit, "heuristic", _user_random]),
-        (3, R.traditional(), _user_random),
-        (4, R(rob="forced", jink=False), [_first_bit, "heuristic"] * 2),
+    [  # (-m slow: mixed lineups; by default a mixed one plays in the next test)
+        pytest.param(
+            5,
+            R(),
+            [_user_random, "random", _first_bit, "heuristic", _user_random],
+            id="mixed5",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(3, R.traditional(), _user_random, id="user3"),
+        pytest.param(
+            4,
+            R(rob="forced", jink=False),
+            [_first_bit, "heuristic"] * 2,
+            id="bits4",
+            marks=pytest.mark.slow,
+        ),
     ],
-    ids=["mixed5", "user3", "bits4"],
 )
 def test_any_lineup_plays_the_public_steps_hands(n, rules, spec):
     """``play_deals`` of a lineup with callables runs on the kernel (``view.play``) and returns
@@ -204,9 +222,9 @@ def test_the_builtin_random_as_a_callable_plays_the_kernels_hands(n):
 
 @pytest.mark.parametrize(
     ("n", "rules"),
-    [
+    [  # (-m slow: n3's rules step on the kernel by default in the view test above)
         pytest.param(*CASES[0], marks=pytest.mark.slow, id="n5"),
-        pytest.param(*CASES[1], id="n3"),
+        pytest.param(*CASES[1], marks=pytest.mark.slow, id="n3"),
         pytest.param(*CASES[2], id="n2"),
     ],
 )

@@ -133,7 +133,8 @@ def test_rollout_result_reads_the_games_fields() -> None:
         sf.rollout(0, sf.spoil_five.SpoilFive(3), "random", 8, pot=1)
 
 
-@pytest.mark.parametrize("game", ["spoil_five", "forty_five"])
+# (the loops are the tools', the same for every game: a family game under -m slow)
+@pytest.mark.parametrize("game", ["spoil_five", pytest.param("forty_five", marks=pytest.mark.slow)])
 def test_play_batch_matches_play_out_hand_by_hand(game: str) -> None:
     """The batched loop (which skips a policy no hand needs) plays exactly the hands of the
     per-hand loop, for a lineup of two callables that are not built-ins."""

@@ -126,6 +126,7 @@ def tables(sizes: dict[int, tuple[int, ...]]) -> list[tuple[int, int, bool, int]
     return out
 
 
+FEW = {3: (1,), 5: (0,), 6: (5,), 7: (0,)}  # 4 tables: each option once
 QUICK = {3: (1, 0), 4: (2, 0), 5: (3, 0), 6: (5, 0), 7: (4, 0)}  # 10 tables
 MANY = {n: (1, 2, 3, 5, 0) for n in range(3, 8)}  # 25 tables
 
@@ -141,9 +142,16 @@ def run(sizes: dict[int, tuple[int, ...]], games: int, seed: int = 0) -> Tally:
     return total
 
 
-def test_lockstep_against_openspiel() -> None:
-    total = run(QUICK, games=100)
-    assert total.games >= 1000
+@pytest.mark.parametrize(  # (a table is a compile: -m slow plays the ten)
+    ("sizes", "at_least"),
+    [
+        pytest.param(FEW, 400, id="4-tables"),
+        pytest.param(QUICK, 1000, id="10-tables", marks=pytest.mark.slow),
+    ],
+)
+def test_lockstep_against_openspiel(sizes: dict[int, tuple[int, ...]], at_least: int) -> None:
+    total = run(sizes, games=100)
+    assert total.games >= at_least
     assert total.mismatches == 0, total.first
 
 

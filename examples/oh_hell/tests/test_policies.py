@@ -64,7 +64,15 @@ def reference_heuristic(key, state, player):
     )
 
 
-@pytest.mark.parametrize(("n", "t"), [(3, 1), (4, 5), (4, 11), (7, 7)])
+@pytest.mark.parametrize(  # (-m slow: the middle sizes; one trick and eleven by default)
+    ("n", "t"),
+    [
+        (3, 1),
+        pytest.param(4, 5, marks=pytest.mark.slow),
+        (4, 11),
+        pytest.param(7, 7, marks=pytest.mark.slow),
+    ],
+)
 def test_the_heuristic_is_its_plain_definition(n, t):
     """Every decision of 256 hands, half played by the heuristic itself and half at random (so
     that both short and made bids, every lead and every follow come up)."""
