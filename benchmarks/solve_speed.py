@@ -4,8 +4,11 @@ pimc decision on it.
 For each game and table of ``CASES``, on hands at the first lead of their play (the whole
 play left, 5 tricks), after the first trick (4 tricks left) and after the second (3 left):
 
-- whole-hand solves a second with one world, and with a batch of 64 x 6 worlds (a pimc
-  decision's: 64 worlds x up to 6 legal moves), after a compile run, best of ``--reps``;
+- whole-hand solves a second with one world (each of the first ``--positions`` worlds of the
+  batch solved alone, best of ``--reps``: one over their mean time, and the largest time: a
+  world's tree, and so its time, varies many times from one deal to the next), and with a
+  batch of 64 x 6 worlds (a pimc decision's: 64 worlds x up to 6 legal moves), after a
+  compile run, best of ``--reps``;
 - the children the search generates (mean and largest of the batch), against the full tree:
   the plain enumeration's leaves (``endgame.leaves``: the most a tree of that many plays can
   have) and, where it is small enough to search (``--full-limit``), the children of the search
@@ -124,16 +127,22 @@ def solver(
     return run
 
 
-def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict[str, Any]]:
+def solve_rows(
+    env: sf.Env, batch: int, reps: int, full_limit: int, positions: int
+) -> list[dict[str, Any]]:
     rows = []
     n = env.num_players
     for tricks_done in (0, 1, 2):
         tricks = 5 - tricks_done
         states = at_the_play(env, batch, tricks_done, seed=tricks)
         keys = jax.random.split(jax.random.PRNGKey(0), batch)
-        one = jax.tree.map(lambda x: x[:1], states)
         run = solver(env, tricks=tricks)
-        t_one = best_time(functools.partial(run, one, keys[:1]), reps)
+        alone = [  # (one program for every world: the shape is [1])
+            best_time(functools.partial(run, jax.tree.map(lambda x, i=i: x[i : i + 1], states),
+                                        keys[i : i + 1]), reps)
+            for i in range(min(positions, batch))
+        ]  # fmt: skip
+        t_one = sum(alone) / len(alone)
         t_batch = best_time(functools.partial(run, states, keys), reps)
         _, nodes = jax.device_get(run(states, keys))
         row = {
@@ -141,7 +150,9 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
             "players": n,
             "tricks_left": tricks,
             "batch": batch,
+            "one_world_positions": len(alone),
             "one_world_solves_per_s": 1 / t_one,
+            "one_world_max_s": max(alone),
             "batch_s": t_batch,
             "batch_solves_per_s": batch / t_batch,
             "nodes_mean": float(nodes.mean()),
@@ -154,7 +165,8 @@ def solve_rows(env: sf.Env, batch: int, reps: int, full_limit: int) -> list[dict
             row["full_nodes_mean"] = float(full.mean())
         rows.append(row)
         print(
-            f"  {env.id} {n}p, {tricks} tricks: one world {row['one_world_solves_per_s']:,.0f}/s, "
+            f"  {env.id} {n}p, {tricks} tricks: one world {row['one_world_solves_per_s']:,.0f}/s "
+            f"(mean of {len(alone)}, largest {max(alone) * 1e3:,.1f} ms), "
             f"{batch} worlds in {t_batch * 1e3:,.0f} ms; nodes mean {row['nodes_mean']:,.0f} "
             f"max {row['nodes_max']:,}",
             file=sys.stderr,
@@ -205,16 +217,20 @@ def pimc_rows(
 
 def table(rows: list[dict[str, Any]], pimc: list[dict[str, Any]]) -> str:
     lines = [
-        "| game | players | tricks left | one world, solves/s | worlds | all solved, ms | nodes "
-        "mean (max) | full tree: enumeration leaves | full tree, nodes searched |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| game | players | tricks left | one world, solves/s (worlds timed) | one world, "
+        "ms (largest) | worlds | all solved, ms | nodes mean (max) | full tree: enumeration "
+        "leaves | full tree, nodes searched |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         full = "n/a" if r["full_nodes_mean"] is None else f"{r['full_nodes_mean']:,.0f}"
         leaves = "n/a" if r["enumeration_leaves"] is None else f"{r['enumeration_leaves']:,}"
+        largest = r.get("one_world_max_s")
+        top = "n/a" if largest is None else f"{largest * 1e3:,.1f}"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['tricks_left']} | "
-            f"{r['one_world_solves_per_s']:,.0f} | {r['batch']} | {r['batch_s'] * 1e3:,.0f} | "
+            f"{r['one_world_solves_per_s']:,.0f} ({r.get('one_world_positions', 1)}) | {top} | "
+            f"{r['batch']} | {r['batch_s'] * 1e3:,.0f} | "
             f"{r['nodes_mean']:,.0f} ({r['nodes_max']:,}) | {leaves} | {full} |"
         )
     lines += [
@@ -242,7 +258,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--samples", type=int, default=64, help="pimc's worlds a decision")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument(
-        "--positions", type=int, default=8, help="positions a pimc row times (mean, largest)"
+        "--positions",
+        type=int,
+        default=8,
+        help="positions a pimc row, and worlds a one-world solve, times (mean, largest)",
     )
     ap.add_argument("--full-limit", type=int, default=20_000, help="largest tree searched whole")
     ap.add_argument("--json", type=Path, default=None)
@@ -254,9 +273,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         env = sf.make(game, num_players=n)
         # Spoil Five's paranoid whole hands search 40 times the family's nodes: fewer worlds.
         few = game == "spoil_five"
-        rows += solve_rows(env, min(batch, 16) if few else batch, a.reps, a.full_limit)
+        positions = 2 if a.quick else a.positions
+        rows += solve_rows(env, min(batch, 16) if few else batch, a.reps, a.full_limit, positions)
         if n == 4 or a.quick or few:
-            positions = 2 if a.quick else a.positions
             pimc += pimc_rows(env, min(samples, 4) if few else samples, a.reps, positions)
     print(table(rows, pimc))
     argv = sys.argv[1:] if argv is None else argv

@@ -467,12 +467,15 @@ def test_ppo_collect_times_the_collection_and_merges_labelled_runs(tmp_path: Pat
 @pytest.mark.slow
 def test_solve_speed_times_whole_hand_solves_and_a_pimc_decision(tmp_path: Path) -> None:
     """``benchmarks/solve_speed.py --quick``: solves a second at the first lead and after a
-    trick, the nodes searched against the full tree's, and pimc's decision time."""
+    trick (one world: the mean and largest over two worlds), the nodes searched against the
+    full tree's, and pimc's decision time."""
     out = tmp_path / "solve.json"
     result = _load("solve_speed").main(["--quick", "--reps", "1", "--json", str(out)])
     assert [(r["tricks_left"], r["batch"]) for r in result["rows"]] == [(5, 8), (4, 8), (3, 8)]
     for r in result["rows"]:
         assert r["one_world_solves_per_s"] > 0 < r["batch_solves_per_s"]
+        assert r["one_world_positions"] == 2  # (--quick: two worlds each solved alone)
+        assert r["one_world_max_s"] >= 1 / r["one_world_solves_per_s"]  # (the largest >= mean)
         assert 0 < r["nodes_mean"] <= r["nodes_max"]
         assert r["nodes_mean"] < r["full_nodes_mean"] <= r["enumeration_leaves"] * 2
     assert [p["seat_in_trick"] for p in result["pimc"]] == [0, 1]
