@@ -8,6 +8,8 @@ family's joker) builds on them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -50,6 +52,15 @@ def trump_strength(card: jax.Array, trump: jax.Array) -> jax.Array:
     low = jnp.where(red, red_low, black_low)
     s = jnp.where(r == 4, 13, jnp.where(r == 10, 12, jnp.where(r == 0, 10, low)))
     return jnp.where(c == ACE_OF_HEARTS, 11, jnp.where(in_suit, s, -1))
+
+
+def tabulate(strength: Callable[[jax.Array, jax.Array], jax.Array], cards: int) -> np.ndarray:
+    """int32[4, cards]: ``strength(card, trump)`` of each card id 0..cards-1 under each trump
+    suit, evaluated once on the host (inside a trace too): a game's trump ranking, written
+    once as array code, read as a table by its host-side layouts."""
+    with jax.ensure_compile_time_eval():
+        card = jnp.arange(cards, dtype=jnp.int32)[None, :]
+        return np.asarray(strength(card, jnp.arange(4, dtype=jnp.int32)[:, None]), np.int32)
 
 
 def plain_strength(card: jax.Array) -> jax.Array:

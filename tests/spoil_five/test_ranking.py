@@ -13,6 +13,7 @@ import pytest
 
 import spoilfive_jax as sf
 from spoilfive_jax.core import cards as cards_mod
+from spoilfive_jax.core import ranking
 from spoilfive_jax.games.spoil_five import game
 
 C, D, H, S = 0, 1, 2, 3
@@ -85,6 +86,13 @@ def test_engine_strength_arithmetic_matches_the_tables():
     for t in range(4):
         got = np.asarray(jax.jit(game.trump_strength)(all_cards, t))
         assert got.tolist() == cards_mod.TRUMP_STRENGTH[t].tolist()
+    # tabulated on the host from the same arithmetic, inside a trace too (the family's kernel
+    # layout reads its trump strengths so: forty_five.strength.tables)
+    np.testing.assert_array_equal(
+        ranking.tabulate(game.trump_strength, 52), cards_mod.TRUMP_STRENGTH
+    )
+    inside = jax.jit(lambda: ranking.tabulate(game.trump_strength, 52).sum())()
+    assert int(inside) == int(cards_mod.TRUMP_STRENGTH.sum())
     got = np.asarray(jax.jit(game.plain_strength)(all_cards))
     expected = cards_mod.PLAIN_STRENGTH.copy()
     expected[26] = got[26]  # the A♥ is never plain: its plain strength is never used

@@ -25,12 +25,13 @@ import jax.numpy as jnp
 import numpy as np
 
 import spoilfive_jax.core.bits as bits
-from spoilfive_jax.core import kernel, tricks
+import spoilfive_jax.games.forty_five.legal as legal
+from spoilfive_jax.core import kernel, ranking, tricks
 from spoilfive_jax.core.bits import Bits
-from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH, TRUMP_STRENGTH
+from spoilfive_jax.core.cards import HEARTS, PLAIN_STRENGTH
 from spoilfive_jax.core.kernel import positions_of, suit_tables
 from spoilfive_jax.games.forty_five.rules import FortyFiveRules
-from spoilfive_jax.games.forty_five.state import _JOKER_STRENGTH, JINK, JOKER, NUM_CARD_IDS, PASS
+from spoilfive_jax.games.forty_five.state import JINK, JOKER, NUM_CARD_IDS, PASS
 
 U32 = jnp.uint32
 I32 = jnp.int32
@@ -48,24 +49,16 @@ PASS_BIT = np.uint32(1 << P_PASS)
 JINK_BIT = np.uint32(1 << P_JINK)
 
 
-def _trump_strength(trump: int, card: int, rules: FortyFiveRules) -> int:
-    """Host copy of ``game.trump_strength`` (-1 for a plain card)."""
-    if card == JOKER:
-        return _JOKER_STRENGTH[rules.joker_rank] if rules.joker else -1
-    ts = int(TRUMP_STRENGTH[trump, card])
-    if rules.joker and ts >= _JOKER_STRENGTH[rules.joker_rank]:
-        ts += 1
-    return ts
-
-
 @functools.cache
 def tables(rules: FortyFiveRules) -> tuple[np.ndarray, np.ndarray]:
     """(POSITION int32[4, 53], ACTION int32[4, 64]): a card's position under each trump suit,
-    and the action id at each position (-1 where no card; PASS and JINK at 13 and 14)."""
+    and the action id at each position (-1 where no card; PASS and JINK at 13 and 14).  The
+    trump strengths are the public step's (``legal.trump_strength``), tabulated."""
+    strengths = ranking.tabulate(lambda c, t: legal.trump_strength(c, t, rules), NUM_CARD_IDS)
     position, action = kernel.position_tables(
         NUM_CARD_IDS if rules.joker else JOKER,  # (without the joker: its position 63, no card)
         NUM_CARD_IDS,
-        lambda t, c: _trump_strength(t, c, rules),
+        lambda t, c: int(strengths[t, c]),
         lambda c: int(PLAIN_STRENGTH[c]) if c < JOKER else -1,  # (the joker is always a trump)
     )
     action[:, P_PASS], action[:, P_JINK] = PASS, JINK
