@@ -129,7 +129,13 @@ def run_cli(args: list[str], cwd: str, stdin: list[str] | None) -> list[str]:
         timeout=600,
         check=False,
     )
-    lines = [line.rstrip() for line in proc.stdout.rstrip("\n").splitlines()]
+    return printed_lines(proc.stdout)
+
+
+def printed_lines(text: str) -> list[str]:
+    """What a command printed (stdout and stderr together), as a transcript shows it: line by
+    line, trailing blanks dropped, progress lines left out."""
+    lines = [line.rstrip() for line in text.rstrip("\n").splitlines()]
     return [line for line in lines if not PROGRESS.match(line)]
 
 

@@ -195,8 +195,7 @@ def test_a_stale_transcript_is_found_and_rewritten(
             assert stdin is None  # (the page below feeds the command nothing)
             cli.main(args)
             out, err = capsys.readouterr()
-            lines = [line.rstrip() for line in (out + err).rstrip("\n").splitlines()]
-            return [line for line in lines if not DOCS.PROGRESS.match(line)]
+            return DOCS.printed_lines(out + err)
 
         monkeypatch.setattr(DOCS, "run_cli", in_process)
     page = "<!-- transcript -->\n```text\n$ spoilfive rollout --jink --no-jink\nold text\n```\n"
